@@ -1,5 +1,646 @@
-"""Command line (placeholder until the CLI lands)."""
+"""The ``ditto-tui`` command line: fingerprint, cluster, near, compare, export, explore.
+
+Thin by design: every subcommand parses its flags, asks ``corpus/`` for documents and
+``core/`` for answers, and formats them. Text output is compatible with the Go ditto CLI
+(``<16 hex>\\t<id>`` lines, the cluster report); ``--json`` gives JSON lines.
+
+Exit codes: 0 success, 2 usage error, 1 any other error (one line on stderr, prefixed
+``ditto-tui:``). Skipped documents are reported on stderr and change the exit code only
+with ``--strict``. Writing to a closed pipe (``| head``) ends quietly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import IO, NoReturn
+
+import numpy as np
+
+from ditto_tui import __version__
+
+PROG = "ditto-tui"
+DEFAULT_K = 3
+DEFAULT_MAX_K = 8
+#: ditto's single-dash long flags, accepted so existing scripts keep working.
+GO_STYLE_FLAGS = ("char", "word", "min", "json", "strict", "pipeline", "shingle")
+SUBCOMMANDS = ("explore", "fingerprint", "fp", "cluster", "near", "compare", "export", "version")
 
 
-def main(argv: list[str] | None = None) -> int:
+class UsageError(Exception):
+    """A command line the user must fix (exit 2)."""
+
+
+class CommandError(Exception):
+    """A failure that is not the user's spelling (exit 1)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors are one line on stderr and exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{message} (see '{self.prog} --help')")
+
+
+# --------------------------------------------------------------------------- output
+
+
+_CONTROL_ESCAPES = {0x09: b"\\t", 0x0A: b"\\n", 0x0D: b"\\r"}
+_ESCAPE_TABLE: dict[int, bytes] = {
+    c: _CONTROL_ESCAPES.get(c, b"\\x%02x" % c) for c in [*range(0x20), 0x7F]
+}
+
+
+def escape_id(doc_id: str) -> bytes:
+    """An id as the path's raw bytes, with control characters escaped (``\\t``, ``\\n``, ``\\x1b``).
+
+    A record is therefore always one line, while every other byte (including invalid
+    UTF-8 in file names) is written exactly as ditto writes it.
+    """
+    raw = os.fsencode(doc_id)
+    if not any(b < 0x20 or b == 0x7F for b in raw):
+        return raw
+    return b"".join(_ESCAPE_TABLE.get(b, bytes((b,))) for b in raw)
+
+
+def json_id(doc_id: str) -> str:
+    """An id for JSON: exact text; undecodable name bytes stay as lone surrogates escaped by json."""
+    return doc_id
+
+
+class Output:
+    """Buffered binary writer on stdout that turns a closed pipe into a quiet exit."""
+
+    def __init__(self, stream: IO[bytes] | None = None) -> None:
+        self._stream = stream if stream is not None else sys.stdout.buffer
+
+    def line(self, data: bytes | str) -> None:
+        if isinstance(data, str):
+            data = data.encode("utf-8", "surrogateescape")
+        self._stream.write(data + b"\n")
+
+    def json(self, obj: object) -> None:
+        self.line(json.dumps(obj, ensure_ascii=False).encode("utf-8", "surrogatepass"))
+
+    def flush(self) -> None:
+        self._stream.flush()
+
+
+def warn(message: str) -> None:
+    """One line on stderr, prefixed with the program name; control characters escaped."""
+    text = message.encode("utf-8", "surrogateescape")
+    safe = b"".join(_ESCAPE_TABLE.get(b, bytes((b,))) for b in text)
+    sys.stderr.buffer.write(b"ditto-tui: " + safe + b"\n")
+    sys.stderr.flush()
+
+
+# --------------------------------------------------------------------------- argv
+
+
+def _translate_go_flags(argv: Sequence[str]) -> list[str]:
+    """Rewrite ditto's ``-char 4`` / ``-k=3`` spellings into argparse's ``--char 4`` / ``-k 3``."""
+    out: list[str] = []
+    passthrough = False
+    for arg in argv:
+        if passthrough or arg == "--":
+            passthrough = True
+            out.append(arg)
+            continue
+        if arg.startswith("-") and not arg.startswith("--"):
+            name, eq, value = arg[1:].partition("=")
+            if name in GO_STYLE_FLAGS:
+                out.append(f"--{name}{eq}{value}")
+                continue
+            if name == "k" and eq:
+                out.extend(["-k", value])
+                continue
+        out.append(arg)
+    return out
+
+
+def _nonneg_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0: {value}")
+    return value
+
+
+def _int(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+
+
+def _size(text: str) -> int:
+    """Parse a size such as ``64M``, ``512k`` or ``1000000``."""
+    units = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
+    body = text.strip().lower().removesuffix("b").removesuffix("i")
+    unit = body[-1] if body and body[-1] in "kmg" else ""
+    number = body[: len(body) - len(unit)]
+    try:
+        value = int(float(number) * units[unit])
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a size: {text!r} (e.g. 64M)") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"size must be positive: {text!r}")
+    return value
+
+
+def _add_pipeline_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("fingerprint pipeline")
+    g.add_argument(
+        "--pipeline",
+        choices=("ditto", "html"),
+        default="ditto",
+        help="ditto: text SimHash, bit-identical to Go ditto (default); "
+        "html: HTML structure, bit-identical to html-distance",
+    )
+    g.add_argument("--char", type=_int, default=4, metavar="N",
+                   help="character shingle length, 0 disables (ditto pipeline; default 4)")
+    g.add_argument("--word", type=_int, default=0, metavar="N",
+                   help="word shingle length, 0 disables (ditto pipeline; default 0)")
+    g.add_argument("--shingle", type=_int, default=3, metavar="S",
+                   help="token shingle size (html pipeline; default 3)")
+
+
+def _add_corpus_options(p: argparse.ArgumentParser, *, cache: bool = True) -> None:
+    g = p.add_argument_group("documents")
+    g.add_argument("--max-size", type=_size, default=64 << 20, metavar="SIZE",
+                   help="skip files larger than SIZE (default 64M)")
+    g.add_argument("--include-binary", action="store_true",
+                   help="fingerprint binary files too (as ditto does)")
+    g.add_argument("--ignore", action="append", default=[], metavar="GLOB",
+                   help="ignore paths matching GLOB (gitignore syntax; repeatable); "
+                   ".dittoignore files are read too")
+    g.add_argument("--jobs", "-j", type=_nonneg_int, default=None, metavar="N",
+                   help="worker processes (default: one per core; 1 = in-process)")
+    g.add_argument("--strict", action="store_true",
+                   help="exit 1 when any document was skipped")
+    if cache:
+        g.add_argument("--cache", metavar="DIR", default=None,
+                       help="folder for the fingerprint cache databases, one per corpus "
+                       "folder (default: the user cache dir; never inside the corpus)")
+        g.add_argument("--no-cache", action="store_true",
+                       help="do not read or write the fingerprint cache")
+
+
+def _add_json(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument("--json", action="store_true", help=f"JSON lines, {what}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full argument parser (exposed for tests and documentation)."""
+    parser = _Parser(
+        prog=PROG,
+        description="Find near-duplicate documents with SimHash (bit-identical to Go ditto), "
+        "in a terminal explorer or from scripts.",
+        epilog="Run 'ditto-tui PATH' to open the explorer on a folder. "
+        "ditto's single-dash flags (-char 4, -k 3, -min 2) are accepted too.",
+    )
+    parser.add_argument("--version", action="version",
+                        version=f"{PROG} {__version__} pipeline=ditto/2")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    p = sub.add_parser("explore", help="open the explorer on a folder (the default command)",
+                       description="Open the interactive explorer on PATH.")
+    p.add_argument("path", nargs="?", default=".", metavar="PATH",
+                   help="folder to explore (default: the current directory)")
+    p.add_argument("-k", type=_nonneg_int, default=DEFAULT_K, metavar="K",
+                   help=f"initial Hamming distance (default {DEFAULT_K})")
+    p.add_argument("--max-k", type=_nonneg_int, default=DEFAULT_MAX_K, metavar="K",
+                   help=f"largest k the slider offers; the index is built for it (default {DEFAULT_MAX_K})")
+    p.add_argument("--mode", choices=("chain", "star"), default="chain",
+                   help="grouping: chain = ditto's clusters, star = centre and members within k")
+    p.add_argument("--poll", action="store_true", help="poll for changes (network filesystems)")
+    p.add_argument("--no-watch", action="store_true", help="do not watch the folder for changes")
+    _add_pipeline_options(p)
+    _add_corpus_options(p)
+
+    p = sub.add_parser("fingerprint", aliases=["fp"], help="print one fingerprint per document",
+                       description="Print '<16 hex>\\t<id>' for every document (ditto's format). "
+                       "With no PATH, standard input is one document with id 'stdin'.")
+    p.add_argument("paths", nargs="*", metavar="PATH", help="files or folders")
+    _add_json(p, "one {id, fp, pipeline} object per document")
+    _add_pipeline_options(p)
+    _add_corpus_options(p)
+
+    p = sub.add_parser("cluster", help="print near-duplicate families (ditto's report)",
+                       description="Group documents whose fingerprints are within K bits "
+                       "(connected components, as ditto does; --mode star for centred families).")
+    p.add_argument("paths", nargs="+", metavar="PATH", help="files or folders")
+    p.add_argument("-k", type=_int, default=DEFAULT_K, metavar="K",
+                   help=f"maximum Hamming distance (default {DEFAULT_K})")
+    p.add_argument("--min", type=_int, default=2, metavar="M",
+                   help="smallest family to print (default 2; 1 includes singletons)")
+    p.add_argument("--mode", choices=("chain", "star"), default="chain",
+                   help="chain = ditto's single linkage (default), star = every member within k of a centre")
+    _add_json(p, "one object per cluster")
+    _add_pipeline_options(p)
+    _add_corpus_options(p)
+
+    p = sub.add_parser("near", help="documents within k bits of a target",
+                       description="List documents within K bits of TARGET (a file or a "
+                       "16-hex fingerprint), sorted by distance then id.")
+    p.add_argument("target", metavar="TARGET", help="a file, or a fingerprint as 16 hex digits")
+    p.add_argument("paths", nargs="+", metavar="PATH", help="files or folders to search")
+    p.add_argument("-k", type=_int, default=DEFAULT_K, metavar="K",
+                   help=f"maximum Hamming distance (default {DEFAULT_K})")
+    _add_json(p, "one {id, fp, distance, similarity} object per match")
+    _add_pipeline_options(p)
+    _add_corpus_options(p)
+
+    p = sub.add_parser("compare", help="distance and bit-diff of two documents",
+                       description="Compare two documents (files, URLs or 16-hex fingerprints): "
+                       "distance, similarity, both fingerprints and the differing bits.")
+    p.add_argument("a", metavar="A")
+    p.add_argument("b", metavar="B")
+    p.add_argument("--timeout", type=float, default=15.0, metavar="SECONDS",
+                   help="network timeout for URLs (default 15)")
+    _add_json(p, "a single object")
+    _add_pipeline_options(p)
+
+    p = sub.add_parser("export", help="write families to CSV or JSON lines",
+                       description="Write every document with its family at distance K "
+                       "to CSV or JSON lines.")
+    p.add_argument("paths", nargs="+", metavar="PATH", help="files or folders")
+    p.add_argument("-k", type=_int, default=DEFAULT_K, metavar="K",
+                   help=f"maximum Hamming distance (default {DEFAULT_K})")
+    p.add_argument("--min", type=_int, default=1, metavar="M",
+                   help="smallest family to write (default 1: every document)")
+    p.add_argument("--mode", choices=("chain", "star"), default="chain")
+    p.add_argument("--format", choices=("csv", "jsonl"), default="csv")
+    p.add_argument("-o", "--output", metavar="FILE", default="-",
+                   help="destination file (default: standard output)")
+    _add_pipeline_options(p)
+    _add_corpus_options(p)
+
+    sub.add_parser("version", help="print the version and pipeline identity",
+                   description="Print the package version and the pipeline identity.")
+    return parser
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _pipeline(args: argparse.Namespace):
+    from ditto_tui.core import make_pipeline
+
+    return make_pipeline(args.pipeline, char_n=args.char, word_n=args.word, shingle=args.shingle)
+
+
+def _scan_options(args: argparse.Namespace):
+    from ditto_tui.corpus.documents import ScanOptions
+
+    return ScanOptions(
+        max_size=args.max_size,
+        include_binary=args.include_binary,
+        ignore=tuple(args.ignore),
+    )
+
+
+@dataclass
+class _Collected:
+    ids: list[str]
+    fps: np.ndarray
+    skipped: int
+
+
+class _SkipReporter:
+    """Writes each skipped document to stderr and counts them for --strict."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def __call__(self, skipped) -> None:
+        self.count += 1
+        warn(f"skipped {skipped.id}: {skipped.reason}")
+
+
+def _documents(args: argparse.Namespace, paths: Sequence[str], report: _SkipReporter
+               ) -> Iterator[tuple[str, int]]:
+    """Yield (id, fingerprint) for PATHs in ditto's walk order; skips go to ``report``."""
+    from ditto_tui.corpus.documents import Skipped
+    from ditto_tui.corpus.walk import iter_fingerprints
+
+    pipeline = _pipeline(args)
+    if not paths:
+        data = sys.stdin.buffer.read()
+        yield "stdin", pipeline.fingerprint(data)
+        return
+    for path in paths:
+        if not os.path.lexists(path):
+            raise CommandError(f"{path}: no such file or directory")
+    notices: list[str] = []
+    for item in iter_fingerprints(
+        list(paths),
+        pipeline,
+        options=_scan_options(args),
+        jobs=args.jobs,
+        cache_dir=getattr(args, "cache", None),
+        use_cache=not getattr(args, "no_cache", True),
+        notices=notices,
+    ):
+        if isinstance(item, Skipped):
+            report(item)
+        else:
+            yield item
+        while notices:
+            warn(notices.pop(0))
+
+
+def _collect(args: argparse.Namespace, paths: Sequence[str], report: _SkipReporter) -> _Collected:
+    ids: list[str] = []
+    fps: list[int] = []
+    for doc_id, fp in _documents(args, paths, report):
+        ids.append(doc_id)
+        fps.append(int(fp))
+    return _Collected(ids, np.array(fps, dtype=np.uint64), report.count)
+
+
+def _finish(args: argparse.Namespace, report: _SkipReporter) -> int:
+    if getattr(args, "strict", False) and report.count:
+        warn(f"{report.count} document(s) skipped (--strict)")
+        return 1
     return 0
+
+
+def _similarity(d: int) -> str:
+    from ditto_tui.core import similarity_percent
+
+    return similarity_percent(d)
+
+
+# --------------------------------------------------------------------------- commands
+
+
+def cmd_fingerprint(args: argparse.Namespace, out: Output) -> int:
+    report = _SkipReporter()
+    identity = _pipeline(args).identity
+    for doc_id, fp in _documents(args, args.paths, report):
+        if args.json:
+            out.json({"id": json_id(doc_id), "fp": f"{int(fp):016x}", "pipeline": identity})
+        else:
+            out.line(b"%016x\t%s" % (int(fp), escape_id(doc_id)))
+    return _finish(args, report)
+
+
+def _families(ids: list[str], fps: np.ndarray, k: int, min_size: int, mode: str):
+    """Families at k as lists of ids, in ditto's order; plus Family records when available."""
+    from ditto_tui.core.clusters import clusters
+
+    if mode == "chain":
+        return clusters(ids, fps, k, min_size)
+    from ditto_tui.core.index import NearIndex
+
+    if len(set(ids)) != len(ids):
+        raise CommandError("--mode star needs unique document ids (a path was given twice)")
+    index = NearIndex(max_k=max(k, 0))
+    index.add_many(ids, fps)
+    return [list(f.members) for f in index.families(k, mode="star", min_size=min_size)]
+
+
+def cmd_cluster(args: argparse.Namespace, out: Output) -> int:
+    report = _SkipReporter()
+    got = _collect(args, args.paths, report)
+    groups = _families(got.ids, got.fps, args.k, args.min, args.mode)
+    if args.json:
+        pos = {doc_id: i for i, doc_id in enumerate(got.ids)}
+        for n, members in enumerate(groups, 1):
+            mfps = got.fps[[pos[m] for m in members]]
+            diameter = _diameter(mfps)
+            out.json({
+                "cluster": n,
+                "k": args.k,
+                "size": len(members),
+                "diameter": diameter,
+                "members": [{"id": json_id(m), "fp": f"{int(f):016x}"}
+                            for m, f in zip(members, mfps, strict=True)],
+            })
+    else:
+        out.line(f"{len(got.ids)} document(s), {len(groups)} near-duplicate cluster(s) at k={args.k}:")
+        for n, members in enumerate(groups, 1):
+            out.line(b"")
+            out.line(f"[{n}] {len(members)} members")
+            for m in members:
+                out.line(b"  " + escape_id(m))
+    return _finish(args, report)
+
+
+def _diameter(fps: np.ndarray) -> int:
+    """Largest pairwise distance among fingerprints (exact; over unique values)."""
+    from ditto_tui.core.simhash import popcount64
+
+    uniq = np.unique(fps)
+    best = 0
+    for i in range(len(uniq) - 1):
+        best = max(best, int(popcount64(uniq[i + 1:] ^ uniq[i]).max()))
+    return best
+
+
+def _fingerprint_of_target(args: argparse.Namespace, target: str) -> int:
+    from ditto_tui.core import Fingerprint
+
+    if len(target) == 16 and not os.path.exists(target):
+        try:
+            return int(Fingerprint.from_hex(target))
+        except ValueError:
+            pass
+    return _fingerprint_of_file(args, target)
+
+
+def _fingerprint_of_file(args: argparse.Namespace, path: str) -> int:
+    from ditto_tui.corpus.reading import SkipFile, read_document_bytes
+
+    if not os.path.exists(path):
+        raise CommandError(f"{path}: no such file, URL or fingerprint")
+    if os.path.isdir(path):
+        raise CommandError(f"{path}: is a directory (expected a file or a fingerprint)")
+    pipeline = _pipeline(args)
+    if not pipeline.accepts(path):
+        warn(f"{path}: not an HTML file; the html pipeline reads it anyway")
+    try:
+        data, _, _ = read_document_bytes(path, max_size=getattr(args, "max_size", 64 << 20))
+    except SkipFile as exc:
+        raise CommandError(f"{path}: {exc.reason}") from None
+    return int(pipeline.fingerprint(data))
+
+
+def cmd_near(args: argparse.Namespace, out: Output) -> int:
+    from ditto_tui.core.simhash import popcount64
+
+    target = _fingerprint_of_target(args, args.target)
+    report = _SkipReporter()
+    got = _collect(args, args.paths, report)
+    if args.k >= 0 and len(got.ids):
+        dist = popcount64(got.fps ^ np.uint64(target)).astype(np.int64)
+        hits = np.flatnonzero(dist <= args.k)
+        order = sorted(hits.tolist(), key=lambda i: (int(dist[i]), got.ids[i]))
+    else:
+        order, dist = [], np.zeros(0, dtype=np.int64)
+    for i in order:
+        d = int(dist[i])
+        fp = int(got.fps[i])
+        if args.json:
+            out.json({"id": json_id(got.ids[i]), "fp": f"{fp:016x}", "distance": d,
+                      "similarity": round(1 - d / 64, 6)})
+        else:
+            out.line(b"%d\t%s\t%016x\t%s" % (d, _similarity(d).encode(), fp, escape_id(got.ids[i])))
+    return _finish(args, report)
+
+
+def _compare_operand(args: argparse.Namespace, operand: str, out: Output) -> int:
+    from ditto_tui.core import Fingerprint
+    from ditto_tui.corpus.fetch import FetchError, fetch_url, is_url
+
+    if is_url(operand):
+        try:
+            data = fetch_url(operand, timeout=args.timeout)
+        except FetchError as exc:
+            raise CommandError(str(exc)) from None
+        if not args.json:
+            out.line(f"Fetching {operand}, Got 200")
+        return int(_pipeline(args).fingerprint(data))
+    if len(operand) == 16 and not os.path.exists(operand):
+        try:
+            return int(Fingerprint.from_hex(operand))
+        except ValueError:
+            pass
+    return _fingerprint_of_file(args, operand)
+
+
+def cmd_compare(args: argparse.Namespace, out: Output) -> int:
+    fa = _compare_operand(args, args.a, out)
+    fb = _compare_operand(args, args.b, out)
+    xor = fa ^ fb
+    d = xor.bit_count()
+    bits = [i for i in range(63, -1, -1) if xor >> i & 1]
+    if args.json:
+        out.json({"a": {"name": args.a, "fp": f"{fa:016x}"}, "b": {"name": args.b, "fp": f"{fb:016x}"},
+                  "pipeline": _pipeline(args).identity, "distance": d,
+                  "similarity": round(1 - d / 64, 6), "xor": f"{xor:016x}", "differing_bits": bits})
+        return 0
+    label = "HTML Similarity" if args.pipeline == "html" else "Similarity"
+    out.line(f"Feature distance is {d}. {label} is {_similarity(d)}")
+    out.line(b"%016x\t%s" % (fa, escape_id(args.a)))
+    out.line(b"%016x\t%s" % (fb, escape_id(args.b)))
+    out.line(f"xor {xor:016x}; differing bits: {' '.join(map(str, bits)) if bits else 'none'}")
+    return 0
+
+
+def cmd_export(args: argparse.Namespace, out: Output) -> int:
+    from ditto_tui.core.clusters import Family
+    from ditto_tui.core.index import NearIndex
+    from ditto_tui.corpus.export import export_families, write_families
+
+    report = _SkipReporter()
+    got = _collect(args, args.paths, report)
+    if len(set(got.ids)) != len(got.ids):
+        raise CommandError("export needs unique document ids (a path was given twice)")
+    index = NearIndex(max_k=max(args.k, 0))
+    index.add_many(got.ids, got.fps)
+    families: list[Family] = index.families(args.k, mode=args.mode, min_size=args.min)
+    fingerprints = dict(zip(got.ids, (int(f) for f in got.fps), strict=True))
+    if args.output == "-":
+        sys.stdout.flush()
+        write_families(families, sys.stdout, fmt=args.format, k=args.k, mode=args.mode,
+                       fingerprints=fingerprints)
+        sys.stdout.flush()
+    else:
+        try:
+            export_families(families, args.output, fmt=args.format, k=args.k, mode=args.mode,
+                            fingerprints=fingerprints)
+        except FileExistsError:
+            raise CommandError(f"{args.output}: already exists (not overwritten)") from None
+    return _finish(args, report)
+
+
+def cmd_version(args: argparse.Namespace, out: Output) -> int:
+    out.line(f"{PROG} {__version__} pipeline=ditto/2")
+    return 0
+
+
+def cmd_explore(args: argparse.Namespace, out: Output) -> int:
+    if not os.path.isdir(args.path):
+        raise CommandError(f"{args.path}: not a folder")
+    from ditto_tui.ui.app import run_explorer
+
+    return run_explorer(args)
+
+
+COMMANDS = {
+    "explore": cmd_explore,
+    "fingerprint": cmd_fingerprint,
+    "fp": cmd_fingerprint,
+    "cluster": cmd_cluster,
+    "near": cmd_near,
+    "compare": cmd_compare,
+    "export": cmd_export,
+    "version": cmd_version,
+}
+
+
+def _normalise_argv(argv: Sequence[str]) -> list[str]:
+    """Insert the default ``explore`` command when the first argument is a path."""
+    argv = _translate_go_flags(argv)
+    if not argv:
+        return ["explore"]
+    first = argv[0]
+    if first in SUBCOMMANDS or first in ("-h", "--help", "--version"):
+        return argv
+    return ["explore", *argv]
+
+
+def _check_ranges(args: argparse.Namespace) -> None:
+    if getattr(args, "command", None) == "explore" and args.k > args.max_k:
+        raise UsageError(f"-k {args.k} is larger than --max-k {args.max_k}")
+    if getattr(args, "pipeline", "ditto") == "html" and "char" in args and (args.char, args.word) != (4, 0):
+        raise UsageError("--char/--word apply to the ditto pipeline, not --pipeline html")
+
+
+def main(argv: Iterable[str] | None = None) -> int:
+    """Run the command line; returns the exit code."""
+    parser = build_parser()
+    raw = list(sys.argv[1:] if argv is None else argv)
+    out = Output()
+    try:
+        args = parser.parse_args(_normalise_argv(raw))
+        _check_ranges(args)
+        code = COMMANDS[args.command](args, out)
+        out.flush()
+        return code
+    except UsageError as exc:
+        warn(f"error: {exc}")
+        return 2
+    except CommandError as exc:
+        warn(str(exc))
+        return 1
+    except BrokenPipeError:
+        _silence_stdout()
+        return 0
+    except KeyboardInterrupt:
+        warn("interrupted")
+        return 130
+    except OSError as exc:
+        warn(f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": "))
+        return 1
+
+
+def _silence_stdout() -> None:
+    """After EPIPE, point stdout at /dev/null so the interpreter's final flush stays quiet."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except OSError:
+        pass
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,188 @@
+"""Near-duplicate families: ditto-compatible clusters and per-family statistics.
+
+``clusters`` reproduces ditto's ``Index.Clusters`` over positions (duplicate ids are
+separate entries). ``Family`` is what the UI shows: members, a representative centre and
+the diameter. The grouping itself works on the graph of *distinct* fingerprints, so
+thousands of identical documents cost one node, not a quadratic clique.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
+
+from ditto_tui.core.pairs import all_pairs, unique_pairs
+from ditto_tui.core.simhash import popcount64
+
+__all__ = [
+    "EXACT_STATS_LIMIT",
+    "Family",
+    "all_pairs",
+    "clusters",
+    "components",
+    "describe_family",
+    "family_diameter",
+    "order_groups",
+]
+
+#: Families with more distinct fingerprints than this get an approximate centre and an
+#: upper-bound diameter (``Family.diameter_exact`` is False); below it both are exact.
+EXACT_STATS_LIMIT = 4096
+
+_U64 = np.uint64
+_SMALL_FAMILY = 24  # below this, plain Python ints beat numpy's per-call overhead
+
+
+@dataclass(frozen=True)
+class Family:
+    """One near-duplicate family.
+
+    ``members`` are sorted in code-point order and never empty; ``centre`` is one of
+    them (the medoid in chain mode, the star centre in star mode); ``diameter`` is the
+    maximum pairwise Hamming distance between members (an upper bound when
+    ``diameter_exact`` is False, which happens only for families with more than
+    ``EXACT_STATS_LIMIT`` distinct fingerprints).
+    """
+
+    members: tuple[str, ...]
+    centre: str
+    diameter: int
+    diameter_exact: bool = field(default=True, compare=False)
+
+    @property
+    def size(self) -> int:
+        return len(self.members)
+
+
+def components(n: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Connected-component label (int32, ``0..c-1``) of each of ``n`` nodes given edges
+    ``a[i] -- b[i]``. Labels are numbered by smallest node, so they are deterministic."""
+    if n == 0:
+        return np.empty(0, np.int32)
+    if len(a) == 0:
+        return np.arange(n, dtype=np.int32)
+    graph = coo_matrix((np.ones(len(a), np.int8), (a, b)), shape=(n, n)).tocsr()
+    _, labels = connected_components(graph, directed=False)
+    return labels.astype(np.int32, copy=False)
+
+
+def order_groups(groups: list[list[str]]) -> list[list[str]]:
+    """Sort ids inside each group (code-point order), then groups by size descending and
+    by their sorted id lists: ditto's deterministic cluster order. Sorts in place."""
+    for g in groups:
+        g.sort()
+    groups.sort(key=lambda g: (-len(g), g))
+    return groups
+
+
+def clusters(
+    ids: Sequence[str], fps: np.ndarray | Sequence[int], k: int, min_size: int = 1
+) -> list[list[str]]:
+    """ditto's ``Clusters(k, min)`` over positions: connected components of the graph
+    "distance <= k" (single linkage), groups of at least ``min_size`` members, ids sorted
+    in each group, groups by size descending then by their sorted id lists.
+
+    Duplicate ids are separate entries (an id listed twice appears twice). ``k < 0``
+    links nothing (every entry is its own group). ``len(ids) != len(fps)`` raises
+    ``ValueError``.
+    """
+    arr = (
+        np.asarray(fps, dtype=_U64)
+        if not isinstance(fps, np.ndarray)
+        else fps.astype(_U64, copy=False)
+    )
+    if len(ids) != len(arr):
+        raise ValueError(f"{len(ids)} ids but {len(arr)} fingerprints")
+    n = len(arr)
+    if n == 0:
+        return []
+    u, inv = np.unique(arr, return_inverse=True)
+    if k >= 0:
+        a, b, _ = unique_pairs(u, min(k, 64))
+    else:
+        a = b = np.empty(0, np.int64)
+        inv = np.arange(n)
+        u = arr
+    labels = components(len(u), a, b)[inv]
+    sizes = np.bincount(labels)
+    keep = sizes[labels] >= max(min_size, 1)
+    pos = np.flatnonzero(keep)
+    if len(pos) == 0:
+        return []
+    pos = pos[np.argsort(labels[pos], kind="stable")]
+    lab = labels[pos]
+    cuts = np.flatnonzero(lab[1:] != lab[:-1]) + 1
+    ids_list = list(ids)
+    groups = [[ids_list[p] for p in chunk.tolist()] for chunk in np.split(pos, cuts)]
+    return order_groups(groups)
+
+
+def describe_family(
+    members: Sequence[str], fps: np.ndarray | Sequence[int]
+) -> tuple[str, int, bool]:
+    """Centre (medoid), diameter and exactness for a family.
+
+    ``members`` must be sorted (code-point order) and ``fps[i]`` is ``members[i]``'s
+    fingerprint. The medoid minimises the sum of distances to all members (counting
+    identical fingerprints with their multiplicity); ties go to the smallest id. Up to
+    ``EXACT_STATS_LIMIT`` distinct fingerprints everything is exact; above it the
+    centre is the member nearest to the bitwise-majority fingerprint and the diameter is
+    the triangle-inequality bound ``min(64, 2 * max distance to the centre)``.
+    """
+    if len(members) == 0:
+        raise ValueError("empty family")
+    if len(members) != len(fps):
+        raise ValueError(f"{len(members)} members but {len(fps)} fingerprints")
+    if len(members) <= _SMALL_FAMILY:
+        values = [int(v) for v in fps]
+        sums = [sum((v ^ w).bit_count() for w in values) for v in values]
+        diameter = max((v ^ w).bit_count() for v in values for w in values)
+        best = min(range(len(values)), key=lambda i: (sums[i], i))
+        return members[best], diameter, True
+    fps = np.asarray(fps, dtype=_U64)
+    # first occurrence in sorted-id order = smallest id holding that fingerprint
+    u, first, counts = np.unique(fps, return_index=True, return_counts=True)
+    if len(u) == 1:
+        return members[0], 0, True
+    if len(u) <= EXACT_STATS_LIMIT:
+        sums = np.zeros(len(u), np.int64)
+        diameter = 0
+        step = max(1, 2_000_000 // len(u))
+        w = counts.astype(np.int64)
+        for s in range(0, len(u), step):
+            block = popcount64(u[s : s + step, None] ^ u[None, :]).astype(np.int64)
+            sums[s : s + step] = block @ w
+            diameter = max(diameter, int(block.max()))
+        best = np.lexsort((first, sums))[0]
+        return members[int(first[best])], diameter, True
+    bits = ((u[:, None] >> np.arange(64, dtype=_U64)) & _U64(1)).astype(np.int64)
+    ones = counts @ bits
+    majority = _U64(0)
+    for bit in np.flatnonzero(2 * ones > len(fps)):
+        majority |= _U64(1) << _U64(int(bit))
+    dist = popcount64(u ^ majority)
+    best = np.lexsort((first, dist))[0]
+    radius = int(popcount64(u ^ u[best]).max())
+    return members[int(first[best])], min(64, 2 * radius), False
+
+
+def family_diameter(fps: np.ndarray, centre_fp: int) -> tuple[int, bool]:
+    """Maximum pairwise distance among ``fps`` and whether it is exact.
+
+    Exact up to ``EXACT_STATS_LIMIT`` distinct fingerprints; above it, the bound
+    ``min(64, 2 * max distance to centre_fp)`` with ``False``.
+    """
+    u = np.unique(np.asarray(fps, dtype=_U64))
+    if len(u) <= 1:
+        return 0, True
+    if len(u) <= EXACT_STATS_LIMIT:
+        diameter = 0
+        step = max(1, 2_000_000 // len(u))
+        for s in range(0, len(u), step):
+            diameter = max(diameter, int(popcount64(u[s : s + step, None] ^ u[None, :]).max()))
+        return diameter, True
+    return min(64, 2 * int(popcount64(u ^ _U64(centre_fp)).max())), False

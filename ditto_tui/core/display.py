@@ -1,0 +1,71 @@
+"""Display forms of document text: control characters made visible, HTML reduced to text.
+
+Pure functions over ``str``. Nothing here interprets markup: the results are plain strings
+that the UI wraps in ``rich.text.Text`` objects, so ``[bold]`` in a document stays ``[bold]``.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+__all__ = ["visible", "visible_lines", "html_text", "excerpt"]
+
+# C0 controls except TAB, DEL, C1 controls, and the bidi/format characters that would
+# reorder or hide text in a terminal.
+_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_TAG = re.compile(r"<(?:!--.*?-->|[A-Za-z!/?][^>]*)>", re.S)
+_BLOCK = re.compile(
+    r"<\s*/?\s*(?:p|div|br|li|ul|ol|tr|table|h[1-6]|section|article|header|footer|pre|"
+    r"blockquote|title|head|body|html|nav|dd|dt|dl)\b[^>]*>",
+    re.I,
+)
+_SCRIPT = re.compile(r"<(script|style)\b[^>]*>.*?</\1\s*>", re.I | re.S)
+_BLANKS = re.compile(r"\n[ \t]*(?:\n[ \t]*)+")
+_SPACES = re.compile(r"[ \t\r\f\v]+")
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def visible(line: str, *, tab: int = 4) -> str:
+    """Return ``line`` with tabs expanded and every control character shown as ``\\xNN``.
+
+    ESC becomes the four characters ``\\x1b`` so an ANSI sequence is displayed, never obeyed.
+    Intended for a single line: a newline inside ``line`` is escaped as ``\\x0a`` too.
+    """
+    if "\t" in line:
+        line = line.expandtabs(tab)
+    if line.isascii() and line.isprintable():
+        return line
+    return _CONTROL.sub(_escape, line)
+
+
+def visible_lines(text: str, *, tab: int = 4) -> list[str]:
+    """Split ``text`` into display lines (on ``\\n``, ``\\r\\n`` or ``\\r``), each made visible."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    if len(lines) > 1 and lines[-1] == "":
+        lines.pop()
+    return [visible(line, tab=tab) for line in lines]
+
+
+def html_text(source: str) -> str:
+    """Readable text of an HTML document: scripts/styles dropped, block tags become line
+    breaks, other tags removed, entities decoded, runs of blank lines collapsed.
+
+    A display aid only; fingerprints use ``normalize`` (ditto's rules), not this.
+    """
+    text = _SCRIPT.sub(" ", source)
+    text = _BLOCK.sub("\n", text)
+    text = _TAG.sub("", text)
+    text = html.unescape(text)
+    text = "\n".join(_SPACES.sub(" ", line).strip() for line in text.split("\n"))
+    return _BLANKS.sub("\n\n", text).strip("\n")
+
+
+def excerpt(text: str, width: int = 60) -> str:
+    """First ``width`` characters of ``text`` on one line (whitespace collapsed), made visible."""
+    flat = " ".join(text[: width * 4].split())
+    return visible(flat[:width])

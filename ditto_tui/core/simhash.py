@@ -1,0 +1,197 @@
+"""SimHash fingerprints: the 64-bit value, its distance, and Charikar's sum.
+
+A fingerprint is an unsigned 64-bit integer. Two documents are near-duplicates when the
+Hamming distance between their fingerprints is small. ``charikar_sum`` and ``BitTally``
+fold feature hashes into a fingerprint exactly as Go ditto's ``Sum`` does with
+occurrence-count weights: bit i is 1 iff ``2 * S_i > W``, where W is the number of
+hashes and S_i the number of them with bit i set (a tie gives 0).
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+__all__ = [
+    "BitTally",
+    "Fingerprint",
+    "charikar_sum",
+    "distance",
+    "popcount64",
+    "similarity_percent",
+]
+
+_MASK64 = (1 << 64) - 1
+_HEX = re.compile(r"[0-9a-fA-F]{1,16}")
+
+
+class Fingerprint(int):
+    """A 64-bit SimHash, an ``int`` in ``[0, 2**64)``; ``str()`` gives 16 lowercase hex digits.
+
+    Constructing one from an int outside that range raises ``ValueError`` (a negative
+    value is never reinterpreted: use ``from_signed`` for SQLite-style signed storage).
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, value: int = 0) -> Fingerprint:
+        value = int(value)
+        if not 0 <= value <= _MASK64:
+            raise ValueError(f"fingerprint out of unsigned 64-bit range: {value}")
+        return super().__new__(cls, value)
+
+    @classmethod
+    def from_hex(cls, text: str) -> Fingerprint:
+        """Parse 1 to 16 hex digits (either case, no prefix, no spaces); ValueError otherwise."""
+        if not isinstance(text, str) or _HEX.fullmatch(text) is None:
+            raise ValueError(f"not a fingerprint (1-16 hex digits): {text!r}")
+        return cls(int(text, 16))
+
+    @classmethod
+    def from_signed(cls, value: int) -> Fingerprint:
+        """Undo ``to_signed``: map a signed 64-bit integer back to the unsigned fingerprint."""
+        if not -(1 << 63) <= value < (1 << 63):
+            raise ValueError(f"not a signed 64-bit integer: {value}")
+        return cls(value & _MASK64)
+
+    def to_signed(self) -> int:
+        """The same 64 bits as a signed integer (two's complement), for SQLite INTEGER columns."""
+        return int(self) - (1 << 64) if self >= (1 << 63) else int(self)
+
+    @property
+    def hex(self) -> str:
+        """16 lowercase hex digits, zero-padded (Go ``%016x``)."""
+        return format(int(self), "016x")
+
+    def __str__(self) -> str:
+        return self.hex
+
+    def __repr__(self) -> str:
+        return f"Fingerprint(0x{self.hex})"
+
+    def distance(self, other: int) -> int:
+        """Hamming distance to ``other`` (0 = identical)."""
+        return distance(self, other)
+
+    def similarity(self, other: int) -> float:
+        """``1 - distance / 64``: 1.0 for identical fingerprints, 0.0 for complements."""
+        return 1.0 - distance(self, other) / 64
+
+    def near(self, other: int, k: int) -> bool:
+        """True when ``other`` is within ``k`` bits (a negative k is never near)."""
+        return distance(self, other) <= k
+
+
+def distance(a: int, b: int) -> int:
+    """Hamming distance between two 64-bit fingerprints: ``popcount(a ^ b)``."""
+    return ((int(a) ^ int(b)) & _MASK64).bit_count()
+
+
+def similarity_percent(d: int) -> str:
+    """Similarity for a distance ``d`` as html-distance shows it: two decimals, e.g. d=2 -> "96.88%"."""
+    return f"{(1.0 - d / 64) * 100:.2f}%"
+
+
+_BITWISE_COUNT = getattr(np, "bitwise_count", None)  # numpy >= 2.0
+
+
+def popcount64(a: np.ndarray) -> np.ndarray:
+    """Vectorised popcount of a uint64 array (same shape, small unsigned ints)."""
+    a = np.asarray(a, dtype=np.uint64)
+    if _BITWISE_COUNT is not None:
+        return _BITWISE_COUNT(a)
+    x = a - ((a >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return ((x * np.uint64(0x0101010101010101)) >> np.uint64(56)).astype(np.uint8)
+
+
+# Vertical (per bit position) counting. Short arrays go straight to 8-bit SWAR fields:
+# rows of at most 255 words, each byte of a row sum counting one bit position. Longer
+# ones first pass through a carry-save adder tree that halves the array at each level,
+# keeping the partial sums bit-sliced (plane j holds the 2**j digit of every column).
+_FIELD_MAX = 255  # words summed into one 8-bit field without overflow
+_DIRECT_MAX = 8 * _FIELD_MAX  # longer arrays go through the adder tree first
+_TREE_LEAF = 128  # the tree stops halving at this many words per plane (<= _FIELD_MAX)
+_LOW_BYTES = np.uint64(0x0101010101010101)
+_SHIFTS8 = np.arange(8, dtype=np.uint64)[:, None]
+
+
+def _row_counts(rows: np.ndarray) -> np.ndarray:
+    """Per-bit counts (int64, shape (R, 64)) of each row of an (R, L<=255) uint64 array."""
+    # fields[r, s] holds, in byte k, the number of words of row r with bit 8k+s set
+    fields = ((rows[:, None, :] >> _SHIFTS8) & _LOW_BYTES).sum(axis=2, dtype=np.uint64)
+    return fields.view(np.uint8).reshape(-1, 8, 8).transpose(0, 2, 1).reshape(-1, 64).astype(np.int64)
+
+
+def _tree_counts(words: np.ndarray) -> np.ndarray:
+    """Per-bit counts (int64[64]) of a uint64 array of length LEAF * 2**k (left unchanged)."""
+    planes = [words]
+    while len(planes[0]) > _TREE_LEAF:
+        half = len(planes[0]) // 2
+        a, b = planes[0][:half], planes[0][half:]
+        carry = a & b
+        summed = [a ^ b]  # new arrays: the levels below only overwrite arrays of their own
+        scratch = np.empty(half, dtype=np.uint64)
+        for plane in planes[1:]:
+            a, b = plane[:half], plane[half:]
+            np.bitwise_xor(a, b, out=scratch)  # t = a ^ b
+            b &= a  # a & b
+            np.bitwise_xor(scratch, carry, out=a)  # digit: t ^ carry
+            scratch &= carry
+            b |= scratch  # carry out: (a & b) | (t & carry)
+            summed.append(a)
+            carry = b
+        summed.append(carry)
+        planes = summed
+    weights = np.left_shift(np.int64(1), np.arange(len(planes), dtype=np.int64))
+    return weights @ _row_counts(np.stack(planes))
+
+
+class BitTally:
+    """Running Charikar sum over feature-hash occurrences, fed in chunks.
+
+    ``add`` accepts any number of uint64 hashes (each one occurrence of weight 1);
+    ``fingerprint`` folds everything added so far. Counts are exact for any total.
+    """
+
+    __slots__ = ("counts", "total")
+
+    def __init__(self) -> None:
+        self.counts = np.zeros(64, dtype=np.int64)
+        self.total = 0
+
+    def add(self, hashes: np.ndarray) -> None:
+        """Count one occurrence of each hash in a 1-D uint64 array (left unchanged)."""
+        n = len(hashes)
+        if n == 0:
+            return
+        self.total += n
+        if n <= _DIRECT_MAX:
+            rows = -(-n // _FIELD_MAX)
+            words = np.zeros(rows * _FIELD_MAX, dtype=np.uint64)  # zeros add no set bits
+            words[:n] = hashes
+            self.counts += _row_counts(words.reshape(rows, _FIELD_MAX)).sum(axis=0)
+            return
+        size = _TREE_LEAF
+        while size < n:
+            size *= 2
+        if size == n:
+            words = np.ascontiguousarray(hashes, dtype=np.uint64)
+        else:
+            words = np.zeros(size, dtype=np.uint64)
+            words[:n] = hashes
+        self.counts += _tree_counts(words)
+
+    def fingerprint(self) -> Fingerprint:
+        """Bit i set iff twice the count of hashes with bit i exceeds the total."""
+        bits = np.packbits(2 * self.counts > self.total, bitorder="little")
+        return Fingerprint(int.from_bytes(bits.tobytes(), "little"))
+
+
+def charikar_sum(hashes: np.ndarray) -> Fingerprint:
+    """Fingerprint of a uint64 hash array, each element one occurrence of weight 1."""
+    tally = BitTally()
+    tally.add(np.asarray(hashes, dtype=np.uint64))
+    return tally.fingerprint()

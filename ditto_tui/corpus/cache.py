@@ -1,0 +1,377 @@
+"""The fingerprint cache: one SQLite database per corpus root, outside the root.
+
+Rows are keyed by (pipeline identity, root-relative path) and remember the file's (size,
+mtime_ns, inode) at the read; a file whose key is unchanged is never read again. Several
+pipeline identities live side by side, so switching pipelines back and forth is instant.
+Fingerprints and inodes are stored as signed 64-bit reinterpretations of the unsigned
+values (never floats); paths as ``os.fsencode`` bytes (names need not be UTF-8).
+
+Durability: WAL journal, writes in batched transactions (``BATCH_ROWS`` rows or
+``BATCH_SECONDS``), so a crash or kill at any moment loses at most the last batch and never
+corrupts the file. A database that is corrupt or of another schema (``PRAGMA user_version``
+and the ``meta`` table) is renamed ``<name>.corrupt-<timestamp>`` and rebuilt, with a
+notice appended to ``notices``. Any later SQLite error disables the cache for the session
+(with a notice) instead of failing a scan.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import sqlite3
+import tempfile
+import threading
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import NamedTuple
+
+from ditto_tui.corpus.scan import FileResult
+
+SCHEMA_VERSION = 1
+APPLICATION = "ditto-tui corpus cache"
+BATCH_ROWS = 2000
+BATCH_SECONDS = 1.0
+_U64 = 1 << 64
+_I64 = 1 << 63
+
+_SCHEMA = """
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE pipelines(pid INTEGER PRIMARY KEY, identity TEXT NOT NULL UNIQUE);
+CREATE TABLE files(
+    pid INTEGER NOT NULL, path BLOB NOT NULL, size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL, inode INTEGER NOT NULL, binary INTEGER NOT NULL,
+    mbox INTEGER NOT NULL, fp INTEGER, PRIMARY KEY(pid, path)) WITHOUT ROWID;
+CREATE TABLE messages(
+    pid INTEGER NOT NULL, path BLOB NOT NULL, part INTEGER NOT NULL,
+    offset INTEGER NOT NULL, size INTEGER NOT NULL, fp INTEGER NOT NULL,
+    PRIMARY KEY(pid, path, part)) WITHOUT ROWID;
+"""
+
+
+def to_signed(value: int) -> int:
+    """Unsigned 64-bit -> the signed int64 with the same bits."""
+    return value - _U64 if value >= _I64 else value
+
+
+def to_unsigned(value: int) -> int:
+    """Signed int64 -> the unsigned 64-bit value with the same bits."""
+    return value + _U64 if value < 0 else value
+
+
+class CachedFile(NamedTuple):
+    """One cached file: its key at the read and what it yielded (see :class:`FileResult`)."""
+
+    key: tuple[int, int, int]
+    binary: bool
+    mbox: bool
+    fp: int | None
+    parts: tuple[tuple[int, int, int], ...]
+
+
+def root_digest(root: str | Path) -> str:
+    """A short stable digest of a root's real path (names its cache file)."""
+    return hashlib.sha256(os.fsencode(os.path.realpath(root))).hexdigest()[:20]
+
+
+def cache_file_for(cache: str | os.PathLike[str], root: str | Path) -> Path:
+    """``<stem>-<root digest><suffix>`` beside ``cache``: one database per root."""
+    path = Path(cache)
+    return path.with_name(f"{path.stem}-{root_digest(root)}{path.suffix}")
+
+
+def default_cache_path(root: str | Path) -> Path:
+    """Where the cache of ``root`` lives: the user cache folder, one file per real root path.
+
+    Falls back to the temporary folder when the user cache folder lies inside the root (a
+    home folder opened as a corpus); raises ValueError when every candidate does.
+    """
+    import platformdirs
+
+    real = os.path.realpath(root)
+    name = f"corpus-{root_digest(real)}.sqlite"
+    candidates = [
+        Path(platformdirs.user_cache_dir("ditto-tui", appauthor=False)),
+        Path(tempfile.gettempdir()) / f"ditto-tui-{os.getuid() if hasattr(os, 'getuid') else 0}",
+    ]
+    for folder in candidates:
+        if not is_inside(folder, real):
+            return folder / name
+    raise ValueError(f"no cache location outside {real}")
+
+
+def is_inside(path: str | Path, root: str | Path) -> bool:
+    """True when ``path`` (resolved) is ``root`` or below it."""
+    p = os.path.realpath(path)
+    r = os.path.realpath(root)
+    return p == r or p.startswith(r.rstrip(os.sep) + os.sep)
+
+
+class FingerprintCache:
+    """A thread-safe handle on one cache database (see the module docstring).
+
+    All methods swallow SQLite failures after the database is open: the cache then turns
+    itself off (``enabled`` False) and appends a notice, and look-ups answer "not cached".
+    """
+
+    def __init__(self, path: str | Path, *, notices: list[str] | None = None) -> None:
+        self.path = Path(path)
+        self.notices = notices if notices is not None else []
+        self.enabled = True
+        self._lock = threading.RLock()
+        self._pending: list[tuple[str, FileResult]] = []
+        self._last_flush = time.monotonic()
+        self._pids: dict[str, int] = {}
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._conn = self._open()
+
+    # -- opening ------------------------------------------------------------------------
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(
+            self.path, timeout=10, check_same_thread=False, isolation_level=None
+        )
+        conn.execute("PRAGMA busy_timeout=10000")
+        return conn
+
+    def _open(self) -> sqlite3.Connection:
+        problem: str | None = None
+        conn: sqlite3.Connection | None = None
+        try:
+            conn = self._connect()
+            conn.execute("PRAGMA journal_mode=WAL")
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
+            if version == 0 and not tables:
+                self._create(conn)
+                return conn
+            if version != SCHEMA_VERSION:
+                problem = f"schema version {version}, expected {SCHEMA_VERSION}"
+            else:
+                app = conn.execute("SELECT value FROM meta WHERE key='application'").fetchone()
+                if app is None or app[0] != APPLICATION:
+                    problem = "not a ditto-tui cache"
+                else:
+                    check = conn.execute("PRAGMA quick_check").fetchone()[0]
+                    if check != "ok":
+                        problem = f"damaged ({check})"
+            if problem is None:
+                conn.execute("PRAGMA synchronous=NORMAL")
+                return conn
+        except sqlite3.DatabaseError as exc:
+            problem = f"unreadable ({exc})"
+        if conn is not None:
+            conn.close()
+        aside = self._set_aside()
+        self.notices.append(
+            f"Fingerprint cache {self.path} was {problem}; moved to {aside} and rebuilt."
+        )
+        conn = self._connect()
+        conn.execute("PRAGMA journal_mode=WAL")
+        self._create(conn)
+        return conn
+
+    def _create(self, conn: sqlite3.Connection) -> None:
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute("BEGIN IMMEDIATE")
+        for statement in _SCHEMA.split(";"):
+            if statement.strip():
+                conn.execute(statement.replace("CREATE TABLE", "CREATE TABLE IF NOT EXISTS"))
+        conn.execute(
+            "INSERT OR REPLACE INTO meta(key, value) VALUES ('application', ?)", (APPLICATION,)
+        )
+        conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        conn.execute("COMMIT")
+
+    def _set_aside(self) -> Path:
+        stamp = time.strftime("%Y%m%dT%H%M%S")
+        aside = self.path.with_name(f"{self.path.name}.corrupt-{stamp}")
+        n = 1
+        while aside.exists():
+            aside = self.path.with_name(f"{self.path.name}.corrupt-{stamp}-{n}")
+            n += 1
+        os.replace(self.path, aside)
+        for suffix in ("-wal", "-shm"):
+            side = self.path.with_name(self.path.name + suffix)
+            if side.exists():
+                with contextlib.suppress(OSError):
+                    os.replace(side, aside.with_name(aside.name + suffix))
+        return aside
+
+    def _fail(self, exc: Exception) -> None:
+        if self.enabled:
+            self.enabled = False
+            self.notices.append(f"Fingerprint cache {self.path} turned off: {exc}")
+
+    # -- reading ------------------------------------------------------------------------
+    def _pid(self, identity: str, *, create: bool) -> int | None:
+        pid = self._pids.get(identity)
+        if pid is not None:
+            return pid
+        row = self._conn.execute(
+            "SELECT pid FROM pipelines WHERE identity=?", (identity,)
+        ).fetchone()
+        if row is None:
+            if not create:
+                return None
+            cur = self._conn.execute("INSERT INTO pipelines(identity) VALUES (?)", (identity,))
+            pid = int(cur.lastrowid or 0)
+        else:
+            pid = int(row[0])
+        self._pids[identity] = pid
+        return pid
+
+    def load(self, identity: str) -> dict[str, CachedFile]:
+        """Every cached file of a pipeline identity, by root-relative path (one query)."""
+        with self._lock:
+            if not self.enabled:
+                return {}
+            try:
+                self.flush()
+                pid = self._pid(identity, create=False)
+                if pid is None:
+                    return {}
+                files = self._conn.execute(
+                    "SELECT path, size, mtime_ns, inode, binary, mbox, fp FROM files"
+                    " WHERE pid=?", (pid,)
+                ).fetchall()
+                msgs = self._conn.execute(
+                    "SELECT path, offset, size, fp FROM messages WHERE pid=?"
+                    " ORDER BY path, part", (pid,)
+                ).fetchall()
+            except sqlite3.Error as exc:
+                self._fail(exc)
+                return {}
+        parts: dict[bytes, list[tuple[int, int, int]]] = {}
+        for path, off, size, fp in msgs:
+            parts.setdefault(path, []).append((off, size, to_unsigned(fp)))
+        out: dict[str, CachedFile] = {}
+        encoding = os.sys.getfilesystemencoding()
+        no_parts: tuple[tuple[int, int, int], ...] = ()
+        for path, size, mtime_ns, inode, binary, mbox, fp in files:
+            out[path.decode(encoding, "surrogateescape")] = CachedFile(
+                (size, mtime_ns, inode + _U64 if inode < 0 else inode),
+                bool(binary),
+                bool(mbox),
+                None if fp is None else fp + _U64 if fp < 0 else fp,
+                tuple(parts[path]) if mbox and path in parts else no_parts,
+            )
+        return out
+
+    # -- writing ------------------------------------------------------------------------
+    def put(self, identity: str, result: FileResult) -> None:
+        """Queue one file result (skips other than "binary file" are not cached)."""
+        if result.skip is not None and not result.binary:
+            return
+        with self._lock:
+            if not self.enabled:
+                return
+            self._pending.append((identity, result))
+            if (
+                len(self._pending) >= BATCH_ROWS
+                or time.monotonic() - self._last_flush >= BATCH_SECONDS
+            ):
+                self.flush()
+
+    def flush(self) -> None:
+        """Write queued results in one transaction (all or nothing)."""
+        with self._lock:
+            if not self._pending or not self.enabled:
+                self._pending.clear()
+                self._last_flush = time.monotonic()
+                return
+            pending, self._pending = self._pending, []
+            try:
+                self._conn.execute("BEGIN IMMEDIATE")
+                files = []
+                msgs = []
+                stale = []
+                for identity, r in pending:
+                    pid = self._pid(identity, create=True)
+                    raw = os.fsencode(r.id)
+                    size, mtime_ns, inode = r.key
+                    fp = None if r.fp is None else to_signed(r.fp)
+                    files.append((pid, raw, size, mtime_ns, to_signed(inode), int(r.binary),
+                                  int(r.mbox), fp))
+                    stale.append((pid, raw))
+                    msgs += [
+                        (pid, raw, i, off, n, to_signed(mfp))
+                        for i, (off, n, mfp) in enumerate(r.parts, 1)
+                    ]
+                self._conn.executemany("DELETE FROM messages WHERE pid=? AND path=?", stale)
+                self._conn.executemany(
+                    "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?)", files
+                )
+                self._conn.executemany("INSERT INTO messages VALUES (?, ?, ?, ?, ?, ?)", msgs)
+                self._conn.execute("COMMIT")
+            except sqlite3.Error as exc:
+                with contextlib.suppress(sqlite3.Error):
+                    self._conn.execute("ROLLBACK")
+                self._pids.clear()
+                self._fail(exc)
+            self._last_flush = time.monotonic()
+
+    def forget(self, paths: Iterable[str]) -> None:
+        """Drop every identity's rows for files that left the corpus."""
+        raws = [(os.fsencode(p),) for p in paths]
+        if not raws:
+            return
+        with self._lock:
+            if not self.enabled:
+                return
+            self.flush()
+            try:
+                self._conn.execute("BEGIN IMMEDIATE")
+                self._conn.executemany("DELETE FROM files WHERE path=?", raws)
+                self._conn.executemany("DELETE FROM messages WHERE path=?", raws)
+                self._conn.execute("COMMIT")
+            except sqlite3.Error as exc:
+                with contextlib.suppress(sqlite3.Error):
+                    self._conn.execute("ROLLBACK")
+                self._fail(exc)
+
+    def close(self) -> None:
+        """Flush and close; later calls are no-ops."""
+        with self._lock:
+            if self._conn is None:
+                return
+            self.flush()
+            with contextlib.suppress(sqlite3.Error):
+                self._conn.close()
+            self._conn = None  # type: ignore[assignment]
+            self.enabled = False
+
+
+def open_cache_for_root(
+    root: str | Path,
+    *,
+    cache: str | Path | None = None,
+    cache_dir: str | Path | None = None,
+    notices: list[str] | None = None,
+) -> FingerprintCache | None:
+    """The cache for a corpus root, or None (with a notice) when none can be used.
+
+    ``cache`` is an explicit database path; ``cache_dir`` a folder for the default file
+    name. A location inside the root is refused (ValueError) for an explicit path and
+    replaced by the fallback for the default one.
+    """
+    notices = notices if notices is not None else []
+    if cache is not None:
+        if is_inside(os.path.dirname(os.path.abspath(cache)), root):
+            raise ValueError(f"the cache {cache} must not be inside the corpus folder {root}")
+        path = Path(cache)
+    else:
+        try:
+            path = default_cache_path(root)
+        except ValueError as exc:
+            notices.append(f"Fingerprint cache off: {exc}.")
+            return None
+        if cache_dir is not None:
+            path = Path(cache_dir) / path.name
+            if is_inside(path.parent, root):
+                raise ValueError(f"the cache folder {cache_dir} must not be inside {root}")
+    try:
+        return FingerprintCache(path, notices=notices)
+    except (OSError, sqlite3.Error) as exc:
+        notices.append(f"Fingerprint cache {path} could not be opened ({exc}); working without.")
+        return None

@@ -1,0 +1,139 @@
+"""What a corpus is made of: documents, skips, mail metadata, scan options and change batches.
+
+These are plain values shared by the walker, the cache, the session and the UI. Ids are `str`
+built with ``surrogateescape`` from the file-system bytes, so a name that is not valid UTF-8 is
+kept (never dropped, never a crash); :func:`display_id` renders such a name with ``\\xNN``
+escapes for the screen.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ditto_tui.core.simhash import Fingerprint
+
+MiB = 1024 * 1024
+
+#: Kinds of document a corpus can hold.
+KINDS = ("text", "html", "maildir", "mbox")
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    """One fingerprinted unit of a corpus.
+
+    ``id`` is relative to the corpus root, ``/``-separated; a maildir message is
+    ``"box/cur/<file>"`` and an mbox message is ``"archive.mbox#N"`` with N counted from 1 in
+    file order. ``path`` is the absolute path of the file holding the document. For an mbox
+    message ``offset``/``size`` locate the stored message bytes inside that file; for every
+    other kind ``offset`` is 0 and ``size`` is the file size. ``mtime_ns`` and ``inode`` are
+    those of the holding file when it was read.
+    """
+
+    id: str
+    path: str
+    kind: str
+    size: int
+    mtime_ns: int
+    inode: int
+    offset: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    """A path the corpus did not fingerprint and why (``reason`` is a short human phrase)."""
+
+    id: str
+    path: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class MailInfo:
+    """Display metadata of a mail message; RFC 2047 encoded words are already decoded."""
+
+    subject: str
+    sender: str
+    date: str
+
+
+@dataclass(frozen=True, slots=True)
+class ScanOptions:
+    """What a walk accepts.
+
+    ``max_size`` bounds the bytes read per file (larger files are skipped, never truncated);
+    ``include_binary`` fingerprints files with a NUL byte in their first 8 KiB (as Go ditto
+    does) instead of skipping them; ``ignore`` adds gitignore-style patterns to the defaults
+    and to the root's ``.dittoignore``; ``follow_symlinks_inside_root`` reads symlinked files
+    and descends symlinked folders whose target stays inside the root (links leaving the
+    root are always skipped).
+    """
+
+    max_size: int = 64 * MiB
+    include_binary: bool = False
+    ignore: tuple[str, ...] = ()
+    follow_symlinks_inside_root: bool = True
+
+
+#: The default options (a shared immutable value).
+DEFAULT_OPTIONS = ScanOptions()
+
+
+@dataclass(slots=True)
+class ScanProgress:
+    """Progress of a scan: documents and bytes done so far; ``total`` once discovery ended."""
+
+    done: int
+    total: int | None
+    bytes_done: int
+    elapsed: float
+
+
+@dataclass(slots=True)
+class ChangeBatch:
+    """A set of corpus changes to apply in one go.
+
+    ``added`` and ``changed`` map ids to their new fingerprints, ``removed`` lists ids that
+    left the corpus (including documents that became skipped), ``skipped`` lists the new
+    skips. ``rescan`` is True when the batch comes from a full rescan (after a watcher
+    overflow or a failed watch) rather than from individual events.
+    """
+
+    added: dict[str, Fingerprint] = field(default_factory=dict)
+    changed: dict[str, Fingerprint] = field(default_factory=dict)
+    removed: list[str] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+    rescan: bool = False
+
+    def __bool__(self) -> bool:
+        """True when the batch changes anything (a rescan batch always counts)."""
+        return bool(self.added or self.changed or self.removed or self.skipped or self.rescan)
+
+    def extend(self, other: ChangeBatch) -> None:
+        """Fold a later batch into this one (later facts win per id)."""
+        for id_ in other.removed:
+            self.added.pop(id_, None)
+            self.changed.pop(id_, None)
+        for id_, fp in other.added.items():
+            if id_ in self.removed:
+                self.removed.remove(id_)
+                self.changed[id_] = fp
+            else:
+                self.added[id_] = fp
+        for id_, fp in other.changed.items():
+            if id_ in self.added:
+                self.added[id_] = fp
+            else:
+                self.changed[id_] = fp
+        self.removed.extend(i for i in other.removed if i not in self.removed)
+        self.skipped.extend(other.skipped)
+        self.rescan = self.rescan or other.rescan
+
+
+def display_id(id_: str) -> str:
+    """Render an id for the screen: undecodable bytes become ``\\xNN`` escapes."""
+    raw = os.fsencode(id_)
+    return raw.decode("utf-8", "backslashreplace")

@@ -1,0 +1,146 @@
+"""Writing families to CSV or JSON lines (used by the UI's export dialog and the CLI).
+
+CSV has one row per member: ``family,size,diameter,representative,member,distance,
+fingerprint,k,mode`` (``family`` counts from 1 in the given order; ``distance`` is to the
+representative). JSON lines have one object per family: ``{"family", "k", "mode", "size",
+"diameter", "representative", "members": [{"id", "fingerprint", "distance"}]}``.
+Fingerprints are 16 lowercase hex digits. Ids that are not valid UTF-8 (surrogateescape
+strings) are written back as their original bytes.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import tempfile
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import IO, Protocol
+
+__all__ = ["FORMATS", "export_families", "write_families"]
+
+FORMATS = ("csv", "jsonl")
+CSV_HEADER = (
+    "family",
+    "size",
+    "diameter",
+    "representative",
+    "member",
+    "distance",
+    "fingerprint",
+    "k",
+    "mode",
+)
+
+
+class _Family(Protocol):
+    members: tuple[str, ...]
+    centre: str
+    diameter: int
+
+
+def _lookup(fingerprints: Mapping[str, int] | Callable[[str], int]) -> Callable[[str], int]:
+    if callable(fingerprints) and not isinstance(fingerprints, Mapping):
+        return fingerprints
+    return fingerprints.__getitem__  # type: ignore[union-attr]
+
+
+def _write(handle, families: Iterable[_Family], fmt: str, k: int, mode: str, fp_of) -> int:
+    count = 0
+    writer = csv.writer(handle, lineterminator="\n") if fmt == "csv" else None
+    if writer is not None:
+        writer.writerow(CSV_HEADER)
+    for number, family in enumerate(families, start=1):
+        centre = int(fp_of(family.centre))
+        members = []
+        for member in family.members:
+            fp = int(fp_of(member))
+            members.append((member, fp, (fp ^ centre).bit_count()))
+        members.sort(key=lambda m: (m[2], m[0]))
+        if writer is not None:
+            for member, fp, distance in members:
+                writer.writerow(
+                    (number, len(members), family.diameter, family.centre, member, distance,
+                     f"{fp:016x}", k, mode)
+                )
+        else:
+            record = {
+                "family": number,
+                "k": k,
+                "mode": mode,
+                "size": len(members),
+                "diameter": family.diameter,
+                "representative": family.centre,
+                "members": [
+                    {"id": member, "fingerprint": f"{fp:016x}", "distance": distance}
+                    for member, fp, distance in members
+                ],
+            }
+            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+        count += 1
+    return count
+
+
+def write_families(
+    families: Iterable[_Family],
+    handle: IO[str],
+    *,
+    fmt: str = "csv",
+    k: int,
+    mode: str,
+    fingerprints: Mapping[str, int] | Callable[[str], int],
+) -> int:
+    """Write ``families`` to an open text stream (e.g. stdout); return how many were written."""
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown export format {fmt!r} (expected csv or jsonl)")
+    return _write(handle, families, fmt, k, mode, _lookup(fingerprints))
+
+
+def export_families(
+    families: Iterable[_Family],
+    dest: str | os.PathLike[str],
+    *,
+    fmt: str = "csv",
+    k: int,
+    mode: str,
+    fingerprints: Mapping[str, int] | Callable[[str], int],
+    overwrite: bool = False,
+) -> int:
+    """Write ``families`` to ``dest`` and return how many families were written.
+
+    ``fingerprints`` maps every member id to its fingerprint (a mapping or a function).
+    An existing ``dest`` raises ``FileExistsError`` unless ``overwrite`` is True, in which case
+    it is replaced atomically (a crash leaves the old file intact). ``fmt`` other than
+    ``"csv"``/``"jsonl"`` raises ``ValueError``; a member without a fingerprint raises
+    ``KeyError`` before anything is left at ``dest``.
+    """
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown export format {fmt!r} (expected csv or jsonl)")
+    path = Path(dest)
+    fp_of = _lookup(fingerprints)
+    families = list(families)
+    if path.exists() and not overwrite:
+        raise FileExistsError(f"{path} exists")
+    if not overwrite:
+        try:
+            with open(path, "x", encoding="utf-8", errors="surrogateescape", newline="") as handle:
+                return _write(handle, families, fmt, k, mode, fp_of)
+        except FileExistsError:
+            raise
+        except BaseException:
+            path.unlink(missing_ok=True)
+            raise
+    fd, tmp = tempfile.mkstemp(prefix=".ditto-export-", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape", newline="") as handle:
+            count = _write(handle, families, fmt, k, mode, fp_of)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    return count

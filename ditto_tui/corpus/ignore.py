@@ -1,0 +1,69 @@
+"""Ignore rules: defaults, ``--ignore`` globs and the root's ``.dittoignore`` (gitignore syntax).
+
+Ignored paths are silently left out (they are not "skipped": the user asked for it).
+Patterns match paths relative to the corpus root, ``/``-separated, as in a ``.gitignore``
+at the root; an ignored folder hides everything below it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable
+
+import pathspec
+
+#: Always ignored unless a later negation (``!pattern``) re-includes them.
+DEFAULT_IGNORES: tuple[str, ...] = (
+    ".git/",
+    ".hg/",
+    ".svn/",
+    "node_modules/",
+    "__pycache__/",
+    ".dittoignore",
+    ".ditto-tui/",
+)
+IGNORE_FILE = ".dittoignore"
+
+
+class IgnoreRules:
+    """Decides whether a root-relative path is ignored.
+
+    ``is_ignored(rel, is_dir)`` is exact gitignore semantics for the combined pattern list
+    (defaults, then ``extra`` patterns, then the ``.dittoignore`` lines); a folder must be
+    asked with ``is_dir=True`` so folder-only patterns (``build/``) apply to it.
+    """
+
+    def __init__(self, patterns: Iterable[str]) -> None:
+        self.patterns: tuple[str, ...] = tuple(p for p in patterns if p.strip())
+        self._spec = pathspec.PathSpec.from_lines("gitwildmatch", self.patterns)
+        # Fast path: without negations the rules are one alternation of the patterns' regexes.
+        self._regex: re.Pattern[str] | None = None
+        active = [p for p in self._spec.patterns if p.include is not None]
+        if all(p.include for p in active):
+            parts = [
+                p.regex.pattern.replace("(?P<ps_d>", "(?:")  # type: ignore[union-attr]
+                for p in active
+            ]
+            self._regex = re.compile("|".join(f"(?:{x})" for x in parts) or "(?!)")
+
+    @classmethod
+    def for_root(cls, root: str, extra: Iterable[str] = ()) -> IgnoreRules:
+        """Rules for a corpus root: defaults, ``extra``, then ``root/.dittoignore`` if readable."""
+        lines = list(DEFAULT_IGNORES) + list(extra)
+        try:
+            with open(os.path.join(root, IGNORE_FILE), encoding="utf-8", errors="replace") as f:
+                lines += [ln.rstrip("\n") for ln in f if not ln.startswith("#")]
+        except OSError:
+            pass
+        return cls(lines)
+
+    def is_ignored(self, rel: str, is_dir: bool = False) -> bool:
+        """True when the root-relative path ``rel`` (or one of its folders) is ignored."""
+        if not rel or rel == ".":
+            return False
+        if is_dir and not rel.endswith("/"):
+            rel += "/"
+        if self._regex is not None:
+            return self._regex.match(rel) is not None
+        return self._spec.match_file(rel)

@@ -1,0 +1,187 @@
+"""Reading user files safely: the only code that opens a document's bytes.
+
+:func:`read_document_bytes` never blocks on a FIFO or a device (the caller classified the
+path with ``lstat`` and the file is opened with ``O_NONBLOCK`` as a guard, then checked
+with ``fstat``), never reads more than the size limit, and copes with a file that vanishes,
+grows or is replaced while being read: it re-reads a few times and then gives up with
+:class:`SkipFile`. Every failure is a :class:`SkipFile` carrying a short human reason.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+
+#: Bytes inspected for a NUL byte to call a file binary.
+BINARY_PROBE = 8192
+#: Attempts at reading a file that keeps changing underneath us.
+READ_ATTEMPTS = 3
+
+
+class SkipFile(Exception):  # noqa: N818 - it is a skip, not an error
+    """A file cannot be a document; ``reason`` is what the user sees."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def os_reason(exc: OSError) -> str:
+    """A short human phrase for an OS error met while opening or reading a path."""
+    code = exc.errno
+    if code in (errno.EACCES, errno.EPERM):
+        return "permission denied"
+    if code == errno.ENOENT:
+        return "vanished while reading"
+    if code == errno.ENAMETOOLONG:
+        return "path too long for the system"
+    if code == errno.ELOOP:
+        return "symlink loop"
+    if code == errno.EISDIR:
+        return "is a folder"
+    return f"unreadable ({exc.strerror or exc.__class__.__name__})"
+
+
+def kind_reason(mode: int) -> str | None:
+    """Why a file of this ``st_mode`` cannot be read as a document, or None for a regular file."""
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISFIFO(mode):
+        return "named pipe (FIFO), not read"
+    if stat.S_ISSOCK(mode):
+        return "socket, not read"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "device, not read"
+    if stat.S_ISDIR(mode):
+        return "is a folder"
+    return "not a regular file"
+
+
+def is_binary(head: bytes) -> bool:
+    """True when the first 8 KiB hold a NUL byte (the binary-file rule)."""
+    return b"\0" in head[:BINARY_PROBE]
+
+
+def _open_regular(path: str) -> tuple[int, os.stat_result]:
+    """Open ``path`` read-only without blocking and return (fd, fstat); SkipFile if not regular."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        raise SkipFile(os_reason(exc)) from exc
+    try:
+        st = os.fstat(fd)
+    except OSError as exc:
+        os.close(fd)
+        raise SkipFile(os_reason(exc)) from exc
+    reason = kind_reason(st.st_mode)
+    if reason is not None:
+        os.close(fd)
+        raise SkipFile(reason)
+    return fd, st
+
+
+def _read_all(fd: int, limit: int) -> bytes:
+    """Read until EOF or ``limit + 1`` bytes (one more than allowed, to notice growth)."""
+    chunks: list[bytes] = []
+    got = 0
+    want = limit + 1
+    while got < want:
+        chunk = os.read(fd, min(want - got, 1 << 20))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        got += len(chunk)
+    return b"".join(chunks)
+
+
+def read_document_bytes(
+    path: str, *, max_size: int, want_binary: bool = True
+) -> tuple[bytes, os.stat_result, bool]:
+    """Read a whole regular file safely; return (data, stat at the read, binary flag).
+
+    Raises :class:`SkipFile` when the file is not regular, exceeds ``max_size``, cannot be
+    opened or read, or keeps changing while being read (``READ_ATTEMPTS`` tries). Binary
+    files are returned (flag True); with ``want_binary=False`` only their first 8 KiB are
+    read and returned, since the caller will refuse them anyway.
+    """
+    for _ in range(READ_ATTEMPTS):
+        fd, st = _open_regular(path)
+        try:
+            if st.st_size > max_size:
+                raise SkipFile(f"larger than the size limit ({_human(max_size)})")
+            try:
+                if not want_binary:
+                    head = os.read(fd, BINARY_PROBE)
+                    if is_binary(head):
+                        return head, st, True
+                    os.lseek(fd, 0, os.SEEK_SET)
+                data = _read_all(fd, max_size)
+                after = os.fstat(fd)
+            except OSError as exc:
+                raise SkipFile(os_reason(exc)) from exc
+        finally:
+            os.close(fd)
+        if len(data) > max_size:
+            raise SkipFile(f"larger than the size limit ({_human(max_size)})")
+        if (
+            len(data) != st.st_size
+            or after.st_size != st.st_size
+            or after.st_mtime_ns != st.st_mtime_ns
+        ):
+            continue  # written to while we read: try again
+        return data, st, is_binary(data)
+    raise SkipFile("kept changing while being read")
+
+
+def read_document_file(path: str, *, max_size: int) -> bytes:
+    """The whole content of one regular file named by the user (binary files included).
+
+    Raises OSError whose message is ``"<path>: <reason>"`` for every refusal (not a
+    regular file, over ``max_size``, unreadable, changing while read).
+    """
+    try:
+        return read_document_bytes(path, max_size=max_size)[0]
+    except SkipFile as exc:
+        raise OSError(f"{path}: {exc.reason}") from exc
+
+
+def read_range(path: str, offset: int, size: int, *, expect_inode: int | None = None) -> bytes:
+    """Read ``size`` bytes at ``offset`` of a regular file (an mbox message); SkipFile on failure.
+
+    ``expect_inode`` guards against reading a different file that replaced the original.
+    """
+    fd, st = _open_regular(path)
+    try:
+        if expect_inode is not None and st.st_ino != expect_inode:
+            raise SkipFile("replaced since it was read")
+        try:
+            data = os.pread(fd, size, offset)
+        except OSError as exc:
+            raise SkipFile(os_reason(exc)) from exc
+    finally:
+        os.close(fd)
+    if len(data) != size:
+        raise SkipFile("changed since it was read")
+    return data
+
+
+def read_head(path: str, size: int) -> bytes:
+    """The first ``size`` bytes of a regular file (for sniffing); SkipFile on failure."""
+    fd, _ = _open_regular(path)
+    try:
+        return os.read(fd, size)
+    except OSError as exc:
+        raise SkipFile(os_reason(exc)) from exc
+    finally:
+        os.close(fd)
+
+
+def _human(n: int) -> str:
+    """Bytes as a short human figure (``64 MiB``)."""
+    for unit in ("bytes", "KiB", "MiB", "GiB"):
+        if n < 1024 or unit == "GiB":
+            return f"{n:g} {unit}" if unit == "bytes" else f"{n:.4g} {unit}"
+        n /= 1024  # type: ignore[assignment]
+    return f"{n} bytes"

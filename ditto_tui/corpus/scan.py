@@ -1,0 +1,339 @@
+"""Turning walked files into fingerprints: cache look-ups, then reading in worker processes.
+
+:func:`resolve_entries` consumes a walk (``FileEntry``/``Skipped`` in walk order) and yields
+one :class:`Resolved` per file, in the same order. Files whose (size, mtime_ns, inode) match
+the cache are answered without being opened; the others are read and fingerprinted, in
+worker processes when there are enough of them (at least ``POOL_MIN_FILES`` files and
+``POOL_MIN_BYTES`` bytes), else in-process to avoid the pool's start-up cost. Workers get
+chunks of entries and return only ids, stat keys and integer fingerprints; at most
+``INFLIGHT_PER_JOB`` chunks per job are in flight, so memory stays bounded on any corpus.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sys
+import threading
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import TYPE_CHECKING, NamedTuple
+
+from ditto_tui.corpus.documents import DEFAULT_OPTIONS, Document, ScanOptions, Skipped
+from ditto_tui.corpus.mail import looks_like_mbox, split_mbox
+from ditto_tui.corpus.reading import SkipFile, read_document_bytes
+from ditto_tui.corpus.walk import FileEntry
+
+if TYPE_CHECKING:
+    from ditto_tui.core.pipeline import Pipeline
+    from ditto_tui.corpus.cache import CachedFile, FingerprintCache
+
+POOL_MIN_FILES = 50
+POOL_MIN_BYTES = 2 * 1024 * 1024
+CHUNK_FILES = 128
+CHUNK_BYTES = 4 * 1024 * 1024
+INFLIGHT_PER_JOB = 3
+BINARY_REASON = "binary file"
+
+
+class FileResult(NamedTuple):
+    """What reading one file produced (picklable, small).
+
+    ``key`` is (size, mtime_ns, inode) at the read; ``fp`` is the whole-file fingerprint
+    (None for an mbox, a skipped binary file or a failure); ``parts`` holds one
+    (offset, size, fp) per mbox message; ``skip`` is a reason when the file is refused.
+    """
+
+    id: str
+    key: tuple[int, int, int]
+    binary: bool
+    mbox: bool
+    fp: int | None
+    parts: tuple[tuple[int, int, int], ...]
+    skip: str | None
+
+
+class Resolved(NamedTuple):
+    """The outcome for one walked file: its documents with fingerprints, or a skip.
+
+    ``key`` is the (size, mtime_ns, inode) the fingerprints belong to; ``from_cache`` tells
+    whether the file was answered without reading it.
+    """
+
+    entry: FileEntry
+    key: tuple[int, int, int]
+    docs: tuple[tuple[Document, int], ...]
+    skip: Skipped | None
+    from_cache: bool
+
+
+def fingerprint_file(
+    pipeline: Pipeline, entry: FileEntry, *, max_size: int, include_binary: bool
+) -> FileResult:
+    """Read one file and fingerprint it (an mbox message by message); never raises."""
+    try:
+        data, st, binary = read_document_bytes(
+            entry.path, max_size=max_size, want_binary=include_binary
+        )
+    except SkipFile as exc:
+        return FileResult(entry.id, entry.key, False, False, None, (), exc.reason)
+    key = (st.st_size, st.st_mtime_ns, st.st_ino)
+    if binary and not include_binary:
+        return FileResult(entry.id, key, True, False, None, (), BINARY_REASON)
+    try:
+        name = entry.id.rsplit("/", 1)[-1]
+        if entry.kind == "text" and looks_like_mbox(name, data[:256]):
+            parts = tuple(
+                (off, n, int(pipeline.fingerprint(data[off : off + n])))
+                for off, n in split_mbox(data)
+            )
+            return FileResult(entry.id, key, binary, True, None, parts, None)
+        return FileResult(entry.id, key, binary, False, int(pipeline.fingerprint(data)), (), None)
+    except Exception as exc:  # noqa: BLE001 - one bad file must not stop a scan
+        reason = f"could not fingerprint ({type(exc).__name__}: {exc})"
+        return FileResult(entry.id, key, binary, False, None, (), reason)
+
+
+def to_resolved(entry: FileEntry, result: FileResult, *, from_cache: bool) -> Resolved:
+    """Documents (or the skip) a file result stands for; ids of mbox messages are ``id#N``."""
+    if result.skip is not None:
+        return Resolved(entry, result.key, (), Skipped(entry.id, entry.path, result.skip), from_cache)
+    size, mtime_ns, inode = result.key
+    if result.mbox:
+        docs = tuple(
+            (Document(f"{entry.id}#{i}", entry.path, "mbox", n, mtime_ns, inode, off), fp)
+            for i, (off, n, fp) in enumerate(result.parts, 1)
+        )
+    else:
+        assert result.fp is not None
+        docs = ((Document(entry.id, entry.path, entry.kind, size, mtime_ns, inode), result.fp),)
+    return Resolved(entry, result.key, docs, None, from_cache)
+
+
+# -- worker processes -------------------------------------------------------------------
+_WORKER: tuple[Pipeline, int, bool] | None = None
+
+
+def _init_worker(pipeline: Pipeline, max_size: int, include_binary: bool) -> None:
+    global _WORKER
+    _WORKER = (pipeline, max_size, include_binary)
+
+
+def _work(entries: list[FileEntry]) -> list[FileResult]:
+    assert _WORKER is not None, "worker not initialised"
+    pipeline, max_size, include_binary = _WORKER
+    return [
+        fingerprint_file(pipeline, e, max_size=max_size, include_binary=include_binary)
+        for e in entries
+    ]
+
+
+def pool_context() -> multiprocessing.context.BaseContext:
+    """'fork' on Linux while the process is single-threaded, else 'forkserver' (Linux) or the
+    platform default: forking a threaded process (a UI, a watcher) can deadlock the child."""
+    if sys.platform.startswith("linux"):
+        if threading.active_count() == 1:
+            return multiprocessing.get_context("fork")
+        return multiprocessing.get_context("forkserver")
+    return multiprocessing.get_context()
+
+
+def default_jobs() -> int:
+    """Worker count when none is given: the CPUs this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+# -- resolving a walk -------------------------------------------------------------------
+_Item = FileEntry | Skipped
+
+
+class _Chunk:
+    """A run of walk items in order; its misses are computed together (maybe in a worker)."""
+
+    __slots__ = ("items", "misses", "miss_bytes", "future", "results")
+
+    def __init__(self) -> None:
+        self.items: list[_Item | Resolved] = []
+        self.misses: list[FileEntry] = []
+        self.miss_bytes = 0
+        self.future: Future[list[FileResult]] | None = None
+        self.results: list[FileResult] | None = None
+
+
+def resolve_entries(
+    items: Iterable[FileEntry | Skipped],
+    pipeline: Pipeline,
+    *,
+    options: ScanOptions = DEFAULT_OPTIONS,
+    jobs: int | None = None,
+    cache: FingerprintCache | None = None,
+    rows: Mapping[str, CachedFile] | None = None,
+    cached: Callable[[FileEntry], Resolved | None] | None = None,
+    cancelled: Callable[[], bool] = lambda: False,
+) -> Iterator[Resolved | Skipped]:
+    """Resolve a walk to fingerprints, in walk order (see the module docstring).
+
+    ``cached(entry)`` may answer an entry first (the session's in-memory state); then
+    ``rows`` (cache rows of this pipeline, from ``FingerprintCache.load``) are consulted;
+    everything else is read, and new results are written to ``cache``. Stops early
+    (without error) when ``cancelled()`` turns True.
+    """
+    identity = pipeline.identity
+
+    def lookup(entry: FileEntry) -> Resolved | None:
+        if cached is not None:
+            hit = cached(entry)
+            if hit is not None:
+                return hit
+        if rows is None:
+            return None
+        row = rows.get(entry[0])
+        if row is None:
+            return None
+        key = entry[3:6]  # (size, mtime_ns, inode) without the property call: hot path
+        row_key, binary, mbox, fp, parts = row
+        if row_key != key:
+            return None
+        if binary and not options.include_binary:
+            result = FileResult(entry.id, key, True, False, None, (), BINARY_REASON)
+        elif mbox:
+            result = FileResult(entry.id, key, binary, True, None, parts, None)
+        elif fp is None:
+            return None
+        else:  # the common case, kept short: one document
+            doc = Document(entry[0], entry[1], entry[2], key[0], key[1], key[2])
+            return Resolved(entry, key, ((doc, fp),), None, True)
+        return to_resolved(entry, result, from_cache=True)
+
+    def chunks() -> Iterator[_Chunk]:
+        chunk = _Chunk()
+        for item in items:
+            if isinstance(item, FileEntry):
+                hit = lookup(item)
+                if hit is not None:
+                    chunk.items.append(hit)
+                else:
+                    chunk.items.append(item)
+                    chunk.misses.append(item)
+                    chunk.miss_bytes += item.size
+            else:
+                chunk.items.append(item)
+            if len(chunk.misses) >= CHUNK_FILES or chunk.miss_bytes >= CHUNK_BYTES or (
+                len(chunk.items) >= 8 * CHUNK_FILES
+            ):
+                yield chunk
+                chunk = _Chunk()
+        if chunk.items:
+            yield chunk
+
+    def local(entries: list[FileEntry]) -> list[FileResult]:
+        return [
+            fingerprint_file(
+                pipeline, e, max_size=options.max_size, include_binary=options.include_binary
+            )
+            for e in entries
+        ]
+
+    def emit(chunk: _Chunk) -> Iterator[Resolved | Skipped]:
+        results = iter(chunk.results or ())
+        for item in chunk.items:
+            if isinstance(item, FileEntry):
+                result = next(results)
+                if cache is not None:
+                    cache.put(identity, result)
+                yield to_resolved(item, result, from_cache=False)
+            else:
+                yield item
+
+    # Decide between in-process and a pool by peeking at the first chunks.
+    source = chunks()
+    head: list[_Chunk] = []
+    files = size = 0
+    for chunk in source:
+        head.append(chunk)
+        files += len(chunk.misses)
+        size += chunk.miss_bytes
+        if files >= POOL_MIN_FILES and size >= POOL_MIN_BYTES:
+            break
+    n_jobs = jobs if jobs is not None else default_jobs()
+    use_pool = n_jobs > 1 and files >= POOL_MIN_FILES and size >= POOL_MIN_BYTES
+
+    def all_chunks() -> Iterator[_Chunk]:
+        yield from head
+        yield from source
+
+    try:
+        if not use_pool:
+            for chunk in all_chunks():
+                if cancelled():
+                    return
+                if chunk.misses:
+                    chunk.results = local(chunk.misses)
+                yield from emit(chunk)
+            return
+        yield from _pooled(all_chunks(), pipeline, options, n_jobs, local, emit, cancelled)
+    finally:
+        if cache is not None:
+            cache.flush()
+
+
+def _pooled(
+    chunk_iter: Iterator[_Chunk],
+    pipeline: Pipeline,
+    options: ScanOptions,
+    n_jobs: int,
+    local: Callable[[list[FileEntry]], list[FileResult]],
+    emit: Callable[[_Chunk], Iterator[Resolved | Skipped]],
+    cancelled: Callable[[], bool],
+) -> Iterator[Resolved | Skipped]:
+    """Ordered, bounded parallel map of chunks over a process pool (falls back in-process
+    for the rest of the run if the pool breaks, e.g. a worker killed by the OOM killer)."""
+    pool: ProcessPoolExecutor | None = ProcessPoolExecutor(
+        max_workers=n_jobs,
+        mp_context=pool_context(),
+        initializer=_init_worker,
+        initargs=(pipeline, options.max_size, options.include_binary),
+    )
+    inflight: deque[_Chunk] = deque()
+    limit = n_jobs * INFLIGHT_PER_JOB
+    try:
+        for chunk in chunk_iter:
+            if cancelled():
+                return
+            if chunk.misses:
+                if pool is not None:
+                    try:
+                        chunk.future = pool.submit(_work, chunk.misses)
+                    except (BrokenProcessPool, RuntimeError):
+                        pool = None
+                if pool is None:
+                    chunk.results = local(chunk.misses)
+            inflight.append(chunk)
+            while len(inflight) > limit or (inflight and _ready(inflight[0])):
+                yield from emit(_finish(inflight.popleft(), local))
+        while inflight:
+            if cancelled():
+                return
+            yield from emit(_finish(inflight.popleft(), local))
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _ready(chunk: _Chunk) -> bool:
+    return chunk.future is None or chunk.future.done()
+
+
+def _finish(chunk: _Chunk, local: Callable[[list[FileEntry]], list[FileResult]]) -> _Chunk:
+    if chunk.future is not None:
+        try:
+            chunk.results = chunk.future.result()
+        except BrokenProcessPool:
+            chunk.results = local(chunk.misses)
+        chunk.future = None
+    return chunk

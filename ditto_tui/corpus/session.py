@@ -1,0 +1,464 @@
+"""A corpus opened by the UI: scan once, then follow the folder live.
+
+:class:`CorpusSession` owns the documents of one root and keeps them current. ``scan()``
+blocks (call it from a Textual thread worker); watching runs in the watcher's own thread
+and reports :class:`ChangeBatch` es through the ``on_change`` callback, which therefore runs
+off the UI thread (post a message or use ``call_from_thread``). The public mappings
+(``documents``, ``fingerprints``) and the ``skipped`` list are immutable snapshots replaced
+as a whole on every update, so reading them from any thread never sees a half-applied change.
+"""
+
+from __future__ import annotations
+
+import bisect
+import os
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from itertools import chain
+from pathlib import Path
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Generic, TypeVar
+
+from ditto_tui.core.simhash import Fingerprint
+from ditto_tui.corpus.cache import CachedFile, FingerprintCache, open_cache_for_root
+from ditto_tui.corpus.documents import (
+    DEFAULT_OPTIONS,
+    ChangeBatch,
+    Document,
+    MailInfo,
+    ScanOptions,
+    ScanProgress,
+    Skipped,
+)
+from ditto_tui.corpus.mail import mail_info
+from ditto_tui.corpus.reading import SkipFile, read_document_bytes, read_head, read_range
+from ditto_tui.corpus.scan import Resolved, resolve_entries
+from ditto_tui.corpus.walk import FileEntry, Walker, walk_order_key
+from ditto_tui.corpus.watch import RECONCILE_SECONDS, FolderWatcher
+
+if TYPE_CHECKING:
+    from ditto_tui.core.pipeline import Pipeline
+
+__all__ = ["ChangeBatch", "CorpusSession", "ScanProgress"]
+
+T = TypeVar("T")
+PROGRESS_SECONDS = 0.1
+BATCH_SECONDS = 0.25
+MAIL_HEAD_BYTES = 256 * 1024
+
+
+def _never() -> bool:
+    return False
+
+
+class CorpusSession:
+    """The live corpus of one root folder (or one file) for one pipeline.
+
+    ``cache`` is an explicit cache database path (default: the user cache folder, one file
+    per real root path, never inside the root); ``use_cache=False`` reads everything.
+    ``jobs`` bounds worker processes for large scans. ``reconcile_every`` (seconds, or
+    None) is the period of the stat-only safety reconcile while watching. Problems the user
+    should know about (cache set aside, watch fallbacks) are appended to ``notices``.
+    Raises FileNotFoundError when ``root`` does not exist and ValueError when an explicit
+    ``cache`` lies inside it.
+
+    Watching follows the real folder tree: documents reached through a symlinked folder
+    are refreshed by the periodic reconcile, not by events.
+    """
+
+    def __init__(
+        self,
+        root: str | Path,
+        pipeline: Pipeline,
+        *,
+        options: ScanOptions = DEFAULT_OPTIONS,
+        cache: str | Path | None = None,
+        use_cache: bool = True,
+        jobs: int | None = None,
+        reconcile_every: float | None = RECONCILE_SECONDS,
+    ) -> None:
+        self.root = Path(os.path.abspath(root))
+        if not os.path.lexists(self.root):
+            raise FileNotFoundError(f"no such file or folder: {root}")
+        self.pipeline = pipeline
+        self.options = options
+        self.jobs = jobs
+        self.reconcile_every = reconcile_every
+        self.notices: list[str] = []
+        self._walker = Walker(
+            str(self.root), options, accepts=pipeline.accepts, pipeline_name=pipeline.name
+        )
+        self._cache: FingerprintCache | None = None
+        if use_cache:
+            self._cache = open_cache_for_root(self.root, cache=cache, notices=self.notices)
+        self._update_lock = threading.RLock()
+        self._files: dict[str, Resolved] = {}
+        self._sorted_files: list[str] | None = None
+        self._docs: dict[str, Document] = {}
+        self._fps: dict[str, Fingerprint] = {}
+        self._skips: dict[str, Skipped] = {}
+        self._skipped_list: list[Skipped] = []
+        self._watcher: FolderWatcher | None = None
+        self._on_change: Callable[[ChangeBatch], None] | None = None
+        self._on_state: Callable[[str], None] | None = None
+        self._closed = False
+
+    # -- snapshots ----------------------------------------------------------------------
+    @property
+    def documents(self) -> Mapping[str, Document]:
+        """Every current document by id (read-only snapshot)."""
+        return MappingProxyType(self._docs)
+
+    @property
+    def fingerprints(self) -> Mapping[str, Fingerprint]:
+        """Every current fingerprint by document id (read-only snapshot)."""
+        return MappingProxyType(self._fps)
+
+    @property
+    def skipped(self) -> list[Skipped]:
+        """Current skips in walk order (a copy)."""
+        return list(self._skipped_list)
+
+    @property
+    def watch_state(self) -> str:
+        """``"watching"``, ``"paused"``, ``"rescanning"`` or ``"off"``."""
+        return self._watcher.state if self._watcher is not None else "off"
+
+    # -- scanning -----------------------------------------------------------------------
+    def scan(
+        self,
+        *,
+        on_progress: Callable[[ScanProgress], None] | None = None,
+        on_batch: Callable[[ChangeBatch], None] | None = None,
+        cancelled: Callable[[], bool] = _never,
+    ) -> ChangeBatch:
+        """Walk the whole root and bring the session up to date; blocking.
+
+        Returns the change against the state before the call (everything is ``added`` on
+        the first scan). ``on_batch`` receives the same change in pieces while the scan runs
+        (about every 0.25 s; their union is the return value); ``on_progress`` is called
+        about ten times a second. Unchanged files are answered from memory or from the cache
+        without being read. When ``cancelled()`` turns True the scan stops early: what was
+        resolved so far is applied and nothing is removed.
+        """
+        return self._update(
+            None, on_progress=on_progress, on_batch=on_batch, cancelled=cancelled,
+            use_rows=True,
+        )
+
+    def _memory_hit(self, entry: FileEntry) -> Resolved | None:
+        known = self._files.get(entry.id)
+        if known is None or known.key != entry.key or known.entry.kind != entry.kind:
+            return None
+        if known.skip is not None and known.skip.reason != "binary file":
+            return None  # retry unreadable files
+        return known
+
+    def _in_scope(self, scopes: list[str]) -> tuple[list[str], list[str]]:
+        """Known file ids and skip ids at or below any of ``scopes``."""
+        if self._sorted_files is None:
+            self._sorted_files = sorted(self._files)
+        files = self._sorted_files
+        found: list[str] = []
+        for s in scopes:
+            if s in self._files:
+                found.append(s)
+            lo = bisect.bisect_left(files, s + "/")
+            hi = bisect.bisect_left(files, s + "0")  # "0" sorts right after "/"
+            found.extend(files[lo:hi])
+        skips = [
+            k for k in self._skips
+            if any(k == s or k.startswith(s + "/") for s in scopes)
+        ]
+        return found, skips
+
+    def _update(
+        self,
+        scopes: list[str] | None,
+        *,
+        on_progress: Callable[[ScanProgress], None] | None = None,
+        on_batch: Callable[[ChangeBatch], None] | None = None,
+        cancelled: Callable[[], bool] = _never,
+        use_rows: bool = False,
+        rescan: bool = False,
+    ) -> ChangeBatch:
+        """Re-walk ``scopes`` (root-relative paths; None = everything) and apply the result."""
+        with self._update_lock:
+            start = time.monotonic()
+            if scopes is None:
+                old_file_ids: Iterable[str] = list(self._files)
+                old_skip_ids: Iterable[str] = list(self._skips)
+                items: Iterator[FileEntry | Skipped] = self._walker.walk()
+            else:
+                scopes = _minimal(scopes)
+                old_file_ids, old_skip_ids = self._in_scope(scopes)
+                items = chain.from_iterable(self._walker.walk(s) for s in scopes)
+            # The cache rows load in a helper thread while the walk stats the files.
+            loader: _Background[dict[str, CachedFile]] | None = None
+            if use_rows and self._cache is not None:
+                loader = _Background(self._cache.load, self.pipeline.identity)
+            walked: list[FileEntry | Skipped] = []
+            last_progress = start
+            for item in items:
+                walked.append(item)
+                if on_progress is not None and time.monotonic() - last_progress >= PROGRESS_SECONDS:
+                    last_progress = time.monotonic()
+                    on_progress(ScanProgress(0, None, 0, last_progress - start))
+                if cancelled():
+                    break
+            total = sum(1 for i in walked if isinstance(i, FileEntry))
+            rows = loader.result() if loader is not None else None
+
+            old_fps = self._fps
+            batch = ChangeBatch(rescan=rescan)
+            piece = ChangeBatch()
+            new_files: dict[str, Resolved] = {}
+            new_skips: dict[str, Skipped] = {}
+            new_fps: dict[str, Fingerprint] = {}
+            skip_order: list[Skipped] = []
+            done = bytes_done = 0
+            last_batch = time.monotonic()
+            for r in resolve_entries(
+                walked, self.pipeline, options=self.options, jobs=self.jobs,
+                cache=self._cache, rows=rows, cached=self._memory_hit, cancelled=cancelled,
+            ):
+                skip: Skipped | None
+                if isinstance(r, Skipped):
+                    skip = r
+                else:
+                    done += 1
+                    bytes_done += r.key[0]
+                    new_files[r.entry.id] = r
+                    skip = r.skip
+                    for doc, fp in r.docs:
+                        fingerprint = new_fps[doc.id] = Fingerprint(fp)
+                        old = old_fps.get(doc.id)
+                        if old is None:
+                            piece.added[doc.id] = fingerprint
+                        elif old != fp:
+                            piece.changed[doc.id] = fingerprint
+                if skip is not None:
+                    skip_order.append(skip)
+                    if self._skips.get(skip.id) != skip:
+                        piece.skipped.append(skip)
+                    new_skips[skip.id] = skip
+                now = time.monotonic()
+                if on_progress is not None and now - last_progress >= PROGRESS_SECONDS:
+                    last_progress = now
+                    on_progress(ScanProgress(done, total, bytes_done, now - start))
+                if on_batch is not None and piece and now - last_batch >= BATCH_SECONDS:
+                    last_batch = now
+                    batch.extend(piece)
+                    on_batch(piece)
+                    piece = ChangeBatch()
+            complete = not cancelled()
+            # What disappeared: known documents in scope that the walk did not produce.
+            removed_files: list[str] = []
+            if complete:
+                for fid in old_file_ids:
+                    if fid not in new_files:
+                        removed_files.append(fid)
+                new_doc_ids = {d.id for r in new_files.values() for d, _ in r.docs}
+                for fid in old_file_ids:
+                    for doc, _ in self._files[fid].docs:
+                        if doc.id not in new_doc_ids:
+                            piece.removed.append(doc.id)
+            self._apply(
+                new_files, new_fps, new_skips, skip_order,
+                old_file_ids if complete else [fid for fid in new_files if fid in self._files],
+                old_skip_ids if complete else [],
+                whole=scopes is None and complete,
+            )
+            if self._cache is not None:
+                if removed_files:
+                    self._cache.forget(removed_files)
+                if rows is not None and complete:
+                    self._cache.forget([p for p in rows if p not in new_files])
+                self._cache.flush()
+            batch.extend(piece)
+            if on_batch is not None and piece:
+                on_batch(piece)
+            if on_progress is not None:
+                on_progress(ScanProgress(done, total, bytes_done, time.monotonic() - start))
+            return batch
+
+    def _apply(
+        self,
+        new_files: dict[str, Resolved],
+        new_fps: dict[str, Fingerprint],
+        new_skips: dict[str, Skipped],
+        skip_order: list[Skipped],
+        old_file_ids: Iterable[str],
+        old_skip_ids: Iterable[str],
+        *,
+        whole: bool,
+    ) -> None:
+        """Publish a new state: drop ``old_*`` ids, add the new ones (copy-on-write)."""
+        if whole:
+            files: dict[str, Resolved] = {}
+            docs: dict[str, Document] = {}
+            fps: dict[str, Fingerprint] = {}
+            skips: dict[str, Skipped] = {}
+        else:
+            files = dict(self._files)
+            docs = dict(self._docs)
+            fps = dict(self._fps)
+            skips = dict(self._skips)
+            for fid in old_file_ids:
+                old = files.pop(fid, None)
+                if old is not None:
+                    for doc, _ in old.docs:
+                        docs.pop(doc.id, None)
+                        fps.pop(doc.id, None)
+            for sid in old_skip_ids:
+                skips.pop(sid, None)
+        files.update(new_files)
+        for r in new_files.values():
+            for doc, _ in r.docs:
+                docs[doc.id] = doc
+        fps.update(new_fps)
+        skips.update(new_skips)
+        if whole:
+            skipped_list = skip_order
+        else:
+            skipped_list = sorted(skips.values(), key=lambda s: walk_order_key(s.id))
+        self._files, self._docs, self._fps, self._skips = files, docs, fps, skips
+        self._skipped_list = skipped_list
+        self._sorted_files = None
+
+    # -- reading ------------------------------------------------------------------------
+    def read_bytes(self, id: str) -> bytes:
+        """The bytes fingerprinted for ``id`` as they are on disk now.
+
+        Raises KeyError for an unknown id and OSError (with a human reason) when the file
+        cannot be read any more.
+        """
+        doc = self._docs[id]
+        try:
+            if doc.kind == "mbox":
+                return read_range(doc.path, doc.offset, doc.size, expect_inode=doc.inode)
+            return read_document_bytes(doc.path, max_size=self.options.max_size)[0]
+        except SkipFile as exc:
+            raise OSError(f"{id}: {exc.reason}") from exc
+
+    def read_text(self, id: str, *, limit: int | None = None) -> str:
+        """The document decoded for display like Go (one U+FFFD per bad byte), at most
+        ``limit`` bytes of it."""
+        from ditto_tui.core.normalize import decode_go
+
+        data = self.read_bytes(id)
+        return decode_go(data if limit is None else data[:limit])
+
+    def mail_info(self, id: str) -> MailInfo | None:
+        """Subject, sender and date of a mail document; None for other kinds or on failure."""
+        doc = self._docs.get(id)
+        if doc is None or doc.kind not in ("maildir", "mbox"):
+            return None
+        try:
+            if doc.kind == "mbox":
+                head = read_range(
+                    doc.path, doc.offset, min(doc.size, MAIL_HEAD_BYTES), expect_inode=doc.inode
+                )
+            else:
+                head = read_head(doc.path, MAIL_HEAD_BYTES)
+        except SkipFile:
+            return None
+        return mail_info(head)
+
+    # -- watching -----------------------------------------------------------------------
+    def start_watching(
+        self,
+        on_change: Callable[[ChangeBatch], None],
+        *,
+        poll: bool = False,
+        on_state: Callable[[str], None] | None = None,
+    ) -> None:
+        """Follow the root live; ``on_change`` gets each non-empty ChangeBatch (and every
+        rescan batch) in the watcher thread. Call after :meth:`scan`. ``poll=True`` polls
+        instead of using inotify (network file systems). Restarts if already watching."""
+        self.stop_watching()
+        self._on_change = on_change
+        self._on_state = on_state
+        self._watcher = FolderWatcher(
+            str(self.root),
+            self._deliver,
+            poll=poll,
+            is_ignored=self._walker.rules.is_ignored,
+            reconcile_every=self.reconcile_every,
+            on_state=on_state,
+            notices=self.notices,
+        )
+        self._watcher.start()
+
+    def _deliver(self, paths: set[str], mode: str) -> None:
+        if mode == "events" and "" not in paths:
+            batch = self._update(sorted(paths))
+        else:
+            batch = self._update(None, rescan=mode == "rescan")
+        if (batch or mode == "rescan") and self._on_change is not None:
+            self._on_change(batch)
+
+    def pause_watching(self) -> None:
+        """Hold change deliveries; they are applied on :meth:`resume_watching`."""
+        if self._watcher is not None:
+            self._watcher.pause()
+
+    def resume_watching(self) -> None:
+        """Apply what changed while paused, then reconcile."""
+        if self._watcher is not None:
+            self._watcher.resume()
+
+    def stop_watching(self) -> None:
+        """Stop following the folder (idempotent)."""
+        if self._watcher is not None:
+            self._watcher.stop()
+            self._watcher = None
+
+    def close(self) -> None:
+        """Stop watching and close the cache (idempotent)."""
+        if self._closed:
+            return
+        self._closed = True
+        self.stop_watching()
+        with self._update_lock:
+            if self._cache is not None:
+                self._cache.close()
+
+    def __enter__(self) -> CorpusSession:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class _Background(Generic[T]):
+    """Run one call in a short-lived thread; ``result()`` joins it (and re-raises)."""
+
+    def __init__(self, fn: Callable[..., T], *args: object) -> None:
+        self._value: T | None = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, args=(fn, args), daemon=True)
+        self._thread.start()
+
+    def _run(self, fn: Callable[..., T], args: tuple[object, ...]) -> None:
+        try:
+            self._value = fn(*args)
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller
+            self._error = exc
+
+    def result(self) -> T:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._value  # type: ignore[return-value]
+
+
+def _minimal(paths: Iterable[str]) -> list[str]:
+    """Sorted paths without those below another listed path."""
+    out: list[str] = []
+    for p in sorted(set(paths), key=lambda p: p.split("/")):
+        if out and (p == out[-1] or p.startswith(out[-1] + "/")):
+            continue
+        out.append(p)
+    return out

@@ -1,0 +1,155 @@
+"""CompareScreen: two documents, bit by bit (fingerprints) and line by line (text).
+
+Both texts are read and diffed in a thread worker; until then the diff view shows a loading
+indicator. The diff is over display lines (control characters made visible), so what is
+compared is exactly what is shown.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import Footer, Label
+from textual.worker import get_current_worker
+
+from ditto_tui.core.display import html_text, visible_lines
+from ditto_tui.core.textdiff import TextDiff, diff_lines
+from ditto_tui.ui.listing import shown
+from ditto_tui.ui.widgets.bit_diff import BitDiff
+from ditto_tui.ui.widgets.side_by_side import SideBySideDiff
+
+if TYPE_CHECKING:
+    from ditto_tui.ui.app import DittoApp
+
+COMPARE_LIMIT = 16 * 1024 * 1024
+
+
+class CompareScreen(Screen):
+    """Bit-diff of the fingerprints above a side-by-side diff of the texts."""
+
+    app: DittoApp  # type: ignore[assignment]
+
+    BINDINGS = [
+        Binding("escape,q", "app.pop_screen", "Back"),
+        Binding("n", "next_change", "Next change"),
+        Binding("p", "previous_change", "Prev change"),
+        Binding("b", "toggle_bits", "Bits on/off"),
+        Binding("w", "toggle_wrap", "Wrap on/off"),
+        Binding("s", "swap", "Swap sides"),
+        Binding("t", "toggle_source", "HTML text/source", show=False),
+    ]
+
+    def __init__(self, left: str, right: str) -> None:
+        super().__init__()
+        self.left = left
+        self.right = right
+        self.html_source = False
+        self.diff: TextDiff | None = None
+        self.elapsed: float | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Label(Text(""), id="compare-title")
+        yield BitDiff(id="bits")
+        yield Label(Text(""), id="diff-summary")
+        yield SideBySideDiff(id="diff")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(SideBySideDiff).focus()
+        self.load()
+
+    def load(self) -> None:
+        live = self.app.live
+        bits = self.query_one(BitDiff)
+        bits.max_k = live.max_k
+        bits.a = live.fingerprint(self.left) if self.left in live else 0
+        bits.b = live.fingerprint(self.right) if self.right in live else 0
+        title = Text(no_wrap=True, overflow="ellipsis")
+        title.append("A ", style="bold")
+        title.append(shown(self.left))
+        title.append("   ⟷   ", style="bold")
+        title.append("B ", style="bold")
+        title.append(shown(self.right))
+        self.query_one("#compare-title", Label).update(title)
+        self.query_one("#diff-summary", Label).update(Text("computing diff…"))
+        view = self.query_one(SideBySideDiff)
+        view.set_diff(None)
+        view.loading = True
+        self.compute(self.left, self.right, self.html_source)
+
+    @work(thread=True, exclusive=True, group="diff")
+    def compute(self, left: str, right: str, source: bool) -> None:
+        worker = get_current_worker()
+        session = self.app.session
+        start = time.perf_counter()
+        sides = []
+        for doc_id in (left, right):
+            try:
+                text = session.read_text(doc_id, limit=COMPARE_LIMIT)
+            except Exception as exc:
+                text = f"(cannot read: {exc})"
+            doc = session.documents.get(doc_id)
+            if doc is not None and doc.kind == "html" and not source:
+                text = html_text(text)
+            sides.append(visible_lines(text))
+        if worker.is_cancelled:
+            return
+        diff = diff_lines(sides[0], sides[1])
+        elapsed = time.perf_counter() - start
+        if not worker.is_cancelled:
+            self.app.call_from_thread(self._show, diff, elapsed)
+
+    def _show(self, diff: TextDiff, elapsed: float) -> None:
+        self.diff = diff
+        self.elapsed = elapsed
+        view = self.query_one(SideBySideDiff)
+        view.loading = False
+        view.set_diff(diff)
+        self.update_summary(-1)
+
+    def update_summary(self, current: int) -> None:
+        diff = self.diff
+        if diff is None:
+            return
+        text = Text(no_wrap=True, overflow="ellipsis")
+        if diff.identical:
+            text.append("texts identical", style="bold")
+        else:
+            text.append(f"+{diff.inserted} inserted", style="bold")
+            text.append(f"  -{diff.deleted} deleted", style="bold")
+            text.append(f"  ~{diff.changed} changed", style="bold")
+            where = f"{current + 1}/{len(diff.hunks)}" if current >= 0 else f"–/{len(diff.hunks)}"
+            text.append(f"  · change {where} (n/p)")
+        text.append(f"  · {len(diff.a):,} ⟷ {len(diff.b):,} lines")
+        self.query_one("#diff-summary", Label).update(text)
+
+    @on(SideBySideDiff.HunkChanged)
+    def hunk_changed(self, event: SideBySideDiff.HunkChanged) -> None:
+        self.update_summary(event.index)
+
+    def action_next_change(self) -> None:
+        self.query_one(SideBySideDiff).action_next_change()
+
+    def action_previous_change(self) -> None:
+        self.query_one(SideBySideDiff).action_previous_change()
+
+    def action_toggle_wrap(self) -> None:
+        self.query_one(SideBySideDiff).action_toggle_wrap()
+
+    def action_toggle_bits(self) -> None:
+        bits = self.query_one(BitDiff)
+        bits.display = not bits.display
+
+    def action_swap(self) -> None:
+        self.left, self.right = self.right, self.left
+        self.load()
+
+    def action_toggle_source(self) -> None:
+        self.html_source = not self.html_source
+        self.load()

@@ -1,0 +1,135 @@
+"""ExportDialog: write the families as shown to CSV or JSON lines.
+
+Asks for a path (default in the current directory), never overwrites an existing file
+without a second, explicit confirmation, and writes in a thread worker through
+:func:`ditto_tui.corpus.export.export_families`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, RadioButton, RadioSet
+
+from ditto_tui.corpus.export import export_families
+
+
+def default_path(fmt: str, k: int, mode: str, cwd: str | None = None) -> str:
+    """``ditto-families-k3-chain.csv`` in ``cwd`` (the current directory by default)."""
+    name = f"ditto-families-k{k}-{mode}.{fmt}"
+    return os.path.join(cwd or os.getcwd(), name)
+
+
+class ExportDialog(ModalScreen[str | None]):
+    """Dismisses with the written path, or None when cancelled."""
+
+    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel")]
+
+    def __init__(
+        self,
+        families: Sequence,
+        *,
+        k: int,
+        mode: str,
+        fingerprints: Mapping[str, int] | Callable[[str], int],
+        cwd: str | None = None,
+    ) -> None:
+        super().__init__()
+        self.families = list(families)
+        self.k = k
+        self.mode = mode
+        self.fingerprints = fingerprints
+        self.cwd = cwd
+        self.fmt = "csv"
+        self.confirm_overwrite = False
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="export"):
+            yield Label(
+                Text(f"Export {len(self.families):,} families (k={self.k}, {self.mode}, as shown)"),
+                id="export-title",
+            )
+            with RadioSet(id="export-format"):
+                yield RadioButton("CSV (one row per member)", value=True, id="fmt-csv")
+                yield RadioButton("JSON lines (one object per family)", id="fmt-jsonl")
+            yield Input(default_path("csv", self.k, self.mode, self.cwd), id="export-path")
+            yield Label(Text(""), id="export-warning")
+            with Horizontal(id="export-buttons"):
+                yield Button("Export", variant="primary", id="export-ok")
+                yield Button("Cancel", id="export-cancel")
+
+    def on_mount(self) -> None:
+        self.query_one("#export").border_title = "Export families"
+        self.query_one("#export-path", Input).focus()
+
+    @on(RadioSet.Changed)
+    def format_changed(self, event: RadioSet.Changed) -> None:
+        fmt = "jsonl" if event.pressed.id == "fmt-jsonl" else "csv"
+        path_input = self.query_one("#export-path", Input)
+        old = path_input.value
+        for ext in (".csv", ".jsonl"):
+            if old.endswith(ext):
+                path_input.value = old[: -len(ext)] + "." + fmt
+        self.fmt = fmt
+        self._reset_confirmation()
+
+    @on(Input.Changed, "#export-path")
+    def path_changed(self) -> None:
+        self._reset_confirmation()
+
+    def _reset_confirmation(self) -> None:
+        self.confirm_overwrite = False
+        self.query_one("#export-warning", Label).update(Text(""))
+        self.query_one("#export-ok", Button).label = "Export"
+
+    @on(Input.Submitted, "#export-path")
+    @on(Button.Pressed, "#export-ok")
+    def export_pressed(self) -> None:
+        raw = self.query_one("#export-path", Input).value.strip()
+        if not raw:
+            return
+        path = Path(os.path.expanduser(raw))
+        if not path.is_absolute():
+            path = Path(self.cwd or os.getcwd()) / path
+        if path.exists() and not self.confirm_overwrite:
+            self.confirm_overwrite = True
+            warning = Text("File exists. Press Export again to overwrite it.", style="bold")
+            self.query_one("#export-warning", Label).update(warning)
+            self.query_one("#export-ok", Button).label = "Overwrite"
+            return
+        self.write(path, overwrite=self.confirm_overwrite)
+
+    @on(Button.Pressed, "#export-cancel")
+    def cancel_pressed(self) -> None:
+        self.dismiss(None)
+
+    @work(thread=True, exclusive=True, group="export")
+    def write(self, path: Path, *, overwrite: bool) -> None:
+        try:
+            count = export_families(
+                self.families,
+                path,
+                fmt=self.fmt,
+                k=self.k,
+                mode=self.mode,
+                fingerprints=self.fingerprints,
+                overwrite=overwrite,
+            )
+        except (OSError, ValueError) as exc:
+            self.app.call_from_thread(
+                self.query_one("#export-warning", Label).update, Text(f"Cannot write: {exc}")
+            )
+            return
+        self.app.call_from_thread(self._done, str(path), count)
+
+    def _done(self, path: str, count: int) -> None:
+        self.app.notify(f"Wrote {count:,} families to {path}", title="Exported", markup=False)
+        self.dismiss(path)

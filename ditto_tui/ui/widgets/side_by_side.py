@@ -1,0 +1,294 @@
+"""SideBySideDiff: two documents aligned row by row, rendered lazily with the Line API.
+
+The widget holds a :class:`~ditto_tui.core.textdiff.TextDiff` over *display* lines (already
+made visible, see :func:`ditto_tui.core.display.visible`) and draws only the rows on screen,
+so a 1 MB document costs nothing per frame. Both panes share one scroll offset: scrolling is
+synchronized by construction. ``n``/``p`` jump to the next/previous change.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from itertools import accumulate
+
+from rich.segment import Segment
+from rich.style import Style
+from textual.binding import Binding
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from ditto_tui.core.textdiff import Span, TextDiff
+
+_MARK = {"equal": " ", "changed": "~", "deleted": "-", "inserted": "+"}
+
+
+class SideBySideDiff(ScrollView, can_focus=True):
+    """Aligned side-by-side rows of a :class:`TextDiff`; ``diff is None`` while computing."""
+
+    DEFAULT_CSS = """
+    SideBySideDiff {
+        background: $surface;
+        scrollbar-gutter: stable;
+    }
+    SideBySideDiff > .side-by-side--gutter { color: $foreground-muted; }
+    SideBySideDiff > .side-by-side--current { color: $accent; background: $accent 20%; text-style: bold; }
+    SideBySideDiff > .side-by-side--deleted { background: $error 15%; }
+    SideBySideDiff > .side-by-side--inserted { background: $success 15%; }
+    SideBySideDiff > .side-by-side--changed { background: $warning 10%; }
+    SideBySideDiff > .side-by-side--word-deleted { background: $error 45%; text-style: bold; }
+    SideBySideDiff > .side-by-side--word-inserted { background: $success 45%; text-style: bold; }
+    SideBySideDiff > .side-by-side--filler { color: $foreground-muted 30%; }
+    SideBySideDiff > .side-by-side--divider { color: $primary; }
+    """
+
+    COMPONENT_CLASSES = {
+        "side-by-side--gutter",
+        "side-by-side--current",
+        "side-by-side--deleted",
+        "side-by-side--inserted",
+        "side-by-side--changed",
+        "side-by-side--word-deleted",
+        "side-by-side--word-inserted",
+        "side-by-side--filler",
+        "side-by-side--divider",
+    }
+
+    BINDINGS = [
+        Binding("n", "next_change", "Next change"),
+        Binding("p", "previous_change", "Prev change"),
+        Binding("w", "toggle_wrap", "Wrap on/off"),
+    ]
+
+    class HunkChanged(Message):
+        """The current change (``index`` into ``diff.hunks``, -1 for none) moved."""
+
+        def __init__(self, diff_view: SideBySideDiff, index: int) -> None:
+            super().__init__()
+            self.diff_view = diff_view
+            self.index = index
+
+    current_hunk: reactive[int] = reactive(-1)
+    wrap: reactive[bool] = reactive(True)
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.diff: TextDiff | None = None
+        self._longest = 0
+        self._number_width = 1
+        self._starts: list[int] = []  # first display line of each row (wrap mode)
+        self._starts_width = -1
+
+    # -- state -----------------------------------------------------------------------
+    def set_diff(self, diff: TextDiff | None) -> None:
+        """Show ``diff`` (``None`` shows nothing) from the top, with no current change."""
+        self.diff = diff
+        self._starts_width = -1
+        if diff is None:
+            self._longest = 0
+            self._number_width = 1
+        else:
+            self._longest = max((len(line) for line in (*diff.a, *diff.b)), default=0)
+            self._number_width = len(str(max(len(diff.a), len(diff.b), 1)))
+        self.current_hunk = -1
+        self._update_virtual_size()
+        self.scroll_to(0, 0, animate=False, immediate=True)
+        self.refresh()
+
+    def _pane_width(self) -> int:
+        return max(1, (self.scrollable_content_region.width - 1) // 2)
+
+    def _text_width(self) -> int:
+        return max(1, self._pane_width() - self._number_width - 2)
+
+    def _update_virtual_size(self) -> None:
+        rows = len(self.diff.rows) if self.diff else 0
+        width = self.scrollable_content_region.width
+        if self.wrap and self.diff is not None:
+            text_width = self._text_width()
+            if text_width != self._starts_width:
+                a, b = self.diff.a, self.diff.b
+                heights = []
+                for row in self.diff.rows:
+                    left = len(a[row.left]) if row.left is not None else 0
+                    right = len(b[row.right]) if row.right is not None else 0
+                    heights.append(max(1, -(-max(left, right) // text_width)))
+                self._starts = [0, *accumulate(heights)]
+                self._starts_width = text_width
+            self.virtual_size = Size(width, self._starts[-1])
+            return
+        extra = max(0, self._longest - self._text_width())
+        self.virtual_size = Size(width + extra, rows)
+
+    def watch_wrap(self) -> None:
+        self._starts_width = -1
+        row = self.row_at(int(self.scroll_offset.y))
+        self._update_virtual_size()
+        self.scroll_to(0, self.line_of(row), animate=False, immediate=True)
+        self.refresh()
+
+    def action_toggle_wrap(self) -> None:
+        self.wrap = not self.wrap
+
+    def line_of(self, row: int) -> int:
+        """First display line of ``row``."""
+        if self.wrap and self._starts and self._starts_width > 0:
+            return self._starts[min(row, len(self._starts) - 1)]
+        return row
+
+    def row_at(self, line: int) -> int:
+        """The row shown on display line ``line``."""
+        if self.wrap and self._starts and self._starts_width > 0:
+            return max(0, bisect_right(self._starts, line) - 1)
+        return line
+
+    def on_resize(self) -> None:
+        self._update_virtual_size()
+
+    def watch_current_hunk(self, index: int) -> None:
+        self.post_message(self.HunkChanged(self, index))
+        self.refresh()
+
+    # -- navigation -----------------------------------------------------------------
+    def _go_to(self, index: int) -> None:
+        assert self.diff is not None
+        self.current_hunk = index
+        hunk = self.diff.hunks[index]
+        self.scroll_to(y=self.line_of(max(0, hunk.start - 2)), animate=False, immediate=True)
+
+    def action_next_change(self) -> None:
+        """Jump to the next change below the current one (or below the top of the view)."""
+        if not self.diff or not self.diff.hunks:
+            return
+        if self.current_hunk >= 0:
+            anchor = self.diff.hunks[self.current_hunk].start
+        else:
+            anchor = self.row_at(int(self.scroll_offset.y)) - 1
+        index = self.diff.next_hunk(anchor)
+        if index is None:
+            self.app.bell()
+            return
+        self._go_to(index)
+
+    def action_previous_change(self) -> None:
+        """Jump to the change before the current one."""
+        if not self.diff or not self.diff.hunks:
+            return
+        if self.current_hunk >= 0:
+            anchor = self.diff.hunks[self.current_hunk].start
+        else:
+            anchor = self.row_at(int(self.scroll_offset.y) + self.size.height)
+        index = self.diff.previous_hunk(anchor)
+        if index is None:
+            self.app.bell()
+            return
+        self._go_to(index)
+
+    # -- rendering ----------------------------------------------------------------------
+    def _styles(self) -> dict[str, Style]:
+        base = self.rich_style
+        return {
+            name: base + self.get_component_rich_style(f"side-by-side--{name}")
+            for name in (
+                "gutter",
+                "current",
+                "deleted",
+                "inserted",
+                "changed",
+                "word-deleted",
+                "word-inserted",
+                "filler",
+                "divider",
+            )
+        } | {"base": base}
+
+    def _pane(
+        self,
+        number: int | None,
+        line: str | None,
+        mark: str,
+        row_style: Style,
+        word_style: Style,
+        spans: list[Span],
+        styles: dict[str, Style],
+        current: bool,
+        piece: int,
+    ) -> Strip:
+        pane = self._pane_width()
+        gutter_style = styles["current"] if current else styles["gutter"]
+        width = self._text_width()
+        if number is None or line is None or (piece and piece * width >= len(line)):
+            if number is None or line is None:
+                return Strip([Segment("╱" * pane, styles["filler"])], pane)
+            return Strip.blank(pane, row_style)
+        if piece:
+            gutter = " " * (self._number_width + 2)
+        else:
+            gutter = f"{mark}{number + 1:>{self._number_width}} "
+        x = piece * width if self.wrap else int(self.scroll_offset.x)
+        visible = line[x : x + width] if self.wrap else line[x : x + width + 1]
+        segments = [Segment(gutter, gutter_style)]
+        cursor = 0
+        for start, stop in spans:
+            start, stop = max(start - x, 0), min(stop - x, len(visible))
+            if stop <= cursor or start >= len(visible):
+                continue
+            start = max(start, cursor)
+            if start > cursor:
+                segments.append(Segment(visible[cursor:start], row_style))
+            segments.append(Segment(visible[start:stop], word_style))
+            cursor = stop
+        if cursor < len(visible):
+            segments.append(Segment(visible[cursor:], row_style))
+        strip = Strip(segments)
+        return strip.crop(0, pane).extend_cell_length(pane, row_style)
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        styles = self._styles()
+        diff = self.diff
+        line_number = int(self.scroll_offset.y) + y
+        index = self.row_at(line_number)
+        if diff is None or index >= len(diff.rows):
+            return Strip.blank(width, styles["base"])
+        piece = line_number - self.line_of(index)
+        row = diff.rows[index]
+        left_spans, right_spans = diff.spans(index)
+        current = row.hunk >= 0 and row.hunk == self.current_hunk
+        kind = row.kind
+        if kind == "equal":
+            left_style = right_style = styles["base"]
+        elif kind == "changed":
+            left_style = right_style = styles["changed"]
+        else:
+            left_style, right_style = styles["deleted"], styles["inserted"]
+        left = self._pane(
+            row.left,
+            diff.a[row.left] if row.left is not None else None,
+            _MARK[kind] if kind != "inserted" else " ",
+            left_style,
+            styles["word-deleted"],
+            left_spans,
+            styles,
+            current,
+            piece,
+        )
+        right = self._pane(
+            row.right,
+            diff.b[row.right] if row.right is not None else None,
+            _MARK[kind] if kind != "deleted" else " ",
+            right_style,
+            styles["word-inserted"],
+            right_spans,
+            styles,
+            current,
+            piece,
+        )
+        divider = Strip([Segment("│", styles["divider"])], 1)
+        strip = Strip.join([left, divider, right])
+        return strip.extend_cell_length(width, styles["base"]).crop(0, width)
+
+
+__all__ = ["SideBySideDiff"]

@@ -1,0 +1,81 @@
+"""Slow, obviously-correct references for the index tests, and fingerprint strategies."""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+MAX64 = (1 << 64) - 1
+
+
+def dist(a: int, b: int) -> int:
+    return (a ^ b).bit_count()
+
+
+def ref_pairs(fps: list[int], k: int) -> list[tuple[int, int, int]]:
+    return [
+        (i, j, dist(fps[i], fps[j]))
+        for i in range(len(fps))
+        for j in range(i + 1, len(fps))
+        if dist(fps[i], fps[j]) <= k
+    ]
+
+
+def ref_components(fps: list[int], k: int) -> list[list[int]]:
+    """Positions grouped by single linkage at k (union-find over all pairs)."""
+    parent = list(range(len(fps)))
+
+    def find(x: int) -> int:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for i, j, _ in ref_pairs(fps, k):
+        parent[find(i)] = find(j)
+    groups: dict[int, list[int]] = {}
+    for i in range(len(fps)):
+        groups.setdefault(find(i), []).append(i)
+    return list(groups.values())
+
+
+def ref_clusters(ids: list[str], fps: list[int], k: int, min_size: int) -> list[list[str]]:
+    groups = [sorted(ids[p] for p in g) for g in ref_components(fps, k)]
+    groups = [g for g in groups if len(g) >= max(min_size, 1)]
+    return sorted(groups, key=lambda g: (-len(g), g))
+
+
+def ref_near(docs: dict[str, int], fp: int, k: int, max_k: int) -> list[tuple[int, str]]:
+    if k < 0:
+        return []
+    k = min(k, max_k)
+    return sorted((dist(v, fp), i) for i, v in docs.items() if dist(v, fp) <= k)
+
+
+def ref_medoid(members: list[str], docs: dict[str, int]) -> str:
+    return min(members, key=lambda m: (sum(dist(docs[m], docs[o]) for o in members), m))
+
+
+def ref_diameter(members: list[str], docs: dict[str, int]) -> int:
+    return max(dist(docs[a], docs[b]) for a in members for b in members)
+
+
+@st.composite
+def fingerprint_sets(draw: st.DrawFn, max_size: int = 60) -> list[int]:
+    """Fingerprints with duplicates and chains: a few random bases, each member made by
+    flipping a few bits of an earlier member (so near-duplicate chains drift apart)."""
+    bases = draw(
+        st.lists(
+            st.one_of(st.integers(0, MAX64), st.sampled_from([0, MAX64])), min_size=1, max_size=4
+        )
+    )
+    n = draw(st.integers(0, max_size))
+    out: list[int] = []
+    for _ in range(n):
+        if out and draw(st.booleans()):
+            fp = draw(st.sampled_from(out))
+        else:
+            fp = draw(st.sampled_from(bases))
+        for bit in draw(st.lists(st.integers(0, 63), max_size=4)):
+            fp ^= 1 << bit
+        out.append(fp)
+    return out

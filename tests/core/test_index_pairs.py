@@ -1,0 +1,115 @@
+"""all_pairs / clusters (ditto-compatible static functions) against brute force."""
+
+from __future__ import annotations
+
+import importlib
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ditto_tui.core.clusters import clusters, describe_family
+from ditto_tui.core.pairs import TableDesign, all_pairs, choose_design, unique_pairs
+from ditto_tui.core.simhash import popcount64
+from tests.core.index_reference import (
+    dist,
+    fingerprint_sets,
+    ref_clusters,
+    ref_diameter,
+    ref_medoid,
+    ref_pairs,
+)
+
+
+def as_triples(i: np.ndarray, j: np.ndarray, d: np.ndarray) -> list[tuple[int, int, int]]:
+    return list(zip(i.tolist(), j.tolist(), d.tolist(), strict=True))
+
+
+@settings(max_examples=200, deadline=None)
+@given(fps=fingerprint_sets(), k=st.integers(-1, 12))
+def test_all_pairs_equals_brute_force(fps: list[int], k: int) -> None:
+    got = as_triples(*all_pairs(np.array(fps, dtype=np.uint64), k))
+    assert got == ref_pairs(fps, k)  # same set, sorted by (i, j), each pair once
+
+
+@settings(max_examples=100, deadline=None)
+@given(fps=fingerprint_sets(max_size=80), k=st.integers(0, 10), extra=st.integers(0, 3))
+def test_every_exact_table_design_finds_the_same_pairs(fps: list[int], k: int, extra: int) -> None:
+    u = np.unique(np.array(fps, dtype=np.uint64))
+    expected = sorted((a, b) for a, b, _ in ref_pairs(u.tolist(), k))
+    for design in (None, TableDesign(k + 1, 1), TableDesign(k + 1 + extra, 1 + extra)):
+        a, b, d = unique_pairs(u, k, design)
+        assert sorted(zip(a.tolist(), b.tolist(), strict=True)) == expected
+        assert (d == popcount64(u[a] ^ u[b])).all()
+
+
+def test_a_design_that_is_not_exact_is_refused() -> None:
+    with pytest.raises(ValueError):
+        unique_pairs(np.arange(10, dtype=np.uint64), 3, TableDesign(3, 1))
+
+
+def test_wide_keys_are_chosen_for_large_inputs() -> None:
+    # 9 tables of 7-bit keys would compare every fingerprint with ~1/128 of the others
+    design = choose_design(100_000, 8)
+    assert design is not None and design.m > 9
+    assert choose_design(50, 8) is None  # tiny inputs: brute force
+
+
+def test_planted_near_duplicates_are_found_among_many_random_fingerprints() -> None:
+    rng = np.random.default_rng(7)
+    fps = rng.integers(0, 2**63, 20_000, dtype=np.int64).astype(np.uint64) * np.uint64(2)
+    fps[:100] = fps[100:200] ^ np.uint64(0b1011)  # 3 bits apart
+    i, j, d = all_pairs(fps, 3)
+    found = set(zip(i.tolist(), j.tolist(), strict=True))
+    assert {(p, p + 100) for p in range(100)} <= found
+    assert all(dist(int(fps[a]), int(fps[b])) <= 3 for a, b in found)
+
+
+@settings(max_examples=200, deadline=None)
+@given(fps=fingerprint_sets(), k=st.integers(-1, 10), min_size=st.integers(0, 4), data=st.data())
+def test_clusters_equal_ditto_semantics(
+    fps: list[int], k: int, min_size: int, data: st.DataObject
+) -> None:
+    # ids may repeat: duplicate ids are separate entries
+    ids = [data.draw(st.sampled_from(["a", "b", "é", "Z", f"doc{i}"])) for i in range(len(fps))]
+    got = clusters(ids, np.array(fps, dtype=np.uint64), k, min_size)
+    assert got == ref_clusters(ids, fps, k, min_size)
+
+
+def test_single_linkage_chains_documents_that_are_far_apart() -> None:
+    a, b, c = 0, 0b11, 0b1111  # a-b 2 bits, b-c 2 bits, a-c 4 bits
+    assert clusters(["A", "B", "C"], [a, b, c], 3) == [["A", "B", "C"]]
+    assert clusters(["A", "B", "C"], [a, b, c], 1) == [["A"], ["B"], ["C"]]
+    assert clusters(["A", "B", "C"], [a, b, c], 1, min_size=2) == []
+
+
+def test_clusters_rejects_mismatched_lengths() -> None:
+    with pytest.raises(ValueError):
+        clusters(["a"], [1, 2], 3)
+
+
+@settings(max_examples=150, deadline=None)
+@given(fps=fingerprint_sets(max_size=30).filter(bool))
+def test_describe_family_gives_medoid_and_diameter(fps: list[int]) -> None:
+    docs = {f"m{i:02d}": fp for i, fp in enumerate(fps)}
+    members = sorted(docs)
+    centre, diameter, exact = describe_family(
+        members, np.array([docs[m] for m in members], np.uint64)
+    )
+    assert exact
+    assert centre == ref_medoid(members, docs)
+    assert diameter == ref_diameter(members, docs)
+
+
+def test_huge_families_get_an_approximate_centre_and_an_upper_bound_diameter(monkeypatch) -> None:
+    # ditto_tui.core.clusters is also the name of the function re-exported by the package
+    clusters_module = importlib.import_module("ditto_tui.core.clusters")
+    monkeypatch.setattr(clusters_module, "EXACT_STATS_LIMIT", 4)
+    rng = np.random.default_rng(5)
+    fps = (np.uint64(0xFFFF) ^ (np.uint64(1) << rng.integers(0, 64, 40).astype(np.uint64))).tolist()
+    docs = {f"m{i:02d}": fp for i, fp in enumerate(fps)}
+    members = sorted(docs)
+    centre, diameter, exact = describe_family(members, np.array(fps, np.uint64))
+    assert not exact and centre in docs
+    assert ref_diameter(members, docs) <= diameter <= 64

@@ -1,0 +1,53 @@
+"""The ditto/2 test vectors: fingerprints computed by Go ditto, reproduced bit for bit."""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+
+import pytest
+
+from ditto_tui.core import Featurizer, normalize
+
+VECTORS = Path(__file__).resolve().parents[1] / "data" / "ditto2-vectors.jsonl"
+
+
+def _load() -> list[dict]:
+    with VECTORS.open(encoding="utf-8") as lines:
+        return [json.loads(line) for line in lines if line.strip()]
+
+
+ALL = _load()
+
+
+def _raw(vector: dict) -> bytes:
+    if vector["text"] is None:
+        return base64.b64decode(vector["b64"])
+    return vector["text"].encode("utf-8")
+
+
+def test_the_whole_file_is_exercised() -> None:
+    assert len(ALL) == 456
+    assert len({v["id"] for v in ALL}) == 456
+
+
+@pytest.mark.parametrize("vector", ALL, ids=[f"{v['id']}-{v['category']}" for v in ALL])
+def test_vector(vector: dict) -> None:
+    data = _raw(vector)
+    featurizer = Featurizer(char_n=vector["charN"], word_n=vector["wordN"])
+
+    assert featurizer.fingerprint(data).hex == vector["fp"]
+    assert len(featurizer.features(data)) == vector["features"]
+    norm = normalize(data)
+    if "norm" in vector:
+        assert norm == vector["norm"]
+    else:
+        assert len(norm.encode("utf-8")) == vector["norm_len_bytes"]
+
+
+@pytest.mark.parametrize("vector", [v for v in ALL if v["text"] is not None][:60], ids=lambda v: v["id"])
+def test_text_input_equals_its_utf8_bytes(vector: dict) -> None:
+    featurizer = Featurizer(char_n=vector["charN"], word_n=vector["wordN"])
+    assert featurizer.features(vector["text"]) == featurizer.features(_raw(vector))
+    assert normalize(vector["text"]) == normalize(_raw(vector))

@@ -1,0 +1,56 @@
+"""Shared helpers for the corpus tests: real files in tmp_path, polling waits."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from ditto_tui.core.pipeline import Pipeline, make_pipeline
+
+IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
+
+
+@pytest.fixture
+def pipeline() -> Pipeline:
+    return make_pipeline("ditto")
+
+
+@pytest.fixture
+def cache_path(tmp_path: Path) -> Path:
+    """A cache database outside the corpus folder (the corpus lives in tmp_path/corpus)."""
+    return tmp_path / "cache" / "corpus.sqlite"
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    return folder
+
+
+def write(root: Path, rel: str, data: bytes | str) -> Path:
+    """Create root/rel (and its folders) holding ``data``."""
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(data, str):
+        data = data.encode()
+    path.write_bytes(data)
+    return path
+
+
+def wait_for(predicate: Callable[[], bool], timeout: float = 10.0, step: float = 0.02) -> bool:
+    """Poll ``predicate`` until it holds or ``timeout`` passes; returns its last value."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(step)
+    return predicate()
+
+
+TEXT_A = "The quick brown fox jumps over the lazy dog. " * 20
+TEXT_B = "Lorem ipsum dolor sit amet, consectetur adipiscing elit. " * 20

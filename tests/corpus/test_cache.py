@@ -1,0 +1,238 @@
+"""Reopening a folder: unchanged files come from the cache, damage never stops the user."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import ditto_tui.corpus.scan as scan_mod
+from ditto_tui.core.pipeline import make_pipeline
+from ditto_tui.corpus.cache import (
+    FingerprintCache,
+    default_cache_path,
+    open_cache_for_root,
+    to_signed,
+    to_unsigned,
+)
+from ditto_tui.corpus.documents import ScanOptions
+from ditto_tui.corpus.scan import FileResult
+from ditto_tui.corpus.session import CorpusSession
+from ditto_tui.corpus.walk import iter_fingerprints
+
+from .conftest import TEXT_A, TEXT_B, write
+
+
+@pytest.fixture
+def reads(monkeypatch) -> list[str]:
+    """Paths read by the scanner (in-process scans only: use jobs=1)."""
+    seen: list[str] = []
+    real = scan_mod.read_document_bytes
+
+    def counting(path: str, **kw):
+        seen.append(path)
+        return real(path, **kw)
+
+    monkeypatch.setattr(scan_mod, "read_document_bytes", counting)
+    return seen
+
+
+def make_folder(root: Path, n: int = 20) -> None:
+    for i in range(n):
+        write(root, f"d{i % 3}/f{i:03}.txt", f"{TEXT_A} {i} {TEXT_B}")
+    write(root, "bin/blob.dat", b"\0\1\2" * 100)
+
+
+def test_reopen_reads_nothing_and_change_invalidates(
+    root: Path, pipeline, cache_path: Path, reads: list[str]
+) -> None:
+    make_folder(root)
+    with CorpusSession(root, pipeline, cache=cache_path, jobs=1) as s:
+        first = s.scan()
+        fps = dict(s.fingerprints)
+    assert len(first.added) == 20 and len(reads) == 21  # the binary file is read once too
+    reads.clear()
+    with CorpusSession(root, pipeline, cache=cache_path, jobs=1) as s:
+        batch = s.scan()
+        assert dict(s.fingerprints) == fps
+        assert [k.reason for k in s.skipped] == ["binary file"]
+        assert reads == []  # nothing opened: every answer came from the cache
+        assert set(batch.added) == set(fps)
+    # One file edited, one deleted, one added: only the edited and the new one are read.
+    write(root, "d0/f000.txt", TEXT_B)
+    os.unlink(root / "d1/f001.txt")
+    write(root, "d2/new.txt", TEXT_A)
+    with CorpusSession(root, pipeline, cache=cache_path, jobs=1) as s:
+        s.scan()
+        assert sorted(reads) == [str(root / "d0/f000.txt"), str(root / "d2/new.txt")]
+        assert s.fingerprints["d0/f000.txt"] == pipeline.fingerprint(TEXT_B.encode())
+        assert "d1/f001.txt" not in s.fingerprints
+
+
+def test_same_mtime_different_inode_is_a_change(root: Path, pipeline, cache_path, reads) -> None:
+    path = write(root, "a.txt", TEXT_A)
+    with CorpusSession(root, pipeline, cache=cache_path, jobs=1) as s:
+        s.scan()
+    st = path.stat()
+    tmp = write(root, "a.tmp", TEXT_B[: len(TEXT_A)].ljust(len(TEXT_A)))
+    os.utime(tmp, ns=(st.st_atime_ns, st.st_mtime_ns))
+    os.replace(tmp, path)  # same size, same mtime, new inode
+    reads.clear()
+    with CorpusSession(root, pipeline, cache=cache_path, jobs=1) as s:
+        s.scan()
+        assert reads == [str(path)]
+        assert s.fingerprints["a.txt"] == pipeline.fingerprint(path.read_bytes())
+
+
+def test_pipelines_live_side_by_side(root: Path, cache_path: Path, reads: list[str]) -> None:
+    make_folder(root, 6)
+    ditto, words = make_pipeline("ditto"), make_pipeline("ditto", char_n=0, word_n=3)
+    for p in (ditto, words):
+        with CorpusSession(root, p, cache=cache_path, jobs=1) as s:
+            s.scan()
+    reads.clear()
+    for p in (ditto, words, ditto):
+        with CorpusSession(root, p, cache=cache_path, jobs=1) as s:
+            s.scan()
+            assert s.fingerprints["d0/f000.txt"] == p.fingerprint(
+                (root / "d0/f000.txt").read_bytes()
+            )
+    assert reads == []
+
+
+def test_include_binary_switch_uses_the_cache_correctly(root: Path, pipeline, cache_path) -> None:
+    make_folder(root, 3)
+    with CorpusSession(root, pipeline, cache=cache_path, jobs=1) as s:
+        s.scan()
+        assert "bin/blob.dat" not in s.fingerprints
+    with CorpusSession(
+        root, pipeline, cache=cache_path, jobs=1, options=ScanOptions(include_binary=True)
+    ) as s:
+        s.scan()
+        assert s.fingerprints["bin/blob.dat"] == pipeline.fingerprint(b"\0\1\2" * 100)
+
+
+def test_cli_stream_uses_and_fills_the_cache(root: Path, pipeline, tmp_path, reads) -> None:
+    make_folder(root, 10)
+    cache_dir = tmp_path / "caches"
+    first = list(iter_fingerprints([str(root)], pipeline, jobs=1, cache_dir=str(cache_dir)))
+    n = len(reads)
+    assert n == 11
+    again = list(iter_fingerprints([str(root)], pipeline, jobs=1, cache_dir=str(cache_dir)))
+    assert again == first and len(reads) == n
+    list(iter_fingerprints([str(root)], pipeline, jobs=1, use_cache=False))
+    assert len(reads) == 2 * n
+
+
+def test_unsigned_fingerprints_round_trip(cache_path: Path) -> None:
+    for v in (0, 1, (1 << 63) - 1, 1 << 63, (1 << 64) - 1):
+        assert to_unsigned(to_signed(v)) == v and -(1 << 63) <= to_signed(v) < (1 << 63)
+    cache = FingerprintCache(cache_path)
+    cache.put("p", FileResult("x", (1, 2, (1 << 64) - 5), False, False, (1 << 64) - 1, (), None))
+    cache.flush()
+    row = cache.load("p")["x"]
+    assert row.fp == (1 << 64) - 1 and row.key == (1, 2, (1 << 64) - 5)
+    cache.close()
+    with sqlite3.connect(cache_path) as conn:
+        assert conn.execute("SELECT typeof(fp) FROM files").fetchone() == ("integer",)
+
+
+def test_default_location_is_outside_the_root(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "home" / ".cache"))
+    outside = default_cache_path(tmp_path / "corpus")
+    assert outside.parent == tmp_path / "home" / ".cache" / "ditto-tui"
+    assert default_cache_path(tmp_path / "corpus") == outside  # stable per root
+    assert default_cache_path(tmp_path / "other") != outside
+    home = default_cache_path(tmp_path / "home")  # user cache inside the root: fall back
+    assert not str(home).startswith(str(tmp_path / "home") + "/")
+    with pytest.raises(ValueError):
+        open_cache_for_root(tmp_path / "home", cache=tmp_path / "home" / "c.sqlite")
+
+
+def test_corrupt_cache_is_set_aside_with_a_notice(root: Path, pipeline, cache_path: Path) -> None:
+    make_folder(root, 4)
+    cache_path.parent.mkdir(parents=True)
+    cache_path.write_bytes(b"this is not a database" * 100)
+    with CorpusSession(root, pipeline, cache=cache_path) as s:
+        s.scan()
+        assert len(s.fingerprints) == 4
+        assert len(s.notices) == 1 and "moved to" in s.notices[0]
+    aside = [p for p in cache_path.parent.iterdir() if ".corrupt-" in p.name]
+    assert len(aside) == 1 and aside[0].read_bytes().startswith(b"this is not")
+    with CorpusSession(root, pipeline, cache=cache_path) as s:
+        s.scan()
+        assert s.notices == []  # the rebuilt cache is healthy
+
+
+def test_foreign_schema_version_is_rebuilt(root: Path, pipeline, cache_path: Path) -> None:
+    write(root, "a.txt", TEXT_A)
+    cache_path.parent.mkdir(parents=True)
+    with sqlite3.connect(cache_path) as conn:
+        conn.execute("CREATE TABLE files(x)")
+        conn.execute("PRAGMA user_version=99")
+    with CorpusSession(root, pipeline, cache=cache_path) as s:
+        s.scan()
+        assert "schema version 99" in s.notices[0]
+        assert len(s.fingerprints) == 1
+
+
+CRASHER = textwrap.dedent(
+    """
+    import sys, time
+    from ditto_tui.corpus.cache import FingerprintCache
+    from ditto_tui.corpus.scan import FileResult
+    cache = FingerprintCache(sys.argv[1])
+    i = 0
+    while True:
+        cache.put("p", FileResult(f"f{i}", (i, i, i), False, False, i, (), None))
+        i += 1
+        if i == 2500:
+            print("committed", flush=True)   # at least one 2000-row batch is on disk
+    """
+)
+
+
+def test_killed_writer_leaves_a_usable_cache(tmp_path: Path, cache_path: Path) -> None:
+    cache_path.parent.mkdir(parents=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", CRASHER, str(cache_path)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "committed"
+        proc.send_signal(signal.SIGKILL)  # in the middle of a later batch
+    finally:
+        proc.wait(timeout=30)
+    notices: list[str] = []
+    cache = FingerprintCache(cache_path, notices=notices)
+    rows = cache.load("p")
+    assert notices == []
+    assert len(rows) >= 2000  # every committed batch survived, as a prefix of the writes
+    assert all(rows[f"f{i}"].fp == i for i in range(len(rows)))
+    cache.put("p", FileResult("new", (1, 1, 1), False, False, 7, (), None))
+    cache.flush()
+    assert cache.load("p")["new"].fp == 7
+    cache.close()
+
+
+def test_cli_explicit_cache_file_one_per_folder(tmp_path: Path, pipeline, reads) -> None:
+    one, two = tmp_path / "one", tmp_path / "two"
+    write(one, "a.txt", TEXT_A)
+    write(two, "b.txt", TEXT_B)
+    db = tmp_path / "caches" / "fp.sqlite"
+    db.parent.mkdir()
+    list(iter_fingerprints([str(one)], pipeline, jobs=1, cache=db))
+    assert db.exists()
+    both = list(iter_fingerprints([str(one), str(two)], pipeline, jobs=1, cache=db))
+    assert [i for i, _ in both] == [f"{one}/a.txt", f"{two}/b.txt"]
+    assert len(list(db.parent.glob("fp-*.sqlite"))) == 2  # one database per folder
+    reads.clear()
+    assert list(iter_fingerprints([str(one), str(two)], pipeline, jobs=1, cache=db)) == both
+    assert reads == []
+    with pytest.raises(ValueError, match="inside"):
+        list(iter_fingerprints([str(one)], pipeline, cache=one / "x.sqlite"))

@@ -1,0 +1,79 @@
+"""Fixtures for the UI tests: the fixed corpus, an app factory and a way to wait until idle."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from ditto_tui.core.pipeline import make_pipeline
+from ditto_tui.corpus.session import CorpusSession
+from ditto_tui.ui.app import DittoApp
+
+DATA = Path(__file__).parent / "data" / "corpus"
+BASE_MTIME = 1_750_000_000  # 2025-06-15 15:06:40 UTC
+
+
+def fix_mtimes(root: Path) -> None:
+    """Give every file a fixed, distinct modification time (hours apart, in name order)."""
+    for index, path in enumerate(sorted(p for p in root.rglob("*") if p.is_file())):
+        stamp = BASE_MTIME + index * 3600
+        os.utime(path, (stamp, stamp))
+
+
+@pytest.fixture
+def corpus_dir(tmp_path: Path) -> Path:
+    """A private copy of the fixed corpus with deterministic mtimes."""
+    root = tmp_path / "corpus"
+    shutil.copytree(DATA, root)
+    fix_mtimes(root)
+    return root
+
+
+@pytest.fixture
+def make_app(tmp_path: Path) -> Iterator[Callable[..., DittoApp]]:
+    """``make_app(root, **options)``: a DittoApp over a fresh uncached session (closed after)."""
+    sessions: list[CorpusSession] = []
+
+    def factory(root: Path, **options) -> DittoApp:
+        session = CorpusSession(root, make_pipeline(), use_cache=False, jobs=1)
+        sessions.append(session)
+        options.setdefault("watch", False)
+        options.setdefault("root", "corpus")
+        return DittoApp(session, **options)
+
+    yield factory
+    for session in sessions:
+        session.close()
+
+
+async def settle(pilot, timeout: float = 15.0) -> None:
+    """Wait until the scan is over and no worker is running, then let messages drain."""
+    app = pilot.app
+    deadline = time.monotonic() + timeout
+    quiet = 0
+    while time.monotonic() < deadline:
+        await pilot.pause()
+        busy = app.scanning or any(not w.is_finished for w in app.workers)
+        quiet = 0 if busy else quiet + 1
+        if quiet >= 3:
+            await pilot.pause()
+            return
+        await asyncio.sleep(0.02)
+    raise TimeoutError("the app did not settle")
+
+
+async def wait_for(pilot, condition: Callable[[], bool], timeout: float = 10.0) -> None:
+    """Poll ``condition`` while the app runs; TimeoutError if it never holds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        await pilot.pause()
+        if condition():
+            return
+        await asyncio.sleep(0.05)
+    raise TimeoutError("condition never held")

@@ -1,0 +1,124 @@
+"""Exporting the families as shown, pausing watching, and live updates from disk."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import shutil
+
+from textual.widgets import Input
+
+from ditto_tui.ui.screens.export import ExportDialog
+from ditto_tui.ui.widgets.family_table import FamilyTable
+from ditto_tui.ui.widgets.member_table import MemberTable
+
+from .conftest import settle, wait_for
+
+
+async def test_export_writes_csv_and_asks_before_overwriting(corpus_dir, make_app, tmp_path):
+    dest = tmp_path / "families.csv"
+    app = make_app(corpus_dir)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("x")
+        assert isinstance(app.screen, ExportDialog)
+        app.screen.query_one("#export-path", Input).value = str(dest)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.screen is app.main_screen
+        rows = list(csv.DictReader(dest.open(encoding="utf-8")))
+        assert {r["family"] for r in rows} == {"1", "2", "3"}
+        assert all(r["k"] == "3" and r["mode"] == "chain" for r in rows)
+        assert len(rows) == 6
+        # same path again: the first enter only warns, the second overwrites
+        dest.write_text("old", encoding="utf-8")
+        await pilot.press("/", *"heating", "enter", "x")
+        dialog = app.screen
+        dialog.query_one("#export-path", Input).value = str(dest)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.screen is dialog and dialog.confirm_overwrite
+        assert dest.read_text(encoding="utf-8") == "old"
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.screen is app.main_screen
+        rows = list(csv.DictReader(dest.open(encoding="utf-8")))
+        assert {r["member"] for r in rows} == {
+            "letters/heating-complaint.txt",
+            "letters/heating-complaint-v2.txt",
+        }
+
+
+async def test_export_jsonl_after_choosing_the_format(corpus_dir, make_app, tmp_path):
+    app = make_app(corpus_dir)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("x")
+        await pilot.click("#fmt-jsonl")
+        path_input = app.screen.query_one("#export-path", Input)
+        assert path_input.value.endswith(".jsonl")
+        path_input.value = str(tmp_path / "f.jsonl")
+        await pilot.click("#export-ok")
+        await settle(pilot)
+    records = [json.loads(line) for line in (tmp_path / "f.jsonl").read_text().splitlines()]
+    assert [r["size"] for r in records] == [2, 2, 2]
+    assert all(r["members"][0]["distance"] == 0 for r in records)
+
+
+async def test_pause_and_resume_watching(corpus_dir, make_app):
+    app = make_app(corpus_dir, watch=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await wait_for(pilot, lambda: app.session.watch_state == "watching")
+        await pilot.press("w")
+        assert app.session.watch_state == "paused"
+        await pilot.pause()
+        assert "paused" in app.main_screen.query_one("#status").render_status().plain
+        await pilot.press("w")
+        assert app.session.watch_state == "watching"
+
+
+async def test_live_changes_update_the_lists_in_place(corpus_dir, make_app):
+    app = make_app(corpus_dir, watch=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await wait_for(pilot, lambda: app.session.watch_state == "watching")
+        screen = app.main_screen
+        table = screen.query_one(FamilyTable)
+        # select the shop family's second member; it must stay selected through changes
+        await pilot.press("/", *"dragonwell", "enter", "enter", "down")
+        screen.query_one(Input).value = ""  # clear the filter: the selection stays
+        await settle(pilot)
+        selected = screen.selected_member()
+        assert selected is not None and selected.startswith("shop/")
+
+        # a new file: a copy of the haiku makes a new family
+        shutil.copy(corpus_dir / "notes" / "haiku.txt", corpus_dir / "notes" / "haiku-copy.txt")
+        await wait_for(
+            pilot,
+            lambda: {"notes/haiku.txt", "notes/haiku-copy.txt"}
+            in [set(f.members) for f in table.families],
+        )
+        assert screen.selected_member() == selected
+        messages = [n.message for n in app._notifications]
+        assert any("1 new" in m and "1 new family" in m for m in messages), messages
+
+        # a removal: the weird family loses a member and disappears (singletons hidden)
+        os.remove(corpus_dir / "weird" / "markup-copy.txt")
+        await wait_for(
+            pilot, lambda: all("weird/markup-copy.txt" not in f.members for f in table.families)
+        )
+        assert len([f for f in table.families if f.centre.startswith("weird/")]) == 0
+
+        # a modification: the lentil soup becomes a copy of the todo list
+        (corpus_dir / "recipes" / "lentil-soup.txt").write_bytes(
+            (corpus_dir / "notes" / "todo.txt").read_bytes()
+        )
+        await wait_for(
+            pilot,
+            lambda: {"notes/todo.txt", "recipes/lentil-soup.txt"}
+            in [set(f.members) for f in table.families],
+        )
+        assert screen.selected_member() == selected
+        assert isinstance(screen.query_one(MemberTable).selected.id, str)

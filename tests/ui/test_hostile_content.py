@@ -1,0 +1,56 @@
+"""Markup, ANSI escapes and control characters in documents and names display literally."""
+
+from __future__ import annotations
+
+from ditto_tui.ui.screens.compare import CompareScreen
+from ditto_tui.ui.widgets.family_table import FamilyTable
+from ditto_tui.ui.widgets.member_table import MemberTable
+from ditto_tui.ui.widgets.preview import Preview
+from ditto_tui.ui.widgets.side_by_side import SideBySideDiff
+
+from .conftest import settle
+
+HOSTILE_NAME = "weird/[bold red]markup name.txt"
+
+
+def strip_texts(widget, rows: int) -> list[str]:
+    return [widget.render_line(y).text for y in range(rows)]
+
+
+async def test_hostile_document_and_name_show_literally(corpus_dir, make_app):
+    app = make_app(corpus_dir)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("/", *"weird", "enter", "enter")
+        await settle(pilot)
+        screen = app.main_screen
+        table = screen.query_one(FamilyTable)
+        assert [set(f.members) for f in table.families] == [{HOSTILE_NAME, "weird/markup-copy.txt"}]
+        row = table.get_row_at(0)
+        assert row[2].plain in (HOSTILE_NAME, "weird/markup-copy.txt")
+        assert "[bold red]" in row[3].plain or "Title: [bold red]not bold[/]" in row[3].plain
+
+        members = screen.query_one(MemberTable)
+        assert HOSTILE_NAME in [members.get_row_at(i)[1].plain for i in range(2)]
+        member_lines = "\n".join(strip_texts(members, 4))
+        assert "weird/[bold red]markup" in member_lines
+
+        preview = screen.query_one(Preview)
+        shown = "\n".join(strip_texts(preview, 6))
+        assert "Title: [bold red]not bold[/] and [link=http://x]no link[/link]" in shown
+        assert "\\x1b[31mred via ANSI\\x1b[0m and a bell\\x07 and SOH\\x01 here" in shown
+        assert "\x1b" not in shown and "\x07" not in shown
+        for y in range(6):
+            for segment in preview.render_line(y):
+                assert segment.style is None or not segment.style.link
+
+        await pilot.press("c")
+        await settle(pilot)
+        assert isinstance(app.screen, CompareScreen)
+        view = app.screen.query_one(SideBySideDiff)
+        diff_text = "\n".join(strip_texts(view, 8))
+        assert "[bold red]not bold[/]" in diff_text
+        assert "\\x1b[31m" in diff_text
+        assert "\x1b" not in diff_text
+        title = app.screen.query_one("#compare-title").render()
+        assert "[bold red]markup name.txt" in str(title)

@@ -1,0 +1,193 @@
+"""A user explores the fixed corpus on the main screen."""
+
+from __future__ import annotations
+
+import contextlib
+
+from ditto_tui.ui.screens.help import HelpScreen
+from ditto_tui.ui.widgets.family_table import FamilyTable
+from ditto_tui.ui.widgets.k_slider import KSlider
+from ditto_tui.ui.widgets.member_table import MemberTable
+from ditto_tui.ui.widgets.preview import Preview
+
+from .conftest import settle
+
+
+def family_sets(app) -> list[set[str]]:
+    return [set(f.members) for f in app.main_screen.query_one(FamilyTable).families]
+
+
+PRESS = {
+    "press/tidewell-2.0.txt",
+    "press/tidewell-2.0-final.txt",
+    "press/tidewell-2.0-draft.txt",
+    "press/tidewell-2.0-fr-notes.txt",
+}
+
+
+async def test_families_at_k3_then_slider_keys_recluster(corpus_dir, make_app):
+    app = make_app(corpus_dir)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        families = family_sets(app)
+        assert len(families) == 3
+        assert {"shop/dragonwell.html", "shop/dragonwell-sale.html"} in families
+        assert PRESS not in families
+        await pilot.press("]", "]")
+        assert app.main_screen.k == 5
+        assert app.main_screen.query_one(KSlider).value == 5
+        assert PRESS in family_sets(app)
+        await pilot.press("[", "[", "[", "[")
+        assert app.main_screen.k == 1
+        assert family_sets(app) == [{"weird/[bold red]markup name.txt", "weird/markup-copy.txt"}]
+
+
+async def test_slider_follows_the_mouse_and_arrow_keys(corpus_dir, make_app):
+    app = make_app(corpus_dir)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        slider = app.main_screen.query_one(KSlider)
+        x8 = slider._positions()[8]
+        await pilot.click("#k-slider", offset=(x8, 0))
+        assert slider.value == 8
+        assert app.main_screen.k == 8
+        x0 = slider._positions()[0]
+        await pilot.click("#k-slider", offset=(x0, 0))
+        assert app.main_screen.k == 0
+        assert family_sets(app) == []
+        slider.focus()
+        await pilot.press("right", "right", "right")
+        assert app.main_screen.k == 3
+        assert len(family_sets(app)) == 3
+
+
+async def test_filter_by_substring_and_glob(corpus_dir, make_app):
+    app = make_app(corpus_dir)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("/")
+        await pilot.press(*"sale")
+        assert family_sets(app) == [{"shop/dragonwell.html", "shop/dragonwell-sale.html"}]
+        await pilot.press("enter")
+        assert isinstance(app.focused, FamilyTable)
+        await pilot.press("/", *("backspace",) * 4, *"*.txt")
+        assert {"shop/dragonwell.html", "shop/dragonwell-sale.html"} not in family_sets(app)
+        assert len(family_sets(app)) == 2
+        await pilot.press("escape")
+        assert isinstance(app.focused, FamilyTable)
+
+
+async def test_sort_singletons_and_grouping_toggles(corpus_dir, make_app):
+    app = make_app(corpus_dir)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        screen = app.main_screen
+        await pilot.press("]", "]")  # k=5: press family (4 members, diameter 7 in chain mode)
+        table = screen.query_one(FamilyTable)
+        assert table.families[0].size == 4
+        await pilot.press("s")
+        assert screen.sort_key == "diameter"
+        diameters = [f.diameter for f in table.families]
+        assert diameters == sorted(diameters, reverse=True)
+        await pilot.press("s")
+        assert screen.sort_key == "name"
+        names = [f.centre for f in table.families]
+        assert names == sorted(names)
+        await pilot.press("s")
+        assert screen.sort_key == "newest"
+        await pilot.press("1")
+        assert screen.singletons
+        assert sum(f.size for f in table.families) == 13
+        await pilot.press("g")
+        assert screen.mode == "star"
+        assert sum(f.size for f in table.families) == 13
+        await pilot.press("g")
+        assert screen.mode == "chain"
+
+
+async def test_clicking_a_column_header_sorts(corpus_dir, make_app):
+    app = make_app(corpus_dir)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        table = app.main_screen.query_one(FamilyTable)
+        before = sum(c.get_render_width(table) for c in table.ordered_columns[:2])
+        assert table.ordered_columns[2].key.value == "name"
+        await pilot.click(FamilyTable, offset=(before + 3, 0))
+        assert app.main_screen.sort_key == "name"
+
+
+async def test_members_and_preview_follow_the_selection(corpus_dir, make_app):
+    app = make_app(corpus_dir)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        screen = app.main_screen
+        families = screen.query_one(FamilyTable).families
+        await pilot.press("down")
+        await settle(pilot)
+        members = screen.query_one(MemberTable)
+        assert {m.id for m in members.members} == set(families[1].members)
+        assert members.members[0].distance == 0
+        preview = screen.query_one(Preview)
+        assert preview.lines, "the selected member is previewed"
+        assert screen.previewed == members.members[0].id
+
+
+async def test_html_preview_text_or_source(corpus_dir, make_app):
+    app = make_app(corpus_dir)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("/", *"dragonwell", "enter")
+        await settle(pilot)
+        preview = app.main_screen.query_one(Preview)
+        assert preview.lines[0] == "Dragonwell green tea"
+        assert not any("<p>" in line for line in preview.lines)
+        await pilot.press("h")
+        await settle(pilot)
+        assert any("<p>" in line for line in preview.lines)
+
+
+async def test_help_screen_and_command_palette(corpus_dir, make_app):
+    app = make_app(corpus_dir)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("f1")
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        assert app.screen is app.main_screen
+        await pilot.press("ctrl+p")
+        await pilot.press(*"Singletons")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.main_screen.singletons
+
+
+async def test_copy_path_puts_the_file_path_on_the_clipboard(corpus_dir, make_app):
+    app = make_app(corpus_dir)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("y")
+        selected = app.main_screen.selected_member()
+        assert app.clipboard == str(corpus_dir / selected)
+
+
+async def test_editor_runs_suspended_with_the_document_path(corpus_dir, make_app, monkeypatch):
+    calls = []
+    monkeypatch.setenv("EDITOR", "myeditor --flag")
+    monkeypatch.setattr("ditto_tui.ui.app.subprocess.run", lambda cmd, check: calls.append(cmd))
+    app = make_app(corpus_dir)
+    suspended = []
+
+    @contextlib.contextmanager
+    def fake_suspend():
+        suspended.append(True)
+        yield
+
+    monkeypatch.setattr(app, "suspend", fake_suspend)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("e")
+        await pilot.pause()
+        selected = app.main_screen.selected_member()
+    assert suspended == [True]
+    assert calls == [["myeditor", "--flag", str(corpus_dir / selected)]]
