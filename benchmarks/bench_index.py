@@ -77,7 +77,8 @@ def recluster_ms(ix: NearIndex, ks: list[int]) -> list[float]:
 
 def relabel_after_updates(ix: NearIndex, near_fp: int, tag: str) -> None:
     """First relabelling after adding a near-duplicate (merged into the hierarchy
-    incrementally) and after removing a distinct fingerprint (hierarchy rebuilt)."""
+    incrementally), after removing a fingerprint that had pairs (hierarchy rebuilt) and
+    after replacing a lonely document (hierarchy kept)."""
     ix.labels(3)
     ix.add("bench/added", near_fp ^ 1)
     dt, _ = timed(lambda: ix.labels(3))
@@ -85,6 +86,12 @@ def relabel_after_updates(ix: NearIndex, near_fp: int, tag: str) -> None:
     ix.remove("bench/added")
     dt, _ = timed(lambda: ix.labels(3))
     emit(f"relabel_after_remove_{tag}_ms", dt * 1e3, "ms")
+    # replacing a document that had no near-duplicate (the common edit) keeps the hierarchy
+    ix.add("bench/lonely", 0x5A5A_A5A5_0F0F_F0F0)
+    ix.labels(3)
+    ix.add("bench/lonely", 0x5A5A_A5A5_0F0F_F0F1 ^ (1 << 40))
+    dt, _ = timed(lambda: ix.labels(3))
+    emit(f"relabel_after_replace_lonely_{tag}_ms", dt * 1e3, "ms")
 
 
 def bench_pairs(rng: np.random.Generator) -> None:

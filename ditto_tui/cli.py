@@ -17,6 +17,7 @@ import os
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import IO, NoReturn
 
 import numpy as np
@@ -570,9 +571,27 @@ def cmd_version(args: argparse.Namespace, out: Output) -> int:
 def cmd_explore(args: argparse.Namespace, out: Output) -> int:
     if not os.path.isdir(args.path):
         raise CommandError(f"{args.path}: not a folder")
-    from ditto_tui.ui.app import run_explorer
+    from ditto_tui.corpus.session import CorpusSession
+    from ditto_tui.ui.app import DittoApp
 
-    return run_explorer(args)
+    pipeline = _pipeline(args)
+    cache = None
+    if args.cache is not None:
+        from ditto_tui.corpus.cache import default_cache_path
+
+        cache = Path(args.cache) / default_cache_path(args.path).name
+    try:
+        session = CorpusSession(args.path, pipeline, options=_scan_options(args), cache=cache,
+                                use_cache=not args.no_cache, jobs=args.jobs)
+    except ValueError as exc:
+        raise CommandError(str(exc)) from None
+    with session:
+        app = DittoApp(session, root=session.root, pipeline=pipeline, max_k=args.max_k, k=args.k,
+                       mode=args.mode, poll=args.poll, watch=not args.no_watch)
+        app.run()
+    for notice in session.notices:
+        warn(notice)
+    return int(app.return_code or 0)
 
 
 COMMANDS = {

@@ -13,9 +13,11 @@ produces for the same bytes: any difference changes fingerprints. The rules (see
 4. split on the 25 code points of ``data/ditto2-whitespace.txt``, drop empty fields and
    join with one space.
 
-Tags are stripped on the raw bytes: ``<`` and ``>`` are ASCII, and an ASCII byte always
-decodes to itself, so stripping before decoding gives the same result and lets valid
-UTF-8 and ASCII documents skip the decoder entirely.
+Tags are stripped, and ASCII letters and whitespace mapped, on the raw bytes: ``<`` and
+``>`` are ASCII, and an ASCII byte always decodes to itself, so working before decoding
+gives the same result and lets ASCII documents skip the decoder entirely. Valid UTF-8
+whose mappings keep every code point's byte length is also mapped in place; anything
+else goes through a code point array.
 """
 
 from __future__ import annotations
@@ -28,37 +30,47 @@ import numpy as np
 
 __all__ = ["decode_go", "lowercase_table", "normalize", "normalize_utf8", "strip_tags", "whitespace"]
 
+
+_DECODE_BLOCK = 1 << 16  # bytes decoded per numpy pass (small arrays stay in cache)
+
+
 def _go_code_points(data: bytes) -> np.ndarray:
     """Go-style decoding as a uint32 code point array, vectorised over byte positions.
 
     A byte starting a valid shortest-form sequence gives its code point; the sequence's
     continuation bytes give nothing; every other byte gives U+FFFD. This is what a
-    left-to-right decoder does, because no continuation byte can start a sequence.
+    left-to-right decoder does, because no continuation byte can start a sequence, so
+    each block is decoded on its own, looking 3 bytes back and 3 bytes ahead.
     """
-    b0 = np.frombuffer(data, dtype=np.uint8)
-    padded = np.append(b0, np.zeros(3, dtype=np.uint8))
-    b1, b2, b3 = (padded[k : k + len(b0)] for k in (1, 2, 3))
-    c1, c2, c3 = ((b & 0xC0) == 0x80 for b in (b1, b2, b3))
-    two = (b0 >= 0xC2) & (b0 <= 0xDF) & c1
-    three = c1 & c2 & (
-        ((b0 == 0xE0) & (b1 >= 0xA0))
-        | ((b0 >= 0xE1) & (b0 <= 0xEF) & (b0 != 0xED))
-        | ((b0 == 0xED) & (b1 <= 0x9F))
-    )
-    four = c1 & c2 & c3 & (
-        ((b0 == 0xF0) & (b1 >= 0x90)) | ((b0 >= 0xF1) & (b0 <= 0xF3)) | ((b0 == 0xF4) & (b1 <= 0x8F))
-    )
-    x0, x1, x2, x3 = (b.astype(np.uint32) for b in (b0, b1, b2, b3))
-    codes = np.full(len(b0), 0xFFFD, dtype=np.uint32)
-    codes[b0 < 0x80] = x0[b0 < 0x80]
-    codes[two] = ((x0 & 0x1F) << 6 | (x1 & 0x3F))[two]
-    codes[three] = ((x0 & 0x0F) << 12 | (x1 & 0x3F) << 6 | (x2 & 0x3F))[three]
-    codes[four] = ((x0 & 0x07) << 18 | (x1 & 0x3F) << 12 | (x2 & 0x3F) << 6 | (x3 & 0x3F))[four]
-    inside = np.zeros(len(b0) + 3, dtype=bool)  # continuation bytes of valid sequences
-    inside[1 : len(b0) + 1] |= two | three | four
-    inside[2 : len(b0) + 2] |= three | four
-    inside[3 : len(b0) + 3] |= four
-    return codes[~inside[: len(b0)]]
+    raw = np.frombuffer(data, dtype=np.uint8)
+    padded = np.append(raw, np.zeros(3, dtype=np.uint8))
+    blocks = []
+    for low in range(0, len(raw), _DECODE_BLOCK):
+        high = min(low + _DECODE_BLOCK, len(raw))
+        back = min(low, 3)  # sequences starting there may cover the block's first bytes
+        size = high - low + back
+        b0, b1, b2, b3 = (padded[low - back + k : low - back + k + size] for k in range(4))
+        c1, c2, c3 = ((b & 0xC0) == 0x80 for b in (b1, b2, b3))
+        two = (b0 >= 0xC2) & (b0 <= 0xDF) & c1
+        three = c1 & c2 & (
+            ((b0 == 0xE0) & (b1 >= 0xA0))
+            | ((b0 >= 0xE1) & (b0 <= 0xEF) & (b0 != 0xED))
+            | ((b0 == 0xED) & (b1 <= 0x9F))
+        )
+        four = c1 & c2 & c3 & (
+            ((b0 == 0xF0) & (b1 >= 0x90)) | ((b0 >= 0xF1) & (b0 <= 0xF3)) | ((b0 == 0xF4) & (b1 <= 0x8F))
+        )
+        x0, x1, x2, x3 = (b.astype(np.uint32) for b in (b0, b1, b2, b3))
+        codes = np.where(b0 < 0x80, x0, 0xFFFD).astype(np.uint32)
+        codes = np.where(two, (x0 & 0x1F) << 6 | (x1 & 0x3F), codes)
+        codes = np.where(three, (x0 & 0x0F) << 12 | (x1 & 0x3F) << 6 | (x2 & 0x3F), codes)
+        codes = np.where(four, (x0 & 0x07) << 18 | (x1 & 0x3F) << 12 | (x2 & 0x3F) << 6 | (x3 & 0x3F), codes)
+        inside = np.zeros(size + 3, dtype=bool)  # continuation bytes of valid sequences
+        inside[1 : size + 1] |= two | three | four
+        inside[2 : size + 2] |= three | four
+        inside[3 : size + 3] |= four
+        blocks.append(codes[back:][~inside[back:size]])
+    return np.concatenate(blocks) if blocks else np.zeros(0, dtype=np.uint32)
 
 
 def decode_go(data: bytes) -> str:
@@ -229,7 +241,12 @@ def _map_multibyte(utf8: np.ndarray) -> np.ndarray | None:
 
 
 def normalize_utf8(data: bytes) -> bytes:
-    """The normalized document as UTF-8 bytes (what the shingles are hashed from)."""
+    """The normalized document as UTF-8 bytes (what the shingles are hashed from).
+
+    Any bytes-like object is accepted (a non-``bytes`` one is copied first).
+    """
+    if not isinstance(data, bytes):
+        data = bytes(data)
     text = strip_tags(data).translate(_ascii_table())  # ASCII bytes decode to themselves
     if text.isascii():
         if b"  " not in text:

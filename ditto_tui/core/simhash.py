@@ -9,6 +9,7 @@ hashes and S_i the number of them with bit i set (a tie gives 0).
 
 from __future__ import annotations
 
+import operator
 import re
 
 import numpy as np
@@ -30,13 +31,14 @@ class Fingerprint(int):
     """A 64-bit SimHash, an ``int`` in ``[0, 2**64)``; ``str()`` gives 16 lowercase hex digits.
 
     Constructing one from an int outside that range raises ``ValueError`` (a negative
-    value is never reinterpreted: use ``from_signed`` for SQLite-style signed storage).
+    value is never reinterpreted: use ``from_signed`` for SQLite-style signed storage),
+    from anything but an integer ``TypeError`` (parse text with ``from_hex``).
     """
 
     __slots__ = ()
 
     def __new__(cls, value: int = 0) -> Fingerprint:
-        value = int(value)
+        value = operator.index(value)  # ints and numpy integers only: no str, no float
         if not 0 <= value <= _MASK64:
             raise ValueError(f"fingerprint out of unsigned 64-bit range: {value}")
         return super().__new__(cls, value)
@@ -113,7 +115,6 @@ def popcount64(a: np.ndarray) -> np.ndarray:
 # keeping the partial sums bit-sliced (plane j holds the 2**j digit of every column).
 _FIELD_MAX = 255  # words summed into one 8-bit field without overflow
 _DIRECT_MAX = 8 * _FIELD_MAX  # longer arrays go through the adder tree first
-_TREE_LEAF = 128  # the tree stops halving at this many words per plane (<= _FIELD_MAX)
 _LOW_BYTES = np.uint64(0x0101010101010101)
 _SHIFTS8 = np.arange(8, dtype=np.uint64)[:, None]
 
@@ -126,9 +127,9 @@ def _row_counts(rows: np.ndarray) -> np.ndarray:
 
 
 def _tree_counts(words: np.ndarray) -> np.ndarray:
-    """Per-bit counts (int64[64]) of a uint64 array of length LEAF * 2**k (left unchanged)."""
+    """Per-bit counts (int64[64]) of a uint64 array of length L * 2**k, L <= 255 (left unchanged)."""
     planes = [words]
-    while len(planes[0]) > _TREE_LEAF:
+    while len(planes[0]) > _FIELD_MAX:
         half = len(planes[0]) // 2
         a, b = planes[0][:half], planes[0][half:]
         carry = a & b
@@ -174,9 +175,8 @@ class BitTally:
             words[:n] = hashes
             self.counts += _row_counts(words.reshape(rows, _FIELD_MAX)).sum(axis=0)
             return
-        size = _TREE_LEAF
-        while size < n:
-            size *= 2
+        halvings = (-(-n // _FIELD_MAX) - 1).bit_length()  # fewest k with n <= 255 * 2**k
+        size = -(-n >> halvings) << halvings  # pad to the next multiple of 2**k
         if size == n:
             words = np.ascontiguousarray(hashes, dtype=np.uint64)
         else:
@@ -191,7 +191,10 @@ class BitTally:
 
 
 def charikar_sum(hashes: np.ndarray) -> Fingerprint:
-    """Fingerprint of a uint64 hash array, each element one occurrence of weight 1."""
+    """Fingerprint of a uint64 hash array, each element one occurrence of weight 1.
+
+    An empty array gives 0 (Featurizer never sums an empty feature list: see its fallback).
+    """
     tally = BitTally()
     tally.add(np.asarray(hashes, dtype=np.uint64))
     return tally.fingerprint()

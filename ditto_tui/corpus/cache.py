@@ -311,9 +311,9 @@ class FingerprintCache:
                 self._fail(exc)
             self._last_flush = time.monotonic()
 
-    def forget(self, paths: Iterable[str]) -> None:
-        """Drop every identity's rows for files that left the corpus."""
-        raws = [(os.fsencode(p),) for p in paths]
+    def forget(self, identity: str, paths: Iterable[str]) -> None:
+        """Drop the rows of ``identity`` for these paths (other pipelines keep theirs)."""
+        raws = [os.fsencode(p) for p in paths]
         if not raws:
             return
         with self._lock:
@@ -321,9 +321,13 @@ class FingerprintCache:
                 return
             self.flush()
             try:
+                pid = self._pid(identity, create=False)
+                if pid is None:
+                    return
+                rows = [(pid, raw) for raw in raws]
                 self._conn.execute("BEGIN IMMEDIATE")
-                self._conn.executemany("DELETE FROM files WHERE path=?", raws)
-                self._conn.executemany("DELETE FROM messages WHERE path=?", raws)
+                self._conn.executemany("DELETE FROM files WHERE pid=? AND path=?", rows)
+                self._conn.executemany("DELETE FROM messages WHERE pid=? AND path=?", rows)
                 self._conn.execute("COMMIT")
             except sqlite3.Error as exc:
                 with contextlib.suppress(sqlite3.Error):

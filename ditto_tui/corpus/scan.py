@@ -178,7 +178,8 @@ def resolve_entries(
 ) -> Iterator[Resolved | Skipped]:
     """Resolve a walk to fingerprints, in walk order (see the module docstring).
 
-    ``cached(entry)`` may answer an entry first (the session's in-memory state); then
+    ``jobs`` is the worker count (None or 0: every CPU this process may use; 1: no
+    worker processes). ``cached(entry)`` may answer an entry first (the session's in-memory state); then
     ``rows`` (cache rows of this pipeline, from ``FingerprintCache.load``) are consulted;
     everything else is read, and new results are written to ``cache``. Stops early
     (without error) when ``cancelled()`` turns True.
@@ -260,7 +261,7 @@ def resolve_entries(
         size += chunk.miss_bytes
         if files >= POOL_MIN_FILES and size >= POOL_MIN_BYTES:
             break
-    n_jobs = jobs if jobs is not None else default_jobs()
+    n_jobs = jobs if jobs is not None and jobs > 0 else default_jobs()  # 0/None: all CPUs
     use_pool = n_jobs > 1 and files >= POOL_MIN_FILES and size >= POOL_MIN_BYTES
 
     def all_chunks() -> Iterator[_Chunk]:

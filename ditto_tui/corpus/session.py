@@ -221,7 +221,8 @@ class CorpusSession:
             last_batch = time.monotonic()
             for r in resolve_entries(
                 walked, self.pipeline, options=self.options, jobs=self.jobs,
-                cache=self._cache, rows=rows, cached=self._memory_hit, cancelled=cancelled,
+                cache=self._cache, rows=rows, cancelled=cancelled,
+                cached=self._memory_hit if self._files else None,
             ):
                 skip: Skipped | None
                 if isinstance(r, Skipped):
@@ -243,6 +244,8 @@ class CorpusSession:
                     if self._skips.get(skip.id) != skip:
                         piece.skipped.append(skip)
                     new_skips[skip.id] = skip
+                if done & 127:
+                    continue  # look at the clock every 128 files only
                 now = time.monotonic()
                 if on_progress is not None and now - last_progress >= PROGRESS_SECONDS:
                     last_progress = now
@@ -271,10 +274,11 @@ class CorpusSession:
                 whole=scopes is None and complete,
             )
             if self._cache is not None:
+                identity = self.pipeline.identity
                 if removed_files:
-                    self._cache.forget(removed_files)
+                    self._cache.forget(identity, removed_files)
                 if rows is not None and complete:
-                    self._cache.forget([p for p in rows if p not in new_files])
+                    self._cache.forget(identity, [p for p in rows if p not in new_files])
                 self._cache.flush()
             batch.extend(piece)
             if on_batch is not None and piece:

@@ -184,17 +184,16 @@ class Walker:
         return parts[-1] == "tmp" and self._is_maildir("/".join(parts[:-1]))
 
     def _is_maildir(self, rel: str) -> bool:
+        """True when folder ``rel`` holds ``cur``, ``new`` and ``tmp`` folders."""
         base = self.abspath(rel)
         return all(os.path.isdir(os.path.join(base, p)) for p in MAILDIR_PARTS)
 
     def _in_message_folder(self, rel: str) -> bool:
-        parts = rel.split("/")
-        return (
-            len(parts) >= 2 and parts[-2] in MESSAGE_FOLDERS
-            and self._is_maildir("/".join(parts[:-2]))
-        )
+        """True when the file ``rel`` sits in a maildir's ``cur``/``new`` folder."""
+        return "/" in rel and self._in_maildir_folder(rel.rsplit("/", 1)[0])
 
     def _ancestors(self, rel: str) -> set[tuple[int, int]]:
+        """(dev, inode) of the root and every folder above ``rel`` (loop detection)."""
         out: set[tuple[int, int]] = set()
         parts = rel.split("/") if rel else []
         for i in range(len(parts)):
@@ -402,7 +401,7 @@ def iter_fingerprints(
                     for doc, fp in item.docs:
                         yield ident(doc.id), Fingerprint(fp)
             if store is not None and rows is not None:
-                store.forget([p for p in rows if p not in seen])
+                store.forget(pipeline.identity, [p for p in rows if p not in seen])
         finally:
             if store is not None:
                 store.close()

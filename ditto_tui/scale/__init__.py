@@ -1,1 +1,15 @@
-"""scale."""
+"""Scale-out on Spark: fingerprints, pairs and families for corpora beyond one machine.
+
+Optional (extra ``spark``: pyspark, pyarrow, pandas); nothing here is imported by the base
+package, and every module imports pyspark lazily, so ``ditto-tui`` works without it.
+
+- ``session``: SparkSession builder, Java / pyspark checks (:class:`SparkUnavailable`).
+- ``layout``: the results folder (table names, run metadata), readable without Spark.
+- ``fingerprints``: ``binaryFile`` source -> Parquet ``fingerprints`` and ``skipped``.
+- ``pairs``: exact all-pairs within K by a block-key self-join (``groups``, ``pairs-fp``,
+  optionally ``pairs`` per document).
+- ``families``: connected components for every k in 0..K (Large-Star / Small-Star).
+- ``progress``: stage progress on stderr from Spark's status tracker.
+- ``results``: a results folder loaded with pyarrow, and a read-only session for the UI.
+- ``cli``: ``ditto-tui spark ...`` and ``ditto-tui open``; ``jobs``: spark-submit entry.
+"""

@@ -1,16 +1,17 @@
 """LiveIndex: the app's near-duplicate index plus a cache of families per (k, mode).
 
-The UI owns one. Workers may feed it (bulk loads, change batches) while the UI thread asks
-for families: every access goes through one lock, and each call is short (the index does
-the heavy lifting vectorised). Family listings are cached per index generation, so moving
-the k slider back and forth costs nothing after the first visit, and :meth:`warm` lets a
-worker precompute every k ahead of the user.
+The UI owns one. Workers feed it (bulk loads, change batches) and compute family listings;
+the UI thread reads. Mutations and family computations take one lock; everything the UI
+thread calls per keystroke is lock-free: ``fingerprint``/``in``/``len`` read a mirror dict
+and :meth:`peek` returns a listing already cached for the current generation (or None, in
+which case the caller asks a worker to compute it). So a long computation in a worker never
+freezes the screen.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from ditto_tui.core.index import Match, NearIndex
 
@@ -23,38 +24,42 @@ class LiveIndex:
     def __init__(self, max_k: int = 8) -> None:
         self._index = NearIndex(max_k)
         self._lock = threading.RLock()
-        self._cache: dict[tuple[int, str], list] = {}
-        self._generation = -1
+        self._fps: dict[str, int] = {}
+        self._cache: dict[tuple[int, str], tuple[int, list]] = {}
 
     @property
     def max_k(self) -> int:
         return self._index.max_k
 
+    # -- lock-free reads ------------------------------------------------------------------
     def __len__(self) -> int:
-        with self._lock:
-            return len(self._index)
+        return len(self._fps)
 
     def __contains__(self, doc_id: object) -> bool:
-        with self._lock:
-            return doc_id in self._index
-
-    @property
-    def generation(self) -> int:
-        with self._lock:
-            return self._index.generation
+        return doc_id in self._fps
 
     def fingerprint(self, doc_id: str) -> int:
         """The fingerprint of ``doc_id``; KeyError when absent."""
-        with self._lock:
-            return self._index.fingerprint(doc_id)
+        return self._fps[doc_id]
 
+    def ids(self) -> list[str]:
+        return list(self._fps)
+
+    @property
+    def generation(self) -> int:
+        return self._index.generation
+
+    def peek(self, k: int, mode: str = "chain") -> list | None:
+        """The listing at ``(k, mode)`` if already computed for the current content."""
+        entry = self._cache.get((k, mode))
+        if entry is not None and entry[0] == self._index.generation:
+            return entry[1]
+        return None
+
+    # -- mutations ---------------------------------------------------------------------------
     def load(self, fingerprints: Mapping[str, int]) -> None:
         """Add or replace many documents at once (vectorised)."""
-        if not fingerprints:
-            return
-        ids = list(fingerprints)
-        with self._lock:
-            self._index.add_many(ids, [int(fingerprints[i]) for i in ids])
+        self.apply(fingerprints, {}, ())
 
     def apply(
         self,
@@ -65,35 +70,31 @@ class LiveIndex:
         """Apply one change batch: removals first, then additions/replacements."""
         with self._lock:
             for doc_id in removed:
-                self._index.remove(doc_id)
-            merged = {**added, **changed}
+                if self._index.remove(doc_id):
+                    self._fps.pop(doc_id, None)
+            merged = {i: int(fp) for i, fp in {**added, **changed}.items()}
             if len(merged) > 32:
                 ids = list(merged)
-                self._index.add_many(ids, [int(merged[i]) for i in ids])
+                self._index.add_many(ids, [merged[i] for i in ids])
             else:
                 for doc_id, fp in merged.items():
-                    self._index.add(doc_id, int(fp))
+                    self._index.add(doc_id, fp)
+            self._fps.update(merged)
 
+    # -- computations (may be slow: call from a worker) ------------------------------------------
     def families(self, k: int, mode: str = "chain") -> list:
-        """Every family (singletons included) at threshold ``k``, ditto's order."""
+        """Every family (singletons included) at threshold ``k``, ditto's order; cached per
+        content generation."""
+        cached = self.peek(k, mode)
+        if cached is not None:
+            return cached
         with self._lock:
             generation = self._index.generation
-            if generation != self._generation:
-                self._cache.clear()
-                self._generation = generation
-            key = (k, mode)
-            cached = self._cache.get(key)
-            if cached is None:
-                cached = self._index.families(k, mode=mode)
-                self._cache[key] = cached
-            return cached
+            listing = self._index.families(k, mode=mode)
+            self._cache[(k, mode)] = (generation, listing)
+            return listing
 
-    def cached(self, k: int, mode: str) -> bool:
-        """True when :meth:`families` would answer from the cache."""
-        with self._lock:
-            return self._generation == self._index.generation and (k, mode) in self._cache
-
-    def warm(self, ks: Sequence[int], mode: str, cancelled=lambda: False) -> None:
+    def warm(self, ks: Sequence[int], mode: str, cancelled: Callable[[], bool] = lambda: False) -> None:
         """Compute and cache the listings for ``ks`` (from a worker)."""
         for k in ks:
             if cancelled():
@@ -104,7 +105,3 @@ class LiveIndex:
         """Every document within ``k`` bits of ``fp``, sorted by (distance, id)."""
         with self._lock:
             return self._index.near(fp, k)
-
-    def ids(self) -> list[str]:
-        with self._lock:
-            return self._index.ids()

@@ -14,6 +14,12 @@ from ditto_tui.core.pipeline import Pipeline, make_pipeline
 IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 
 
+@pytest.fixture(autouse=True)
+def private_cache_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch) -> None:
+    """Default cache locations land in a temporary folder, never in the real user cache."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg-cache")))
+
+
 @pytest.fixture
 def pipeline() -> Pipeline:
     return make_pipeline("ditto")

@@ -204,3 +204,16 @@ def test_an_mbox_opened_alone_is_followed(tmp_path: Path, pipeline) -> None:
         write(tmp_path, "mail/other.txt", TEXT_A)  # a neighbour is not part of this corpus
         time.sleep(0.4)
         assert mirror.ids() == {"archive.mbox#1", "archive.mbox#2"}
+
+
+def test_maildir_delivery_appears_as_one_message(live, root: Path) -> None:
+    session, mirror = live
+    for part in ("cur", "new", "tmp"):
+        (root / "box" / part).mkdir(parents=True)
+    tmp = write(root, "box/tmp/17.1.host", b"Subject: hello\n\n" + TEXT_A.encode())
+    time.sleep(0.3)  # the delivery in progress is never a document
+    os.rename(tmp, root / "box/new/17.1.host")  # the maildir delivery protocol
+    assert wait_for(lambda: "box/new/17.1.host" in mirror.ids())
+    assert session.documents["box/new/17.1.host"].kind == "maildir"
+    assert session.mail_info("box/new/17.1.host").subject == "hello"
+    assert not any(i.startswith("box/tmp") for b in mirror.batches for i in b.added)

@@ -99,9 +99,11 @@ async def test_sort_singletons_and_grouping_toggles(corpus_dir, make_app):
         assert screen.singletons
         assert sum(f.size for f in table.families) == 13
         await pilot.press("g")
+        await settle(pilot)
         assert screen.mode == "star"
         assert sum(f.size for f in table.families) == 13
         await pilot.press("g")
+        await settle(pilot)
         assert screen.mode == "chain"
 
 
@@ -110,8 +112,14 @@ async def test_clicking_a_column_header_sorts(corpus_dir, make_app):
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         table = app.main_screen.query_one(FamilyTable)
-        before = sum(c.get_render_width(table) for c in table.ordered_columns[:2])
-        assert table.ordered_columns[2].key.value == "name"
+        before = sum(width + 2 for _spec, width in table.columns[:2])
+        assert table.columns[2][0].key == "name"
+        await pilot.click(FamilyTable, offset=(before + 3, 0))
+        assert app.main_screen.sort_key == "name"
+        await pilot.click(FamilyTable, offset=(1, 0))
+        assert app.main_screen.sort_key == "size"
+        await pilot.click(FamilyTable, offset=(before + 3, 2))  # a row: moves the cursor
+        assert table.cursor_row == 1
         await pilot.click(FamilyTable, offset=(before + 3, 0))
         assert app.main_screen.sort_key == "name"
 

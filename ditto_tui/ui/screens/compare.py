@@ -1,7 +1,7 @@
 """CompareScreen: two documents, bit by bit (fingerprints) and line by line (text).
 
-Both texts are read and diffed in a thread worker; until then the diff view shows a loading
-indicator. The diff is over display lines (control characters made visible), so what is
+Both texts are read and diffed in a thread worker; until then the summary line says
+"computing diff…". The diff is over display lines (control characters made visible), so what is
 compared is exactly what is shown.
 """
 
@@ -15,7 +15,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer, Label
+from textual.widgets import Footer
 from textual.worker import get_current_worker
 
 from ditto_tui.core.display import html_text, visible_lines
@@ -23,6 +23,7 @@ from ditto_tui.core.textdiff import TextDiff, diff_lines
 from ditto_tui.ui.listing import shown
 from ditto_tui.ui.widgets.bit_diff import BitDiff
 from ditto_tui.ui.widgets.side_by_side import SideBySideDiff
+from ditto_tui.ui.widgets.title_line import TitleLine
 
 if TYPE_CHECKING:
     from ditto_tui.ui.app import DittoApp
@@ -54,14 +55,15 @@ class CompareScreen(Screen):
         self.elapsed: float | None = None
 
     def compose(self) -> ComposeResult:
-        yield Label(Text(""), id="compare-title")
+        yield TitleLine(Text(""), id="compare-title")
         yield BitDiff(id="bits")
-        yield Label(Text(""), id="diff-summary")
+        yield TitleLine(Text(""), id="diff-summary")
         yield SideBySideDiff(id="diff")
         yield Footer()
 
+    AUTO_FOCUS = "#diff"
+
     def on_mount(self) -> None:
-        self.query_one(SideBySideDiff).focus()
         self.load()
 
     def load(self) -> None:
@@ -76,11 +78,11 @@ class CompareScreen(Screen):
         title.append("   ⟷   ", style="bold")
         title.append("B ", style="bold")
         title.append(shown(self.right))
-        self.query_one("#compare-title", Label).update(title)
-        self.query_one("#diff-summary", Label).update(Text("computing diff…"))
+        self.query_one("#compare-title", TitleLine).update(title)
+        self.query_one("#diff-summary", TitleLine).update(Text("computing diff…"))
         view = self.query_one(SideBySideDiff)
         view.set_diff(None)
-        view.loading = True
+
         self.compute(self.left, self.right, self.html_source)
 
     @work(thread=True, exclusive=True, group="diff")
@@ -109,7 +111,7 @@ class CompareScreen(Screen):
         self.diff = diff
         self.elapsed = elapsed
         view = self.query_one(SideBySideDiff)
-        view.loading = False
+
         view.set_diff(diff)
         self.update_summary(-1)
 
@@ -127,7 +129,7 @@ class CompareScreen(Screen):
             where = f"{current + 1}/{len(diff.hunks)}" if current >= 0 else f"–/{len(diff.hunks)}"
             text.append(f"  · change {where} (n/p)")
         text.append(f"  · {len(diff.a):,} ⟷ {len(diff.b):,} lines")
-        self.query_one("#diff-summary", Label).update(text)
+        self.query_one("#diff-summary", TitleLine).update(text)
 
     @on(SideBySideDiff.HunkChanged)
     def hunk_changed(self, event: SideBySideDiff.HunkChanged) -> None:

@@ -17,12 +17,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Input, Label
+from textual.widgets import DataTable, Footer, Input
 from textual.worker import get_current_worker
 
 from ditto_tui.core.display import excerpt, html_text, visible_lines
 from ditto_tui.ui.listing import (
     SORT_KEYS,
+    Counts,
     family_delta,
     filter_families,
     format_size,
@@ -42,12 +43,14 @@ from ditto_tui.ui.widgets.member_table import Member, MemberTable
 from ditto_tui.ui.widgets.preview import Preview
 from ditto_tui.ui.widgets.scan_progress import ScanProgress
 from ditto_tui.ui.widgets.status_bar import StatusBar
+from ditto_tui.ui.widgets.title_line import TitleLine
 
 if TYPE_CHECKING:
     from ditto_tui.ui.app import DittoApp
 
 PREVIEW_LIMIT = 4 * 1024 * 1024
 EXCERPT_LIMIT = 4096
+EXCERPT_ROWS = 3000
 MAIL_KINDS = ("maildir", "mbox")
 REFRESH_INTERVAL = 0.3
 
@@ -93,6 +96,10 @@ class MainScreen(Screen):
         self.previewed: str | None = None
         self._last_refresh = 0.0
         self._refresh_timer = None
+        self._computing = False
+        self._dirty = False
+        self._pending_keep: str | None = None
+        self._notice: tuple[Counts, list] | None = None
 
     # -- layout ---------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -102,14 +109,14 @@ class MainScreen(Screen):
             yield Input(
                 placeholder="filter: path substring or glob  (/)", id="filter", compact=True
             )
-            yield Label(Text(""), id="view-options")
+            yield TitleLine(Text(""), id="view-options")
         yield ScanProgress(id="scan")
         with Horizontal(id="body"):
             with Vertical(id="families-pane"):
                 yield FamilyTable(id="families")
             with Vertical(id="detail-pane"):
                 yield MemberTable(id="members")
-                yield Label(Text("Preview"), id="preview-title")
+                yield TitleLine(Text("Preview"), id="preview-title")
                 yield Preview(id="preview")
         yield Footer()
 
@@ -156,18 +163,51 @@ class MainScreen(Screen):
         options.append(" · singletons " + ("on" if self.singletons else "off"))
         if self.marked:
             options.append(f" · marked {len(self.marked)}")
-        self.query_one("#view-options", Label).update(options)
+        self.query_one("#view-options", TitleLine).update(options)
 
     def refresh_families(self, *, keep: str | None = None) -> None:
         """Re-cluster at the current k/mode and redraw the family list, keeping the
-        selection on the family holding ``keep`` (default: the selected member)."""
+        selection on the family holding ``keep`` (default: the selected member).
+
+        A listing already cached is shown at once; otherwise a worker computes it and the
+        list is redrawn when it arrives (the old one stays on screen meanwhile)."""
         self._last_refresh = time.monotonic()
         if keep is None:
             keep = self.selected_member()
+        listing = self.app.live.peek(self.k, self.mode)
+        if listing is not None:
+            self.show_families(listing, keep=keep)
+            return
+        self._pending_keep = keep
+        if self._computing:
+            self._dirty = True
+            return
+        self._computing = True
+        self.query_one("#families-pane").border_subtitle = "clustering…"
+        self.compute_families(self.k, self.mode)
+
+    @work(thread=True, group="families")
+    def compute_families(self, k: int, mode: str) -> None:
+        listing = self.app.live.families(k, mode)
+        self.app.call_from_thread(self._families_computed, k, mode, listing)
+
+    def _families_computed(self, k: int, mode: str, listing: list) -> None:
+        self._computing = False
+        self.query_one("#families-pane").border_subtitle = ""
+        current = (k, mode) == (self.k, self.mode)
+        if current:
+            self.show_families(listing, keep=self._pending_keep)
+        if self._dirty or not current:
+            self._dirty = False
+            self.refresh_families(keep=self._pending_keep)
+
+    def show_families(self, listing: list, *, keep: str | None) -> None:
+        """Filter, sort and display ``listing`` (all families at the current k/mode)."""
         documents = self.app.session.documents
-        self.all_families = self.app.live.families(self.k, self.mode)
-        families = filter_families(self.all_families, self.pattern, singletons=self.singletons)
+        self.all_families = listing
+        families = filter_families(listing, self.pattern, singletons=self.singletons)
         families = sort_families(families, self.sort_key, documents)
+        self.table.sort_key = self.sort_key
         self.table.show(families, documents, self.excerpts, keep=keep)
         self.query_one("#families-pane").border_title = (
             f"Families at k={self.k} ({self.mode}) · {len(families):,}"
@@ -175,6 +215,12 @@ class MainScreen(Screen):
         self.update_status()
         self.load_excerpts()
         self.show_members(keep=keep)
+        if self._notice is not None:
+            counts, before = self._notice
+            self._notice = None
+            new, gone = family_delta(before, listing)
+            counts = replace(counts, new_families=new, gone_families=gone)
+            self.notify(counts.describe(), title="Corpus changed", markup=False, timeout=4)
 
     def schedule_refresh(self) -> None:
         """Refresh now, or soon if the list was redrawn less than REFRESH_INTERVAL ago."""
@@ -237,7 +283,10 @@ class MainScreen(Screen):
         if keep is None or keep not in family.members:
             current = self.selected_member()
             keep = current if current in family.members else None
-        table.show(self.members_of(family), self.marked, keep=keep, mail=self.is_mail(family))
+        members = self.members_of(family)
+        mail = self.is_mail(family)
+        if members != table.members or mail != table.mail or keep != self.selected_member():
+            table.show(members, self.marked, keep=keep, mail=mail)
         table.border_title = f"Members · {family.size} · diameter {family.diameter}"
         self.load_mail_infos(family)
         self.show_preview(self.selected_member())
@@ -247,7 +296,7 @@ class MainScreen(Screen):
             return
         self.previewed = doc_id
         preview = self.query_one(Preview)
-        title = self.query_one("#preview-title", Label)
+        title = self.query_one("#preview-title", TitleLine)
         if doc_id is None:
             preview.show([], placeholder="No document selected")
             title.update(Text("Preview"))
@@ -295,7 +344,9 @@ class MainScreen(Screen):
         """Read the first bytes of each shown representative, for the Excerpt column."""
         worker = get_current_worker()
         session = self.app.session
-        missing = [f.centre for f in self.table.families if f.centre not in self.excerpts]
+        missing = [
+            f.centre for f in self.table.families[:EXCERPT_ROWS] if f.centre not in self.excerpts
+        ]
         pending: list[tuple[str, str]] = []
         for index, centre in enumerate(missing):
             if worker.is_cancelled:
@@ -358,7 +409,7 @@ class MainScreen(Screen):
             self.k = event.value
             self.refresh_families()
 
-    @on(DataTable.RowHighlighted, "#families")
+    @on(FamilyTable.Highlighted)
     def family_highlighted(self) -> None:
         self.show_members()
 
@@ -366,14 +417,13 @@ class MainScreen(Screen):
     def member_highlighted(self) -> None:
         self.show_preview(self.selected_member())
 
-    @on(DataTable.HeaderSelected, "#families")
-    def header_selected(self, event: DataTable.HeaderSelected) -> None:
-        key = event.column_key.value
-        if key in SORT_KEYS:
-            self.sort_key = key
+    @on(FamilyTable.SortRequested)
+    def header_selected(self, event: FamilyTable.SortRequested) -> None:
+        if event.key in SORT_KEYS:
+            self.sort_key = event.key  # type: ignore[assignment]
             self.refresh_families()
 
-    @on(DataTable.RowSelected, "#families")
+    @on(FamilyTable.Selected)
     def family_selected(self) -> None:
         self.member_table.focus()
 
@@ -407,12 +457,22 @@ class MainScreen(Screen):
         for doc_id in message.touched:
             self.excerpts.pop(doc_id, None)
             self.mail_infos.pop(doc_id, None)
-        before = self.all_families
+        if self._notice is None:
+            self._notice = (message.counts, self.all_families)
+        else:  # several batches before the listing caught up: add them up
+            old, before = self._notice
+            counts = message.counts
+            self._notice = (
+                replace(
+                    old,
+                    changed=old.changed + counts.changed,
+                    added=old.added + counts.added,
+                    removed=old.removed + counts.removed,
+                ),
+                before,
+            )
         previewed = self.previewed
         self.refresh_families()
-        new, gone = family_delta(before, self.all_families)
-        counts = replace(message.counts, new_families=new, gone_families=gone)
-        self.notify(counts.describe(), title="Corpus changed", markup=False, timeout=4)
         if previewed is not None and previewed in message.touched:
             self.show_preview(self.selected_member(), force=True)
 

@@ -9,10 +9,11 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Label
+from textual.widgets import DataTable, Footer
 
 from ditto_tui.ui.listing import format_mtime, format_size, shown
 from ditto_tui.ui.widgets.bit_diff import similarity_text
+from ditto_tui.ui.widgets.title_line import TitleLine
 
 if TYPE_CHECKING:
     from ditto_tui.ui.app import DittoApp
@@ -31,6 +32,8 @@ class NeighboursScreen(Screen):
         Binding("n", "recentre", "Neighbours of this"),
     ]
 
+    AUTO_FOCUS = "#neighbours"
+
     def __init__(self, origin: str, k: int) -> None:
         super().__init__()
         self.origin = origin
@@ -38,7 +41,7 @@ class NeighboursScreen(Screen):
         self.matches: list = []
 
     def compose(self) -> ComposeResult:
-        yield Label(Text(""), id="neighbours-title")
+        yield TitleLine(Text(""), id="neighbours-title")
         yield DataTable(id="neighbours", cursor_type="row", zebra_stripes=True)
         yield Footer()
 
@@ -52,7 +55,6 @@ class NeighboursScreen(Screen):
             ("modified", "Modified (UTC)", 16),
         ):
             table.add_column(Text(label), width=width, key=key)
-        table.focus()
         self.refresh_matches()
 
     def refresh_matches(self) -> None:
@@ -80,7 +82,7 @@ class NeighboursScreen(Screen):
         title.append(f"  · {others} other document{'s' if others != 1 else ''} within k={self.k}")
         fp = live.fingerprint(self.origin) if self.origin in live else 0
         title.append(f" · {fp:016x}", style="dim")
-        self.query_one("#neighbours-title", Label).update(title)
+        self.query_one("#neighbours-title", TitleLine).update(title)
         first_other = next(
             (row for row, match in enumerate(self.matches) if match.id != self.origin), None
         )

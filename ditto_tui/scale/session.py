@@ -1,0 +1,167 @@
+"""Getting a SparkSession, with one-line explanations when Java or pyspark is missing.
+
+:func:`build_session` is the only place that starts Spark. It checks first that pyspark
+imports and that a ``java`` executable exists (``$JAVA_HOME/bin/java`` or on ``PATH``), and
+raises :class:`SparkUnavailable` with a human sentence otherwise, so callers can print
+``ditto-tui: <sentence>`` and exit 1 instead of showing a Py4J traceback.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+__all__ = [
+    "SparkUnavailable",
+    "build_session",
+    "checkpoint",
+    "delete_path",
+    "find_java",
+    "qualified_uri",
+    "read_small_text",
+    "require_pyspark",
+]
+
+DEFAULT_MASTER = "local[*]"
+INSTALL_HINT = "pip install 'ditto-tui[spark]'"
+
+
+class SparkUnavailable(RuntimeError):
+    """Spark cannot run here; ``str(exc)`` is one sentence for the user."""
+
+
+def require_pyspark() -> None:
+    """Raise :class:`SparkUnavailable` unless pyspark and pyarrow import."""
+    try:
+        import pyspark  # noqa: F401
+    except ImportError:
+        raise SparkUnavailable(f"pyspark is not installed ({INSTALL_HINT})") from None
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        raise SparkUnavailable(f"pyarrow is not installed ({INSTALL_HINT})") from None
+
+
+def find_java() -> str | None:
+    """Path of the ``java`` Spark would start (``$JAVA_HOME/bin/java``, else ``PATH``), or None."""
+    home = os.environ.get("JAVA_HOME")
+    if home:
+        candidate = os.path.join(home, "bin", "java")
+        return candidate if os.access(candidate, os.X_OK) else None
+    return shutil.which("java")
+
+
+def _under_spark_submit() -> bool:
+    """True when this Python driver was launched by spark-submit (it owns the master URL)."""
+    return "PYSPARK_GATEWAY_PORT" in os.environ
+
+
+def build_session(
+    master: str | None = None,
+    *,
+    app_name: str = "ditto-tui",
+    shuffle_partitions: int | None = None,
+    conf: Mapping[str, str] | None = None,
+    log_level: str = "ERROR",
+) -> SparkSession:
+    """Start (or reuse) a SparkSession.
+
+    ``master`` is any Spark master URL; None means ``local[*]`` unless spark-submit already
+    chose one. Executors run this interpreter when the master is local. Raises
+    :class:`SparkUnavailable` when pyspark/pyarrow are missing, Java is missing, or the JVM
+    does not start.
+    """
+    require_pyspark()
+    if not _under_spark_submit() and find_java() is None:
+        where = "JAVA_HOME" if os.environ.get("JAVA_HOME") else "PATH"
+        raise SparkUnavailable(
+            f"Java was not found (Spark needs Java 17 or later; set JAVA_HOME or put java on {where})"
+        )
+    from pyspark.sql import SparkSession
+
+    if master is None and not _under_spark_submit():
+        master = DEFAULT_MASTER
+    if master is not None and master.startswith("local"):
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+        os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    builder: Any = SparkSession.builder.appName(app_name)
+    if master is not None:
+        builder = builder.master(master)
+    settings = {
+        "spark.sql.execution.arrow.pyspark.enabled": "true",
+        "spark.ui.showConsoleProgress": "false",
+        "spark.sql.adaptive.enabled": "true",
+    }
+    if shuffle_partitions is not None:
+        settings["spark.sql.shuffle.partitions"] = str(shuffle_partitions)
+    settings.update(conf or {})
+    for key, value in settings.items():
+        builder = builder.config(key, value)
+    try:
+        spark = builder.getOrCreate()
+    except Exception as exc:  # Py4J / JVM start-up failures come in many classes
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise SparkUnavailable(f"Spark did not start: {first}") from exc
+    spark.sparkContext.setLogLevel(log_level)
+    for key, value in settings.items():
+        if not key.startswith("spark.ui") and not key.startswith("spark.master"):
+            try:
+                spark.conf.set(key, value)
+            except Exception:  # noqa: BLE001 - static confs of a reused session stay as they are
+                pass
+    return spark
+
+
+def _hadoop_path(spark: SparkSession, uri: str) -> tuple[Any, Any]:
+    """The Hadoop ``(FileSystem, Path)`` of ``uri`` (driver side, through Py4J)."""
+    jvm = spark.sparkContext._jvm  # type: ignore[attr-defined]
+    conf = spark.sparkContext._jsc.hadoopConfiguration()  # type: ignore[attr-defined]
+    path = jvm.org.apache.hadoop.fs.Path(uri)
+    return path.getFileSystem(conf), path
+
+
+def qualified_uri(spark: SparkSession, path: str) -> str:
+    """``path`` as Spark's file sources print it (``/a/b`` -> ``file:/a/b``), no trailing ``/``.
+
+    A relative local path is made absolute first.
+    """
+    if "://" not in path and not path.startswith("file:"):
+        path = os.path.abspath(path)
+    fs, p = _hadoop_path(spark, path)
+    return str(fs.makeQualified(p).toString()).rstrip("/")
+
+
+def read_small_text(spark: SparkSession, uri: str, limit: int = 1 << 20) -> str | None:
+    """The text (UTF-8, errors replaced) of a small file on any Hadoop file system, or
+    None when it does not exist. Used for ``.dittoignore``, which Spark's listing hides."""
+    fs, p = _hadoop_path(spark, uri)
+    if not fs.exists(p) or not fs.isFile(p):
+        return None
+    stream = fs.open(p)
+    try:
+        jvm = spark.sparkContext._jvm  # type: ignore[attr-defined]
+        data = bytes(jvm.org.apache.commons.io.IOUtils.toByteArray(stream))
+    finally:
+        stream.close()
+    return data[:limit].decode("utf-8", "replace")
+
+
+def delete_path(spark: SparkSession, uri: str) -> None:
+    """Delete a file or folder (recursively) on any Hadoop file system; missing is fine."""
+    fs, p = _hadoop_path(spark, uri)
+    if fs.exists(p):
+        fs.delete(p, True)
+
+
+def checkpoint(df: DataFrame) -> DataFrame:
+    """Materialise ``df`` and cut its lineage: a reliable checkpoint when the context has a
+    checkpoint folder, else a local checkpoint (kept by the executors)."""
+    if df.sparkSession.sparkContext.getCheckpointDir() is not None:
+        return df.checkpoint(eager=True)
+    return df.localCheckpoint(eager=True)
