@@ -26,7 +26,21 @@ from ditto_tui.ui.screens.compare import CompareScreen  # noqa: E402
 from ditto_tui.ui.widgets.family_table import FamilyTable  # noqa: E402
 from ditto_tui.ui.widgets.k_slider import KSlider  # noqa: E402
 
-WORDS = ["tide", "harbour", "boat", "chart", "port", "sync", "engine", "offline", "club", "price", "release", "version", "quay"]
+WORDS = [
+    "tide",
+    "harbour",
+    "boat",
+    "chart",
+    "port",
+    "sync",
+    "engine",
+    "offline",
+    "club",
+    "price",
+    "release",
+    "version",
+    "quay",
+]
 
 
 def synthetic_text(rng: random.Random, size: int) -> str:
@@ -125,17 +139,29 @@ async def settle(pilot, app) -> None:
 
 
 async def first_paint(n: int) -> float:
-    """Seconds from constructing the app to the first frame of the main screen, while a
-    scan of ``n`` documents (slowed down: 50 ms per batch) is still running."""
+    """Seconds from constructing the app to the first drawn line of the family list, while a
+    scan of ``n`` documents (slowed down: 50 ms per batch) is starting."""
     corpus = MemoryCorpus(synthetic_fingerprints(n), delay=0.05)
-    start = time.perf_counter()
-    app = DittoApp(corpus, watch=False)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause()
-        elapsed = time.perf_counter() - start
-        assert app.main_screen.is_mounted
-        app.workers.cancel_all()
-    return elapsed
+    painted: list[float] = []
+    original = FamilyTable.render_line
+
+    def render_line(self, y):
+        if not painted:
+            painted.append(time.perf_counter())
+        return original(self, y)
+
+    FamilyTable.render_line = render_line
+    try:
+        start = time.perf_counter()
+        app = DittoApp(corpus, watch=False)
+        async with app.run_test(size=(120, 40)) as pilot:
+            while not painted:
+                await asyncio.sleep(0.005)
+            app.workers.cancel_all()
+            await pilot.pause()
+    finally:
+        FamilyTable.render_line = original
+    return painted[0] - start
 
 
 async def k_change(n: int) -> tuple[float, float, float, int]:
@@ -207,12 +233,22 @@ async def compare_100kb() -> float:
         return (time.perf_counter() - start) * 1000
 
 
+def import_seconds() -> float:
+    """Wall time of a fresh interpreter importing the UI (paid before the first paint)."""
+    import subprocess
+
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "import ditto_tui.ui.app"], check=True)
+    return time.perf_counter() - start
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--docs", type=int, default=10_000)
     args = parser.parse_args()
-    paint = asyncio.run(first_paint(100_000))
-    print(f"first_paint_100k_docs {paint:.3f} s")
+    print(f"python_start_and_import_ui {import_seconds():.3f} s")
+    paints = [asyncio.run(first_paint(100_000)) for _ in range(3)]
+    print(f"first_paint_100k_docs {min(paints):.3f} s")  # best of 3: the machine is shared
     cold, warm, direct, shown = asyncio.run(k_change(args.docs))
     print(f"k_change_cold_e2e_{args.docs}_docs {cold:.1f} ms")
     print(f"k_change_warm_e2e_{args.docs}_docs {warm:.1f} ms")

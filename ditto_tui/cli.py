@@ -29,7 +29,9 @@ DEFAULT_K = 3
 DEFAULT_MAX_K = 8
 #: ditto's single-dash long flags, accepted so existing scripts keep working.
 GO_STYLE_FLAGS = ("char", "word", "min", "json", "strict", "pipeline", "shingle")
-SUBCOMMANDS = ("explore", "fingerprint", "fp", "cluster", "near", "compare", "export", "version")
+SUBCOMMANDS = (
+    "explore", "fingerprint", "fp", "cluster", "near", "compare", "export", "version", "spark", "open",
+)
 
 
 class UsageError(Exception):
@@ -285,6 +287,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("version", help="print the version and pipeline identity",
                    description="Print the package version and the pipeline identity.")
+
+    from ditto_tui.scale.cli import add_open_parser, add_spark_parser
+
+    add_spark_parser(sub)
+    add_open_parser(sub)
     return parser
 
 
@@ -594,6 +601,18 @@ def cmd_explore(args: argparse.Namespace, out: Output) -> int:
     return int(app.return_code or 0)
 
 
+def cmd_spark(args: argparse.Namespace, out: Output) -> int:
+    from ditto_tui.scale.cli import run_spark
+
+    return run_spark(args)
+
+
+def cmd_open(args: argparse.Namespace, out: Output) -> int:
+    from ditto_tui.scale.cli import run_open
+
+    return run_open(args)
+
+
 COMMANDS = {
     "explore": cmd_explore,
     "fingerprint": cmd_fingerprint,
@@ -603,6 +622,8 @@ COMMANDS = {
     "compare": cmd_compare,
     "export": cmd_export,
     "version": cmd_version,
+    "spark": cmd_spark,
+    "open": cmd_open,
 }
 
 

@@ -195,7 +195,7 @@ def test_missing_path_is_exit_1(capfdbinary, tmp_path):
 
 
 def test_help_for_every_subcommand(capfdbinary):
-    for sub in ["", "explore", "fingerprint", "cluster", "near", "compare", "export", "version"]:
+    for sub in ["", "explore", "fingerprint", "cluster", "near", "compare", "export", "version", "spark", "open"]:
         argv = [sub, "--help"] if sub else ["--help"]
         with pytest.raises(SystemExit) as exc:
             cli.main(argv)

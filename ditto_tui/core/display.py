@@ -9,7 +9,7 @@ from __future__ import annotations
 import html
 import re
 
-__all__ = ["visible", "visible_lines", "html_text", "excerpt"]
+__all__ = ["visible", "visible_lines", "html_text", "excerpt", "wrap_points"]
 
 # C0 controls except TAB, DEL, C1 controls, and the bidi/format characters that would
 # reorder or hide text in a terminal.
@@ -69,3 +69,17 @@ def excerpt(text: str, width: int = 60) -> str:
     """First ``width`` characters of ``text`` on one line (whitespace collapsed), made visible."""
     flat = " ".join(text[: width * 4].split())
     return visible(flat[:width])
+
+
+def wrap_points(line: str, width: int) -> list[tuple[int, int]]:
+    """Split ``line`` into ``[start, stop)`` pieces of at most ``width`` characters, breaking
+    after a space when one lies in the second half of the piece, else hard."""
+    pieces = []
+    start = 0
+    while len(line) - start > width:
+        cut = line.rfind(" ", start + width // 2, start + width)
+        stop = cut + 1 if cut >= 0 else start + width
+        pieces.append((start, stop))
+        start = stop
+    pieces.append((start, len(line)))
+    return pieces

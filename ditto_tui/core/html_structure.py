@@ -11,28 +11,27 @@ attributes in x/net/html, whatever their source says). A window of ``shingle`` f
 gives bit i = 1 iff at least as many shingle hashes have bit i set as not; a page with
 no tokens gives ``ffffffffffffffff``. Fingerprints of this pipeline are only comparable
 with each other, never with the ditto text pipeline.
+
+Speed comes from memoising across pages (in bounded memory): the features of each
+distinct token source (``html_features.FeatureTable``), and the FNV-1 hash of each
+distinct shingle, counted per page on packed feature numbers with numpy.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
-from importlib import resources
-from itertools import chain
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
 
-from ditto_tui.core.html_tokenizer import TagInfo, scan_classes
+from ditto_tui.core.html_features import MAX_TOKENS, FeatureTable
 from ditto_tui.core.simhash import Fingerprint
 
 __all__ = ["HTML_PIPELINE_VERSION", "MAX_TOKENS", "HtmlStructure", "fnv1_64"]
 
 #: Bump whenever fingerprints of this pipeline could change; part of ``identity``.
 HTML_PIPELINE_VERSION = "html-distance/1"
-#: Tokens read from the start of a page; the rest of the page is ignored (as in Go).
-MAX_TOKENS = 5000
-
 _FNV_OFFSET = 0xCBF29CE484222325
 _FNV_PRIME = 0x100000001B3
 _MASK64 = (1 << 64) - 1
@@ -40,19 +39,14 @@ _MASK64 = (1 << 64) - 1
 # the strings byte by byte in Python.
 _TAIL_STRINGS = 24
 
-# Go's TokenType numbering (as in html_tokenizer) -> feature prefix.
-_PREFIX = {1: b"F:", 2: b"A:", 3: b"B:", 4: b"C:", 5: b"E:", 6: b"D:"}
-_VALUED_KEYS = frozenset((b"class", b"name", b"rel"))
 _EXTENSIONS = (".html", ".htm", ".xhtml")
-
-
-def _load_atoms() -> frozenset[bytes]:
-    text = resources.files("ditto_tui.core.data").joinpath("html-distance-atoms.txt")
-    names = text.read_text(encoding="utf-8").splitlines()
-    return frozenset(n.strip().encode("ascii") for n in names if n.strip() and n[0] != "#")
-
-
-_ATOMS = _load_atoms()
+# Shingles of at most _PACKED_SHINGLE features numbered below 2**_PACK_BITS are packed
+# into one int64 (the first feature in the high bits) to be counted and memoised.
+_PACK_BITS = 20
+_PACKED_SHINGLE = 3
+# A memo holding more than this many features, token sources or shingle hashes is
+# dropped for a fresh one before the next page (a few tens of MB at most).
+_MEMO_LIMIT = 1 << 17
 
 
 def fnv1_64(data: bytes) -> int:
@@ -71,8 +65,8 @@ def _fnv1_64_many(strings: list[bytes]) -> np.ndarray:
     at once while many remain, and the few long tails finish in plain Python.
     """
     count = len(strings)
-    if count == 0:
-        return np.zeros(0, dtype=np.uint64)
+    if count <= _TAIL_STRINGS:  # too few for numpy to pay
+        return np.array([fnv1_64(s) for s in strings], dtype=np.uint64)
     lengths = np.fromiter(map(len, strings), dtype=np.int64, count=count)
     order = np.argsort(-lengths, kind="stable")
     ordered = [strings[i] for i in order.tolist()]
@@ -105,12 +99,87 @@ def _fnv1_64_many(strings: list[bytes]) -> np.ndarray:
 def _charikar(hashes: np.ndarray, counts: np.ndarray) -> int:
     """Bit i is 1 iff the hashes (with multiplicities) with bit i set are >= half."""
     total = int(counts.sum())
-    bits = np.unpackbits(
-        hashes.astype("<u8").view(np.uint8).reshape(-1, 8), axis=1, bitorder="little"
-    )
-    ones = counts @ bits
-    keep = (2 * ones >= total).astype(np.uint8)
+    bits = np.unpackbits(hashes.astype("<u8", copy=False).view(np.uint8), bitorder="little")
+    # Float sums are exact here (below 2**24, resp. 2**53) and much faster than int ones.
+    dtype = np.float32 if total < 1 << 24 else np.float64
+    ones = counts.astype(dtype) @ bits.reshape(-1, 64).astype(dtype)
+    keep = 2 * ones >= total
     return int(np.packbits(keep, bitorder="little").view("<u8")[0])
+
+
+class _Memo:
+    """What a pipeline remembers across pages: feature numbers and shingle hashes.
+
+    ``hashes[s]`` maps a packed shingle of ``s`` features to its FNV-1 64 hash. Pickling
+    gives an empty memo. Safe to share between threads: entries are only ever added,
+    and each is a pure function of its key.
+    """
+
+    def __init__(self) -> None:
+        self.table = FeatureTable()
+        self.hashes: dict[int, dict[int, int]] = {}
+
+    def __reduce__(self) -> tuple[type[_Memo], tuple[()]]:
+        return _Memo, ()
+
+    @property
+    def size(self) -> int:
+        return self.table.size + sum(map(len, self.hashes.values()))
+
+    def shingle_hashes(self, ids: list[int], shingle: int) -> tuple[np.ndarray, np.ndarray]:
+        """(hashes, counts): the FNV-1 64 hash of each distinct shingle of the feature
+        sequence ``ids`` (not empty) and how often it occurs."""
+        names = self.table.names
+        features = np.array(ids, dtype=np.int64)
+        n = features.size
+        padded = np.zeros(n + shingle - 1, dtype=np.int64)
+        padded[shingle - 1 :] = features
+        if shingle > _PACKED_SHINGLE or len(names) > 1 << _PACK_BITS:
+            windows = np.lib.stride_tricks.sliding_window_view(padded, shingle)
+            distinct, counts = np.unique(windows, axis=0, return_counts=True)
+            strings = [b" ".join([names[i] for i in row]) for row in distinct.tolist()]
+            return _fnv1_64_many(strings), counts.astype(np.int64)
+        key = padded[:n].copy()
+        for column in range(1, shingle):
+            key <<= _PACK_BITS
+            key |= padded[column : column + n]
+        packed, counts = np.unique(key, return_counts=True)
+        packed_list = packed.tolist()
+        memo = self.hashes.setdefault(shingle, {})
+        known = list(map(memo.get, packed_list))
+        if None in known:
+            self._hash_new(packed_list, known, memo, shingle)
+        return np.array(known, dtype=np.uint64), counts.astype(np.int64)
+
+    def _hash_new(
+        self, packed: list[int], known: list[int | None], memo: dict[int, int], shingle: int
+    ) -> None:
+        """Fill the holes of ``known`` with the hashes of those ``packed`` shingles."""
+        names = self.table.names
+        mask = (1 << _PACK_BITS) - 1
+        shifts = [_PACK_BITS * (shingle - 1 - j) for j in range(shingle)]
+        holes = [i for i, h in enumerate(known) if h is None]
+        strings = [
+            b" ".join([names[(packed[i] >> shift) & mask] for shift in shifts]) for i in holes
+        ]
+        for i, h in zip(holes, _fnv1_64_many(strings).tolist(), strict=True):
+            known[i] = memo[packed[i]] = h
+
+
+class _MemoSlot:
+    """The memo a pipeline currently uses; replaced by an empty one when it gets too big."""
+
+    def __init__(self) -> None:
+        self.memo = _Memo()
+
+    def __reduce__(self) -> tuple[type[_MemoSlot], tuple[()]]:
+        return _MemoSlot, ()
+
+    def get(self) -> _Memo:
+        memo = self.memo
+        if memo.size > _MEMO_LIMIT:
+            memo = self.memo = _Memo()
+        return memo
 
 
 @dataclass(frozen=True)
@@ -119,11 +188,15 @@ class HtmlStructure:
 
     ``shingle`` values below 1 mean 1, as in Go, and are stored as 1 so that equal
     pipelines compare equal and share one ``identity``. Large values cost time linear
-    in ``shingle`` per feature. Instances are immutable and picklable.
+    in ``shingle`` per feature. Instances are immutable as far as results go and
+    picklable; each remembers (within bounded memory) the token sources, features and
+    shingle hashes of the pages it has seen, which makes pages from the same templates
+    cheap. Safe to use from several threads.
     """
 
     shingle: int = 3
     name: ClassVar[str] = "html"
+    _memo: _MemoSlot = field(default_factory=_MemoSlot, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if isinstance(self.shingle, bool) or not isinstance(self.shingle, int):
@@ -147,30 +220,39 @@ class HtmlStructure:
         surrogate escapes, so ``f.encode("utf-8", "surrogateescape")`` is the exact
         feature that was hashed.
         """
-        return [f.decode("utf-8", "surrogateescape") for f in _features(_as_bytes(data))]
+        table = self._memo.get().table
+        names = table.names
+        return [
+            names[i].decode("utf-8", "surrogateescape") for i in table.page_ids(_as_bytes(data))
+        ]
 
     def shingles(self, data: bytes | str) -> dict[int, int]:
         """FNV-1 64 hash of each distinct shingle -> how many times it occurs."""
-        strings, counts = _distinct_shingles(*_feature_ids(_as_bytes(data)), self.shingle)
-        hashes = _fnv1_64_many(strings)
-        return dict(zip(hashes.tolist(), counts.tolist(), strict=True))
+        memo = self._memo.get()
+        ids = memo.table.page_ids(_as_bytes(data))
+        if not ids:
+            return {}
+        hashes, counts = memo.shingle_hashes(ids, self.shingle)
+        result: dict[int, int] = {}
+        for h, c in zip(hashes.tolist(), counts.tolist(), strict=True):
+            result[h] = result.get(h, 0) + c  # distinct shingles may share a hash
+        return result
 
     def fingerprint(self, data: bytes | str) -> Fingerprint:
         """The page's structure fingerprint, bit-identical to Go html-distance."""
-        ids, table = _feature_ids(_as_bytes(data))
-        strings, counts = _distinct_shingles(ids, table, self.shingle)
-        if not strings:
+        memo = self._memo.get()
+        ids = memo.table.page_ids(_as_bytes(data))
+        if not ids:
             return Fingerprint(0xFFFFFFFFFFFFFFFF)
-        hashes = _fnv1_64_many(strings)
+        hashes, counts = memo.shingle_hashes(ids, self.shingle)
         if not hashes.all():
             # Go stops summing at the first shingle whose hash is 0 (a 2**-64 chance per
             # shingle, never seen in practice). Mirror it on the ordered shingles.
-            ordered = _shingles([table[i] for i in ids.tolist()], self.shingle)
+            ordered = _shingles([memo.table.names[i] for i in ids], self.shingle)
             first_zero = next(i for i, s in enumerate(ordered) if fnv1_64(s) == 0)
-            strings, counts = _distinct_shingles(ids[:first_zero], table, self.shingle)
-            if not strings:
+            if first_zero == 0:
                 return Fingerprint(0xFFFFFFFFFFFFFFFF)
-            hashes = _fnv1_64_many(strings)
+            hashes, counts = memo.shingle_hashes(ids[:first_zero], self.shingle)
         return Fingerprint(_charikar(hashes, counts))
 
     def fingerprint_many(self, docs: Iterable[bytes]) -> np.ndarray:
@@ -182,86 +264,6 @@ def _as_bytes(data: bytes | str) -> bytes:
     if isinstance(data, str):
         return data.encode("utf-8", "surrogateescape")
     return bytes(data)
-
-
-def _features(data: bytes) -> list[bytes]:
-    """Go's genFeatures over the first MAX_TOKENS tokens, as byte strings in order."""
-    ids, table = _feature_ids(data)
-    return [table[i] for i in ids.tolist()]
-
-
-def _feature_ids(data: bytes) -> tuple[np.ndarray, list[bytes]]:
-    """The features of ``data`` in order, as indexes (int64) into a table of distinct ones.
-
-    Features are derived once per token class (tokens with the same source text).
-    """
-    classes, infos, _ends = scan_classes(data, MAX_TOKENS)
-    table: list[bytes] = []
-    index: dict[bytes, int] = {}
-    per_class: list[list[int]] = []
-    for info in infos:
-        ids = []
-        for feature in _token_features(info):
-            i = index.get(feature)
-            if i is None:
-                i = index[feature] = len(table)
-                table.append(feature)
-            ids.append(i)
-        per_class.append(ids)
-    flat = chain.from_iterable(map(per_class.__getitem__, classes))
-    return np.fromiter(flat, dtype=np.int64), table
-
-
-def _distinct_shingles(
-    ids: np.ndarray, table: list[bytes], shingle: int
-) -> tuple[list[bytes], np.ndarray]:
-    """The distinct shingles of the feature sequence ``ids`` and how often each occurs.
-
-    Windows are counted on feature indexes with numpy; only the distinct ones are
-    joined into byte strings.
-    """
-    n = ids.size
-    if n == 0:
-        return [], np.zeros(0, dtype=np.int64)
-    pad = len(table)  # index of the empty feature that fills the first windows
-    names = [*table, b""]
-    base = pad + 1
-    padded = np.empty(n + shingle - 1, dtype=np.int64)
-    padded[: shingle - 1] = pad
-    padded[shingle - 1 :] = ids
-    if base.bit_length() * shingle <= 62:  # one int64 key per window
-        key = padded[:n].copy()
-        for column in range(1, shingle):
-            key *= base
-            key += padded[column : column + n]
-        distinct, counts = np.unique(key, return_counts=True)
-        columns = []
-        for _ in range(shingle):
-            columns.append(distinct % base)
-            distinct = distinct // base
-        rows = zip(*[c.tolist() for c in reversed(columns)], strict=True)
-    else:
-        windows = np.lib.stride_tricks.sliding_window_view(padded, shingle)
-        distinct, counts = np.unique(windows, axis=0, return_counts=True)
-        rows = distinct.tolist()
-    if shingle == 1:
-        strings = [names[a] for (a,) in rows]
-    elif shingle == 3:
-        strings = [names[a] + b" " + names[b] + b" " + names[c] for a, b, c in rows]
-    else:
-        strings = [b" ".join([names[i] for i in row]) for row in rows]
-    return strings, counts.astype(np.int64)
-
-
-def _token_features(info: TagInfo) -> list[bytes]:
-    kind, name, attrs = info
-    atom = name if name in _ATOMS else b""
-    result = [_PREFIX[kind] + atom]
-    if attrs:
-        head = b"G:" + atom + b":"
-        for key, value in attrs:
-            result.append(head + key + b":" + value if key in _VALUED_KEYS else head + key)
-    return result
 
 
 def _shingles(features: list[bytes], shingle: int) -> list[bytes]:

@@ -27,8 +27,12 @@ is bytes and never decoded: tag names and attribute values are byte strings.
 
 Design: one regular expression matches a whole token of the data state (a tag with all
 its attributes included), so Python runs once per token, and each distinct tag source
-is parsed once per page; script text follows a port of Go's state machine. The tests
-compare it with a literal byte-at-a-time port of token.go on random inputs.
+is parsed once per page; script text follows a port of Go's state machine. The
+fingerprint's fast path, ``token_keys``, goes further: a second expression with one
+capture group gives, through ``findall``, one byte string per token (its source, or
+nothing for text) without running Python per token at all, and ``describe_key`` turns
+a distinct key into its token(s). The tests compare both with a literal byte-at-a-time
+port of token.go on random inputs.
 """
 
 from __future__ import annotations
@@ -40,7 +44,17 @@ from typing import NamedTuple
 
 from ditto_tui.core.html_entities import unescape
 
-__all__ = ["TEXT_INFO", "Token", "TokenType", "scan", "scan_classes", "tokenize"]
+__all__ = [
+    "ERROR_INFO",
+    "TEXT_INFO",
+    "Token",
+    "TokenType",
+    "describe_key",
+    "scan",
+    "scan_classes",
+    "token_keys",
+    "tokenize",
+]
 
 
 class TokenType(IntEnum):
@@ -120,6 +134,7 @@ _TOKEN = re.compile(
 _GROUP = _TOKEN.groupindex
 _K_START, _K_TEXT, _K_END = _GROUP["S"], _GROUP["T"], _GROUP["E"]
 _K_COMMENT, _K_DOCTYPE, _K_CUT_END = _GROUP["C"], _GROUP["D"], _GROUP["X"]
+_K_STOP = _GROUP["Z"]
 _G_NAME, _G_ATTRS, _G_END_NAME = _GROUP["sn"], _GROUP["sa"], _GROUP["en"]
 
 _RAW_TAGS = frozenset(
@@ -395,6 +410,190 @@ def scan_classes(
                 end_append(text_end)
             pos = text_end
     return classes, table, ends
+
+
+# -- token keys: the fingerprint's fast path ----------------------------------------------
+#
+# The same tokens as _TOKEN, with one capture group, so that ``findall`` returns one byte
+# string per token: nothing (b"") for text, the token's whole source otherwise. A start
+# tag of a raw-text element also swallows its text, so the key of ``<title>Hi</title>``'s
+# first two tokens is ``<title>Hi``. Script text is only swallowed while Go's state
+# machine stays in its plain state: script text that holds "<!--" before its end tag
+# gives a key ending in "<!--" (``describe_key`` refuses it). A tag that the input ends
+# inside takes the rest of the input (Go's ErrorToken: nothing follows). Keys are pure
+# functions of their bytes, so consumers can cache what they derive from them.
+_NAME_END = rb"[\t\n\f\r />]"
+_TAG_REST = _WS + rb"*+" + _ATTRS + rb">"
+
+
+def _ci(name: bytes) -> bytes:
+    return rb"(?i:" + name + rb")"
+
+
+def _raw_alternative(name: bytes) -> bytes:
+    start = rb"<" + _ci(name) + rb"(?=" + _NAME_END + rb")" + _TAG_REST
+    if name == b"plaintext":
+        return start + rb".*+"
+    stop = rb"/" + _ci(name) + _NAME_END
+    if name == b"script":  # also stop before "<!--" and take it: the key says "unsure"
+        return start + rb"(?:[^<]++|<(?!" + stop + rb"|!--))*+(?:<!--)?"
+    return start + rb"(?:[^<]++|<(?!" + stop + rb"))*+"
+
+
+_KEYED_ALTERNATIVES = [
+    rb"(?=<[IiNnPpSsTtXx])(?:" + rb"|".join(map(_raw_alternative, sorted(_RAW_TAGS))) + rb")",
+    # Common shapes first (same extent as the general forms below, cheaper to match):
+    # single-spaced attributes with double-quoted values, and bare end tags.
+    rb"<[A-Za-z][^\t\n\f\r />]*+(?: [^\t\n\f\r />=\"']++(?:=\"[^\"]*+\")?)*+/?>",
+    rb"</[A-Za-z][^\t\n\f\r />]*+>",
+    rb"<[A-Za-z][^\t\n\f\r />]*+" + _TAG_REST,  # start tag
+    rb"</[A-Za-z][^\t\n\f\r />]*+" + _TAG_REST,  # end tag
+    rb"<!--(?:-*+>|.*?--!?>|.*+)",  # comment
+    rb"</>",  # the bogus comments
+    rb"</(?=[^A-Za-z>])[^>]*+>?",
+    rb"<\?[^>]*+>?",
+    rb"<![Dd][Oo][Cc][Tt][Yy][Pp][Ee][^>]*+>?",  # doctype
+    rb"<![^>]*+>?",
+    # A start or end tag that the input ends inside (no alternative above matched it),
+    # and the rest of the input.
+    rb"<(?=[A-Za-z]|/[A-Za-z]).*+",
+]
+_TEXT_REST = rb"[^<]*+(?:<(?![A-Za-z/!?])[^<]*+)*+"
+_KEYED_TOKEN = re.compile(
+    rb"|".join(
+        [
+            rb"[^<]" + _TEXT_REST,  # text; first: most tokens are text, and it fails fast
+            rb"(" + rb"|".join(_KEYED_ALTERNATIVES) + rb")",
+            rb"<(?![A-Za-z/!?])" + _TEXT_REST,  # text starting with a '<'
+            rb"</\Z",  # "</" at the very end is text
+        ]
+    ),
+    re.DOTALL,
+)
+_TAG_START = re.compile(rb"<[A-Za-z]")
+#: ``describe_key``'s info for the key where Go's tokenizer stops: its ErrorToken.
+ERROR_INFO: TagInfo = (0, b"", ())
+# The first part of a long page read: this many bytes per token wanted.
+_BYTES_PER_TOKEN = 8
+
+
+def token_keys(data: bytes, limit: int) -> list[bytes]:
+    """One key per token of ``data``: at least the first ``limit`` tokens, maybe more.
+
+    A key is ``b""`` for a text token and the token's source otherwise; the start tag
+    of a raw-text element and its text (when not empty) share one key. Token i of the
+    stream is described by ``describe_key``; the tokens are those of ``scan_classes``.
+    A long page is read in parts, so that little more than ``limit`` tokens are matched.
+    """
+    keys: list[bytes] = []
+    pos = 0
+    step = _BYTES_PER_TOKEN * limit
+    while True:
+        cut = _TAG_START.search(data, pos + step)
+        if cut is None:
+            keys += _KEYED_TOKEN.findall(data, pos)
+            return keys
+        part, end = _keys_before(data, pos, cut.start())
+        keys += part
+        if len(keys) >= limit:
+            return keys
+        if end == pos:  # one token longer than the step
+            step *= 2
+        else:
+            step = (end - pos) * (limit - len(keys)) // max(len(part), 1) + 64
+        pos = end
+
+
+def _keys_before(data: bytes, pos: int, cut: int) -> tuple[list[bytes], int]:
+    """The keys of the tokens from ``pos`` on that end by ``cut``, and where the next
+    token starts: matching ``data[:cut]`` as if the input ended there.
+
+    ``cut`` must be the offset of a ``<`` followed by an ASCII letter, where a text
+    token would end anyway: then only the last token matched (which reaches the cut)
+    can differ from the tokens of the whole input, and it is left to the next part.
+    """
+    part = _KEYED_TOKEN.findall(data, pos, cut)
+    last = part.pop()
+    if last:
+        return part, cut - len(last)
+    if data.startswith(b"</", cut - 2):  # "</" at the cut: a bogus comment, not text
+        return part, cut - 2
+    part.append(last)  # text: it ends at the cut in the whole input too
+    return part, cut
+
+
+# A start tag that needs none of _start_tag's care: a name without NUL, then attributes
+# separated by white space, each a key alone or with a quoted value free of NUL, CR and
+# '&' (so the raw value is the value), and no '/' but right before '>'.
+_PLAIN_START = re.compile(
+    rb"<([A-Za-z][^\t\n\f\r />\x00]*+)"
+    rb"((?:" + _WS + rb"++[^\t\n\f\r />=\"'\x00]++"
+    rb"(?:"
+    + _WS
+    + rb"*+="
+    + _WS
+    + rb"*+(?:\"[^\"\x00\r&]*+\"|'[^'\x00\r&]*+'))?)*+)"
+    + _WS
+    + rb"*+(/?)>"
+)
+_PLAIN_ATTR = re.compile(
+    rb"([^\t\n\f\r />=\"'\x00]++)(?:" + _WS + rb"*+=" + _WS + rb"*+(?:\"([^\"]*+)\"|'([^']*+)'))?"
+)
+
+
+def _plain_start_tag(m: re.Match[bytes]) -> TagInfo:
+    """The info of a start tag matched by ``_PLAIN_START`` (as ``_start_tag`` gives it)."""
+    name = m[1].lower()
+    kind = _SELF if m[3] else _START
+    if not m[2]:
+        return kind, name, ()
+    items = [(key.lower(), dq or sq) for key, dq, sq in _PLAIN_ATTR.findall(m[2])]
+    if len(items) > 1 and len(dict(items)) < len(items):  # a repeated key: keep the first
+        first: dict[bytes, bytes] = {}
+        for key, value in items:
+            first.setdefault(key, value)
+        items = list(first.items())
+    return kind, name, tuple(items)
+
+
+def describe_key(key: bytes) -> tuple[TagInfo, bool] | None:
+    """What a key of ``token_keys`` stands for: ``(info, text follows)``.
+
+    ``info`` is the ``(type, name, attrs)`` of the key's (first) token, as in
+    ``scan_classes``, or ``ERROR_INFO`` where the token stream ends (then no token
+    follows); ``text follows`` is True when the key also holds a raw-text element's
+    text token. None when the key cannot be read on its own (script text that needs
+    Go's full script state machine): tokenize the page with ``scan_classes`` then.
+    """
+    if not key:
+        return TEXT_INFO, False
+    m = _PLAIN_START.fullmatch(key)
+    if m is not None:
+        return _plain_start_tag(m), False
+    m = _TOKEN.match(key)
+    if m is None:
+        return None
+    k = m.lastindex
+    if k == _K_START:
+        info, raw = _start_tag(m)
+        rest = key[m.end() :]
+        if (rest and not raw) or (raw and info[1] == b"script" and b"<!--" in rest):
+            return None
+        return info, bool(rest)
+    if k == _K_STOP:
+        return ERROR_INFO, False
+    if m.end() != len(key):
+        return None
+    if k == _K_END:
+        name = m.group(_G_END_NAME).lower()
+        if b"\x00" in name:
+            name = name.replace(b"\x00", _FFFD)
+        return (_END, name, ()), False
+    if k == _K_COMMENT:
+        return _COMMENT_INFO, False
+    if k == _K_DOCTYPE:
+        return _DOCTYPE_INFO, False
+    return None
 
 
 def scan(data: bytes, limit: int | None = None) -> list[RawToken]:

@@ -29,7 +29,7 @@ from ditto_tui.scale.layout import (
     read_meta,
     write_meta,
 )
-from ditto_tui.scale.session import checkpoint
+from ditto_tui.scale.session import checkpoint, clear_checkpoint_dir, delete_path
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 __all__ = ["FamiliesSummary", "connected_components", "families_job", "family_levels"]
 
 CHECKPOINT_EVERY = 3
+CHECKPOINTS = "_checkpoints"
 MAX_ROUNDS = 200
 
 
@@ -82,46 +83,55 @@ def _small_star(edges: DataFrame) -> DataFrame:
 
 def _is_star_forest(edges: DataFrame) -> bool:
     """True when every edge goes from a leaf to a centre: no centre is a leaf, and no leaf
-    has two centres (then each component is one star on its smallest node)."""
+    has two centres (then each component is one star on its smallest node). One job."""
     import pyspark.sql.functions as F
 
     centres = edges.select(F.col("dst").alias("n"))
     leaves = edges.select(F.col("src").alias("n"))
-    if centres.join(leaves, "n", "left_semi").limit(1).count():
-        return False
-    return edges.groupBy("src").count().where(F.col("count") > 1).limit(1).count() == 0
+    chained = centres.join(leaves, "n", "left_semi").limit(1)
+    forked = edges.groupBy("src").count().where(F.col("count") > 1).select(
+        F.col("src").alias("n")
+    ).limit(1)
+    return chained.unionByName(forked).limit(1).count() == 0
+
+
+def _oriented(edges: DataFrame) -> DataFrame:
+    """Distinct edges as ``src > dst`` (self-loops dropped)."""
+    import pyspark.sql.functions as F
+
+    return (
+        edges.select(F.greatest("src", "dst").alias("src"), F.least("src", "dst").alias("dst"))
+        .where(F.col("src") != F.col("dst"))
+        .distinct()
+    )
 
 
 def connected_components(
-    edges: DataFrame, *, checkpoint_every: int = CHECKPOINT_EVERY, max_rounds: int = MAX_ROUNDS
+    edges: DataFrame,
+    *,
+    oriented: bool = False,
+    checkpoint_every: int = CHECKPOINT_EVERY,
+    max_rounds: int = MAX_ROUNDS,
 ) -> tuple[DataFrame, int]:
     """Components of an undirected graph given as ``(src, dst)`` long columns.
 
     Returns ``(mapping, rounds)`` where ``mapping`` has ``node, root`` for every node on an
     edge (``root`` = the smallest node of its component, ``root`` maps to itself).
-    Self-loops and duplicate edges are fine. Raises RuntimeError after ``max_rounds``
+    Self-loops and duplicate edges are fine; ``oriented=True`` promises a materialised
+    input that is already distinct with ``src > dst`` (saves one pass). Raises RuntimeError after ``max_rounds``
     (cannot happen on a finite graph; a guard against a bug looping forever).
     """
     import pyspark.sql.functions as F
 
-    current = checkpoint(
-        edges.select(
-            F.greatest("src", "dst").alias("src"), F.least("src", "dst").alias("dst")
-        )
-        .where(F.col("src") != F.col("dst"))
-        .distinct()
-    )
+    current = edges if oriented else checkpoint(_oriented(edges))
     rounds = 0
     while not _is_star_forest(current):
         if rounds >= max_rounds:
             raise RuntimeError(f"connected components did not converge in {max_rounds} rounds")
         nxt = _small_star(_large_star(current))
         rounds += 1
-        if rounds % checkpoint_every == 0:
-            nxt = checkpoint(nxt)
-        else:
-            nxt = nxt.localCheckpoint(eager=True)
-        current = nxt
+        durable = rounds % checkpoint_every == 0
+        current = checkpoint(nxt) if durable else nxt.localCheckpoint(eager=True)
     roots = current.select(F.col("dst").alias("node"), F.col("dst").alias("root")).distinct()
     mapping = current.select(F.col("src").alias("node"), F.col("dst").alias("root"))
     return mapping.unionByName(roots), rounds
@@ -151,12 +161,9 @@ def family_levels(
         previous = k
         la = labels.select(F.col("fp").alias("fp_a"), F.col("label").alias("src"))
         lb = labels.select(F.col("fp").alias("fp_b"), F.col("label").alias("dst"))
-        links = checkpoint(
-            step.join(la, "fp_a").join(lb, "fp_b").select("src", "dst")
-            .where(F.col("src") != F.col("dst")).distinct()
-        )
-        if links.limit(1).count():
-            mapping, used = connected_components(links)
+        links = checkpoint(_oriented(step.join(la, "fp_a").join(lb, "fp_b")))
+        if not links.isEmpty():
+            mapping, used = connected_components(links, oriented=True)
             rounds += used
             labels = checkpoint(
                 labels.join(mapping.withColumnRenamed("node", "label"), "label", "left")
@@ -164,9 +171,7 @@ def family_levels(
             )
         tagged = docs.join(labels, "fp")
         names = tagged.groupBy("label").agg(F.min("id").alias("family"))
-        out[k] = checkpoint(
-            tagged.join(names, "label").select("id", F.lit(k).alias("k"), "family")
-        )
+        out[k] = tagged.join(names, "label").select("id", F.lit(k).alias("k"), "family")
     return out, rounds
 
 
@@ -176,16 +181,33 @@ def families_job(
     """Write ``out/families`` (``id, k, family``) for k in 0..max_k (or only ``max_k``)
     and ``out/meta-families``.
 
-    Uses ``out/pairs-fp`` when the pairs stage ran with ``k >= max_k``; otherwise the fp
-    pairs are computed on the fly (without being stored). Needs ``out/fingerprints``.
+    Checkpoints go to the SparkContext's checkpoint folder, or when it has none to
+    ``out/_checkpoints`` (deleted afterwards, and the context forgets it). Uses
+    ``out/pairs-fp`` when the pairs stage ran with ``k >= max_k``; otherwise the fp pairs
+    are computed on the fly (without being stored). Needs ``out/fingerprints``.
     """
+    started = time.perf_counter()
+    if max_k < 0:
+        raise ValueError(f"k must be >= 0, got {max_k}")
+    context = spark.sparkContext
+    own_dir = context.getCheckpointDir() is None
+    if own_dir:
+        context.setCheckpointDir(join_uri(out, CHECKPOINTS))
+    try:
+        return _families(spark, out, max_k, all_levels, started)
+    finally:
+        if own_dir:
+            clear_checkpoint_dir(spark)
+            delete_path(spark, join_uri(out, CHECKPOINTS))
+
+
+def _families(
+    spark: SparkSession, out: str, max_k: int, all_levels: bool, started: float
+) -> FamiliesSummary:
     import pyspark.sql.functions as F
 
     from ditto_tui.scale.pairs import choose_spark_design, fingerprint_groups, fp_pairs
 
-    started = time.perf_counter()
-    if max_k < 0:
-        raise ValueError(f"k must be >= 0, got {max_k}")
     fingerprints = spark.read.parquet(join_uri(out, FINGERPRINTS))
     meta = read_meta(spark, out, "pairs")
     if meta is not None and int(meta["k"]) >= max_k:

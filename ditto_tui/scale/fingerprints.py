@@ -29,7 +29,17 @@ from typing import TYPE_CHECKING, Any
 
 from ditto_tui.corpus.documents import DEFAULT_OPTIONS, ScanOptions
 from ditto_tui.corpus.ignore import DEFAULT_IGNORES, IGNORE_FILE
-from ditto_tui.scale.layout import FINGERPRINTS, SKIPPED, join_uri, write_meta
+from ditto_tui.scale.layout import (
+    FAMILIES,
+    FINGERPRINTS,
+    GROUPS,
+    PAIRS,
+    PAIRS_FP,
+    SKIPPED,
+    join_uri,
+    meta_name,
+    write_meta,
+)
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -47,14 +57,18 @@ __all__ = [
 #: Rows per Arrow batch handed to the fingerprint function (bounds executor memory:
 #: at most this many documents' bytes at once, each at most ``max_size``).
 BATCH_ROWS = 64
+#: ``spark.sql.files.openCostInBytes`` for the fingerprint job. Spark's 4 MiB default
+#: packs corpora of small files into far too many tiny tasks (10x slower here).
+OPEN_COST = 64 * 1024
 BINARY_REASON = "binary file"
 HTML_GLOB = "*.{[hH][tT][mM],[hH][tT][mM][lL],[xX][hH][tT][mM][lL]}"
 DOC_SCHEMA = (
     "id string, fp long, hex string, size long, offset long, kind string, "
     "pipeline string, reason string"
 )
-_SKIP_SCHEMA = "id string, reason string"
 _IGNORED = "\0ignored"
+#: Tables computed from the fingerprints: stale once the fingerprints are rewritten.
+DOWNSTREAM = (GROUPS, PAIRS_FP, PAIRS, FAMILIES, meta_name("pairs"), meta_name("families"))
 
 
 @dataclass(frozen=True)
@@ -134,32 +148,40 @@ class _Rules:
 
 
 def _relative(path: str, prefix: str) -> str | None:
+    """Root-relative id of a ``path`` column value, None outside the root."""
     return path[len(prefix) :] if path.startswith(prefix) else None
 
 
-def _listing_skips(
-    batches: Iterator[pa.RecordBatch], prefix: str, rules: tuple[Any, ...]
+def _names(
+    batches: Iterator[pa.RecordBatch], rules: tuple[Any, ...]
 ) -> Iterator[pa.RecordBatch]:
-    """mapInArrow body over (path, length): skips decided from names and sizes alone."""
-    import pyarrow as pa
-
+    """mapInArrow body over (id, length): the skips decided from names and sizes alone,
+    and the documents of empty files (Spark never reads a file of length 0)."""
     judge = _Rules(*rules)
+    identity = judge.pipeline.identity
+    empty_fp: int | None = None
     for batch in batches:
-        ids: list[str] = []
-        reasons: list[str] = []
-        for path, length in zip(
+        rows: list[tuple[str, int, int, int, str, str | None]] = []
+        skips: list[tuple[str, str]] = []
+        for rel, length in zip(
             batch.column(0).to_pylist(), batch.column(1).to_pylist(), strict=True
         ):
-            rel = _relative(path, prefix)
-            if rel is None:
-                continue
             reason = judge.verdict(rel, length)
-            if reason is not None and reason != _IGNORED:
-                ids.append(rel)
-                reasons.append(reason)
-        yield pa.RecordBatch.from_arrays(
-            [pa.array(ids, pa.string()), pa.array(reasons, pa.string())], names=["id", "reason"]
-        )
+            if reason == _IGNORED:
+                continue
+            if reason is not None:
+                skips.append((rel, reason))
+            elif length == 0:
+                if empty_fp is None:
+                    empty_fp = int(judge.pipeline.fingerprint(b""))
+                rows.append((rel, empty_fp, 0, 0, _kind(rel), None))
+        yield _doc_batch(rows, skips, identity)
+
+
+def _kind(rel: str) -> str:
+    from ditto_tui.corpus.walk import HTML_SUFFIXES
+
+    return "html" if rel.rpartition("/")[2].lower().endswith(HTML_SUFFIXES) else "text"
 
 
 def _documents(
@@ -169,11 +191,8 @@ def _documents(
     include_binary: bool,
 ) -> Iterator[pa.RecordBatch]:
     """mapInArrow body over (path, length, content): one row per document or binary skip."""
-    import pyarrow as pa
-
     from ditto_tui.corpus.mail import looks_like_mbox, split_mbox
     from ditto_tui.corpus.reading import is_binary
-    from ditto_tui.corpus.walk import HTML_SUFFIXES
 
     judge = _Rules(*rules)
     pipeline = judge.pipeline
@@ -196,7 +215,7 @@ def _documents(
                 skips.append((rel, BINARY_REASON))
                 continue
             name = rel.rpartition("/")[2]
-            kind = "html" if name.lower().endswith(HTML_SUFFIXES) else "text"
+            kind = _kind(rel)
             if kind == "text" and looks_like_mbox(name, data[:256]):
                 for n, (off, size) in enumerate(split_mbox(data), 1):
                     rows.append((f"{rel}#{n}", size, off, "mbox"))
@@ -284,6 +303,23 @@ def _reader(spark: SparkSession, root_uri: str, glob: str | None) -> DataFrame:
     return reader.load(root_uri)
 
 
+def _listed_ids(spark: SparkSession, base: DataFrame, root_uri: str) -> DataFrame:
+    """Every file of the listing as ``id`` -- including empty files, which Spark's scan
+    drops -- from the driver's file index (``inputFiles``: URIs, percent-encoded). The
+    driver holds this list once, as Spark's file index already does."""
+    from urllib.parse import unquote, urlsplit
+
+    import pandas as pd
+
+    root_path = urlsplit(root_uri).path.rstrip("/") + "/"
+    ids = []
+    for uri in base.inputFiles():
+        path = unquote(urlsplit(uri).path)
+        if path.startswith(root_path):
+            ids.append(path[len(root_path) :])
+    return spark.createDataFrame(pd.DataFrame({"id": pd.Series(ids, dtype=object)}), "id string")
+
+
 def fingerprint_frames(
     spark: SparkSession,
     root: str,
@@ -292,12 +328,14 @@ def fingerprint_frames(
     *,
     glob: str | None = None,
     batch_rows: int = BATCH_ROWS,
-) -> tuple[DataFrame, DataFrame]:
-    """Lazy ``(documents, skipped)`` DataFrames for the folder ``root`` (path or URI).
+    open_cost: int | None = OPEN_COST,
+) -> DataFrame:
+    """A lazy DataFrame of :data:`DOC_SCHEMA` rows for the folder ``root`` (path or URI):
+    one per document (``reason`` null) and one per skipped file (``reason`` set).
 
-    ``documents`` has :data:`DOC_SCHEMA` columns (``reason`` set only on binary and failed
-    files, which belong in ``skipped``); ``skipped`` holds (id, reason) decided from the
-    listing. The html pipeline without ``glob`` reads only html names' bytes.
+    Names and sizes are judged from the listing (bytes of too-large or refused files are
+    never read); the html pipeline without ``glob`` reads only html names' bytes. Sets the
+    session's Arrow batch size and, unless ``open_cost`` is None, its file open cost.
     """
     import pyspark.sql.functions as F
 
@@ -308,10 +346,18 @@ def fingerprint_frames(
     rules = (ignore_patterns(spark, root_uri, options.ignore), spec, options.max_size)
     spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", str(batch_rows))
     spark.conf.set("spark.sql.execution.arrow.useLargeVarTypes", "true")
+    if open_cost is not None:
+        spark.conf.set("spark.sql.files.openCostInBytes", str(open_cost))
 
-    listing = _reader(spark, root_uri, glob).select("path", "length")
-    skipped = listing.mapInArrow(
-        lambda it: _listing_skips(it, prefix, rules), _SKIP_SCHEMA
+    base = _reader(spark, root_uri, glob)
+    sized = base.where(F.col("path").startswith(prefix)).select(
+        F.expr(f"substring(path, {len(prefix) + 1})").alias("id"), "length"
+    )
+    names = (
+        _listed_ids(spark, base, root_uri)
+        .join(sized, "id", "left")
+        .select("id", F.coalesce("length", F.lit(0)).cast("long").alias("length"))
+        .mapInArrow(lambda it: _names(it, rules), DOC_SCHEMA)
     )
     content_glob = glob if glob or spec.name != "html" else HTML_GLOB
     files = (
@@ -323,7 +369,7 @@ def fingerprint_frames(
     documents = files.mapInArrow(
         lambda it: _documents(it, prefix, rules, include_binary), DOC_SCHEMA
     )
-    return documents, skipped
+    return names.unionByName(documents)
 
 
 def fingerprint_corpus(
@@ -335,27 +381,36 @@ def fingerprint_corpus(
     *,
     glob: str | None = None,
     batch_rows: int = BATCH_ROWS,
+    open_cost: int | None = OPEN_COST,
 ) -> FingerprintSummary:
     """Fingerprint every document under ``root`` and write ``out/fingerprints``,
     ``out/skipped`` and ``out/meta-fingerprint`` (overwriting them).
 
+    Tables of later stages left in ``out`` by an earlier run (groups, pairs, families)
+    are deleted, since they no longer match. ``glob``, ``batch_rows`` and ``open_cost``
+    are as for :func:`fingerprint_frames`.
     Raises the Spark error when ``root`` does not exist or cannot be listed.
     """
     from pyspark import StorageLevel
 
+    from ditto_tui.scale.session import delete_path
+
     started = time.perf_counter()
-    documents, listed = fingerprint_frames(
-        spark, root, spec, options, glob=glob, batch_rows=batch_rows
+    for stale in DOWNSTREAM:
+        delete_path(spark, join_uri(out, stale))
+    rows = fingerprint_frames(
+        spark, root, spec, options, glob=glob, batch_rows=batch_rows, open_cost=open_cost
     )
-    documents = documents.persist(StorageLevel.MEMORY_AND_DISK)
+    rows = rows.persist(StorageLevel.MEMORY_AND_DISK)
     try:
-        documents.where("reason is null").drop("reason").write.mode("overwrite").parquet(
+        rows.where("reason is null").drop("reason").write.mode("overwrite").parquet(
             join_uri(out, FINGERPRINTS)
         )
-        late = documents.where("reason is not null").select("id", "reason")
-        listed.unionByName(late).write.mode("overwrite").parquet(join_uri(out, SKIPPED))
+        rows.where("reason is not null").select("id", "reason").write.mode(
+            "overwrite"
+        ).parquet(join_uri(out, SKIPPED))
     finally:
-        documents.unpersist()
+        rows.unpersist()
     fps = spark.read.parquet(join_uri(out, FINGERPRINTS))
     skipped = spark.read.parquet(join_uri(out, SKIPPED))
     n_docs = fps.count()

@@ -8,6 +8,7 @@ raises :class:`SparkUnavailable` with a human sentence otherwise, so callers can
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import sys
@@ -21,6 +22,7 @@ __all__ = [
     "SparkUnavailable",
     "build_session",
     "checkpoint",
+    "clear_checkpoint_dir",
     "delete_path",
     "find_java",
     "qualified_uri",
@@ -111,10 +113,9 @@ def build_session(
     spark.sparkContext.setLogLevel(log_level)
     for key, value in settings.items():
         if not key.startswith("spark.ui") and not key.startswith("spark.master"):
-            try:
+            # static confs of a reused session stay as they are
+            with contextlib.suppress(Exception):
                 spark.conf.set(key, value)
-            except Exception:  # noqa: BLE001 - static confs of a reused session stay as they are
-                pass
     return spark
 
 
@@ -157,6 +158,15 @@ def delete_path(spark: SparkSession, uri: str) -> None:
     fs, p = _hadoop_path(spark, uri)
     if fs.exists(p):
         fs.delete(p, True)
+
+
+def clear_checkpoint_dir(spark: SparkSession) -> None:
+    """Forget the SparkContext's checkpoint folder (PySpark has no public way), so later
+    checkpoints are local again; does nothing if the JVM refuses."""
+    context = spark.sparkContext
+    with contextlib.suppress(Exception):
+        setter = getattr(context._jsc.sc(), "checkpointDir_$eq")  # type: ignore[attr-defined]
+        setter(context._jvm.scala.Option.apply(None))  # type: ignore[attr-defined]
 
 
 def checkpoint(df: DataFrame) -> DataFrame:

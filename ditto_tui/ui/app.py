@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import shlex
 import subprocess
+import sys
 import time
 from collections.abc import Callable
 from typing import Any
@@ -39,6 +40,25 @@ from ditto_tui.ui.screens.picker import DocumentPicker
 PROGRESS_INTERVAL = 0.1
 
 
+def prepare_worker_processes() -> None:
+    """Start multiprocessing's resource tracker while ``sys.stderr`` is the real one.
+
+    Textual replaces ``sys.stderr`` with an object whose ``fileno()`` is -1 while the app
+    runs; a process pool started later (the scan's forkserver workers) would hand that -1
+    to the resource tracker it launches and fail with "bad value(s) in fds_to_keep". Once
+    the tracker runs, later pools reuse it.
+    """
+    if os.name != "posix":
+        return
+    try:
+        sys.stderr.fileno()
+    except (AttributeError, OSError, ValueError):
+        return  # no real stderr to give (already inside a capture): nothing to do
+    from multiprocessing import resource_tracker
+
+    resource_tracker.ensure_running()
+
+
 class DittoApp(App):
     """Near-duplicate explorer over a ``CorpusSession``-like ``source``.
 
@@ -51,6 +71,7 @@ class DittoApp(App):
     """
 
     CSS_PATH = "app.tcss"
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
     TITLE = "ditto-tui"
     COMMANDS = App.COMMANDS | {DittoCommands}
     BINDINGS = [
@@ -71,6 +92,7 @@ class DittoApp(App):
         watch: bool = True,
     ) -> None:
         super().__init__()
+        prepare_worker_processes()
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
         self.session = source
@@ -90,7 +112,8 @@ class DittoApp(App):
         return self.main_screen
 
     def on_mount(self) -> None:
-        self.start_scan()
+        # paint the empty screen first, then let the scan thread compete for the CPU
+        self.call_after_refresh(self.start_scan)
 
     def on_unmount(self) -> None:
         stop = getattr(self.session, "stop_watching", None)
@@ -124,9 +147,7 @@ class DittoApp(App):
             now = time.monotonic()
             if now - last >= PROGRESS_INTERVAL:
                 last = now
-                screen.post_message(
-                    ScanProgressed(progress.done, progress.total, progress.elapsed)
-                )
+                screen.post_message(ScanProgressed(progress.done, progress.total, progress.elapsed))
 
         def on_batch(batch) -> None:
             self.live.apply(batch.added, batch.changed, batch.removed)
@@ -187,7 +208,6 @@ class DittoApp(App):
         counts = Counts(len(batch.changed), len(batch.added), len(batch.removed), 0, 0)
         touched = frozenset([*batch.added, *batch.changed, *batch.removed])
         self.main_screen.post_message(CorpusChanged(counts, touched, batch.rescan))
-        self.warm_families(self.main_screen.mode)
 
     def toggle_watch(self) -> None:
         """Pause watching if it runs, resume it if paused, start it if off."""
@@ -256,22 +276,3 @@ class DittoApp(App):
         path = doc.path if doc is not None else doc_id
         self.copy_to_clipboard(path)
         self.notify(f"Copied {path}", markup=False)
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Development entry point: ``python -m ditto_tui.ui.app PATH`` (the CLI is ``ditto-tui``)."""
-    import sys
-
-    from ditto_tui.core.pipeline import make_pipeline
-    from ditto_tui.corpus.session import CorpusSession
-
-    args = sys.argv[1:] if argv is None else argv
-    root = args[0] if args else "."
-    pipeline = make_pipeline()
-    with CorpusSession(root, pipeline) as session:
-        DittoApp(session, pipeline=pipeline).run()
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -29,7 +29,8 @@ class DittoCommands(Provider):
             seen.add(binding.action)
             action = binding.action
             keys = binding.key_display or binding.key.split(",")[0]
-            commands.append((binding.description, action, f"key: {keys}"))
+            what = f"{binding.tooltip}  " if binding.tooltip else ""
+            commands.append((binding.description, action, f"{what}(key: {keys})"))
         for name, action in APP_COMMANDS:
             commands.append((name, action, ""))
         return commands
@@ -46,4 +47,6 @@ class DittoCommands(Provider):
         for name, action, help_text in self._commands():
             score = matcher.match(name)
             if score > 0:
-                yield Hit(score, matcher.highlight(name), partial(self._run, action), help=help_text)
+                yield Hit(
+                    score, matcher.highlight(name), partial(self._run, action), help=help_text
+                )

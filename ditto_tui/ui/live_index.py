@@ -45,10 +45,6 @@ class LiveIndex:
     def ids(self) -> list[str]:
         return list(self._fps)
 
-    @property
-    def generation(self) -> int:
-        return self._index.generation
-
     def peek(self, k: int, mode: str = "chain") -> list | None:
         """The listing at ``(k, mode)`` if already computed for the current content."""
         entry = self._cache.get((k, mode))
@@ -57,10 +53,6 @@ class LiveIndex:
         return None
 
     # -- mutations ---------------------------------------------------------------------------
-    def load(self, fingerprints: Mapping[str, int]) -> None:
-        """Add or replace many documents at once (vectorised)."""
-        self.apply(fingerprints, {}, ())
-
     def apply(
         self,
         added: Mapping[str, int],
@@ -94,7 +86,9 @@ class LiveIndex:
             self._cache[(k, mode)] = (generation, listing)
             return listing
 
-    def warm(self, ks: Sequence[int], mode: str, cancelled: Callable[[], bool] = lambda: False) -> None:
+    def warm(
+        self, ks: Sequence[int], mode: str, cancelled: Callable[[], bool] = lambda: False
+    ) -> None:
         """Compute and cache the listings for ``ks`` (from a worker)."""
         for k in ks:
             if cancelled():

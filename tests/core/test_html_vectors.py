@@ -11,16 +11,30 @@ from __future__ import annotations
 import base64
 import json
 import pickle
+import re
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ditto_tui.core import html_structure
 from ditto_tui.core.html_entities import unescape
+from ditto_tui.core.html_features import token_features
 from ditto_tui.core.html_structure import MAX_TOKENS, HtmlStructure, _fnv1_64_many, fnv1_64
-from ditto_tui.core.html_tokenizer import TokenType, scan, tokenize
+from ditto_tui.core.html_tokenizer import (
+    _KEYED_TOKEN,
+    ERROR_INFO,
+    TEXT_INFO,
+    TokenType,
+    _keys_before,
+    describe_key,
+    scan,
+    token_keys,
+    tokenize,
+)
 from ditto_tui.core.pipeline import Pipeline, make_pipeline
 from ditto_tui.core.simhash import Fingerprint
 from tests.core.go_html_reference import go_tokens
@@ -338,3 +352,168 @@ def test_shingle_counts_match_a_plain_count(page: bytes, shingle: int) -> None:
         window = [*window[1:], feature]
         expected[fnv1_64(b" ".join(window))] += 1
     assert HtmlStructure(shingle).shingles(page) == dict(expected)
+
+
+# -- the fast path (token keys, memoised features and shingle hashes) ----------------------
+
+
+def _reference_features(page: bytes) -> list[bytes]:
+    """Go's genFeatures, over the literal port's tokens."""
+    features = []
+    for kind, _start, _end, name, attrs in go_tokens(page, MAX_TOKENS):
+        features += token_features((kind, name, attrs))
+    return features
+
+
+def _reference_fingerprint(page: bytes, shingle: int) -> int:
+    """Go's html-distance, written plainly."""
+    window = [b""] * shingle
+    ones, total = [0] * 64, 0
+    for feature in _reference_features(page):
+        window = [*window[1:], feature]
+        h = fnv1_64(b" ".join(window))
+        if h == 0:
+            break
+        total += 1
+        for bit in range(64):
+            ones[bit] += h >> bit & 1
+    if total == 0:
+        return 0xFFFFFFFFFFFFFFFF
+    return sum(1 << bit for bit in range(64) if 2 * ones[bit] >= total)
+
+
+def _expand_keys(keys: list[bytes], limit: int) -> list[tuple] | None:
+    infos: list[tuple] = []
+    for key in keys:
+        described = describe_key(key)
+        if described is None:
+            return None
+        info, text_follows = described
+        if info is ERROR_INFO:
+            assert key is keys[-1]
+            break
+        infos += [info, TEXT_INFO] if text_follows else [info]
+    return infos[:limit]
+
+
+# One pipeline for all examples, so that each one meets the memo the earlier ones left.
+_SHARED = {shingle: HtmlStructure(shingle) for shingle in (1, 2, 3, 4)}
+_TAGGY = st.lists(
+    st.sampled_from(
+        [b"<a", b"<DIV", b"<title", b" ", b"\t", b"class", b"CLASS", b"rel", b"name", b"id"]
+        + [b"=", b'"', b"'", b"&amp;", b"&lt", b"x", b"/", b">", b"\x00", b"\r\n", b"</a>"]
+        + [b' class="', b' rel="a"', b" x='y'", b'"c"', b"<!-- ", b"<!x", b"<?"]
+    ),
+    max_size=30,
+).map(b"".join)
+_SCRIPTY = st.lists(
+    st.sampled_from([b"<script>", b"</script>", b"<!--", b"-->", b"<script ", b"x", b"<", b"/"]),
+    max_size=12,
+).map(b"".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_HTMLISH | _SCRIPTY | _TAGGY, st.sampled_from([1, 2, 3, 5, 40, MAX_TOKENS]))
+def test_token_keys_describe_the_literal_ports_tokens(page: bytes, limit: int) -> None:
+    # Small limits make token_keys read the page in several parts.
+    expected = [(kind, name, attrs) for kind, _s, _e, name, attrs in go_tokens(page, limit)]
+    infos = _expand_keys(token_keys(page, limit), limit)
+    if infos is not None:  # None: script text that needs the full tokenizer
+        assert infos == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(_HTMLISH | _SCRIPTY | _TAGGY | st.binary(max_size=120), st.sampled_from([1, 2, 3, 4]))
+def test_fingerprints_match_a_plain_reference_with_a_shared_memo(page: bytes, shingle: int) -> None:
+    assert _SHARED[shingle].fingerprint(page) == _reference_fingerprint(page, shingle)
+
+
+_AWKWARD = [
+    b"ab</<a>",  # "</" right before a cut
+    b"<title>ab<b>cd</title>",  # a cut inside raw text
+    b"<a title='<b>'>x</a>",  # a cut inside a tag
+    b"<!-- a <b> c -->",  # a cut inside a comment
+    b"<script>a<b>c</script>",
+    b"<style>a</sty<b>le></style>",
+    b"<p>q<!x<i>y<?z<u>",
+]
+
+
+@pytest.mark.parametrize("limit", range(1, 25))
+def test_token_keys_read_in_parts_like_in_one(limit: int) -> None:
+    # token_keys reads a long page in parts cut before "<" + letter, about 8 bytes per
+    # wanted token; these pages put such a "<" inside every kind of token.
+    for first in range(len(_AWKWARD)):
+        page = b"".join(_AWKWARD[first:] + _AWKWARD[:first]) * 3
+        expected = [(kind, name, attrs) for kind, _s, _e, name, attrs in go_tokens(page, limit)]
+        assert _expand_keys(token_keys(page, limit), limit) == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(_AWKWARD) | _HTMLISH, max_size=6).map(b"".join))
+def test_a_part_cut_before_any_tag_start_loses_no_token(page: bytes) -> None:
+    whole = _KEYED_TOKEN.findall(page)
+    for cut in (m.start() for m in re.finditer(rb"(?<!^)<[A-Za-z]", page)):
+        keys, next_start = _keys_before(page, 0, cut)
+        assert next_start <= cut
+        assert keys + _KEYED_TOKEN.findall(page, next_start) == whole
+
+
+def test_pages_read_in_parts_and_cut_at_5000_tokens_match_the_reference() -> None:
+    body = b"".join(
+        b"<div class='c%d'><p>t &amp; x</p><script>a<b</script><!-- n --></div z=1>\n" % (i % 7)
+        for i in range(900)
+    )
+    page = b"<!DOCTYPE html><title>T</title>" + body + b"<a href='x"
+    assert len(go_tokens(page)) > MAX_TOKENS
+    pipeline = HtmlStructure()
+    for cut in (len(page), 60_000, 50_003):
+        assert pipeline.fingerprint(page[:cut]) == _reference_fingerprint(page[:cut], 3)
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        b'<a class="x&amp;y" rel="a&lt;b" name="n"><a class="x" id="&amp;" CLASS="z">',
+        b"<a name='n\r\nm\x00'><a rel='y' REL=\"z\">",
+        b'<a b="x"/><a b="x" /><a b=x/><a b="x"c="d"><a  B = "x" ><a b="x>y" c>',
+        b'<DIV\x00 a="1" b><p class="" rel><br/ ><td a=\'"\' b="\'">',
+        b"<p>a</p><script><!--<script>x</script>y</script>z<b>",  # Go's script state machine
+        b"<title>x</title><style>p<q</style><plaintext><b>",
+        b"<textarea></textarea><xmp>a</xmp ><iframe>",
+        b"<div>" * 4999 + b"<title>x</title>",  # the 5000-token cut splits a raw-text key
+        b"<title>x</title>" * 2000,  # 4000 keys, 6000 tokens
+        b"<div><a href='x",  # the input ends inside a tag
+    ],
+)
+def test_raw_text_and_stop_pages_match_the_reference(page: bytes) -> None:
+    pipeline = HtmlStructure()
+    expected = [f.decode("utf-8", "surrogateescape") for f in _reference_features(page)]
+    for _ in range(2):  # cold, then with the memo the first call left
+        assert pipeline.features(page) == expected
+        assert pipeline.fingerprint(page) == _reference_fingerprint(page, 3)
+
+
+def test_the_memo_starts_afresh_when_full(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(html_structure, "_MEMO_LIMIT", 50)
+    pipeline = HtmlStructure()
+    for row in _ROWS[:12]:
+        assert pipeline.fingerprint(_PAGES[row["id"]]).hex == row["shingle3"]
+    assert pipeline._memo.memo.size < 50 + 5 * MAX_TOKENS
+
+
+def test_a_pickled_pipeline_carries_no_memo() -> None:
+    pipeline = HtmlStructure()
+    pipeline.fingerprint(_PAGES["table"])
+    copy = pickle.loads(pickle.dumps(pipeline))
+    assert copy._memo.memo.size < pipeline._memo.memo.size
+    assert copy.fingerprint(_PAGES["table"]) == pipeline.fingerprint(_PAGES["table"])
+
+
+def test_threads_sharing_a_pipeline_get_the_same_fingerprints() -> None:
+    pages = [_PAGES[row["id"]] for row in _ROWS]
+    expected = [row["shingle3"] for row in _ROWS]
+    pipeline = HtmlStructure()
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        for _ in range(2):  # cold memo, then warm
+            assert [fp.hex for fp in pool.map(pipeline.fingerprint, pages)] == expected

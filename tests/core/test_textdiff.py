@@ -109,7 +109,9 @@ def test_word_spans_lie_inside_the_lines(a, b):
 
 
 def test_one_megabyte_documents_diff_quickly():
-    base = [f"paragraph {i} with some ordinary words in it and a number {i * 7}" for i in range(16000)]
+    base = [
+        f"paragraph {i} with some ordinary words in it and a number {i * 7}" for i in range(16000)
+    ]
     other = list(base)
     for i in range(0, 16000, 800):
         other[i] = other[i] + " edited"
@@ -133,6 +135,8 @@ def test_visible_shows_control_characters_and_ansi_literally():
 
 
 def test_html_text_keeps_paragraphs_and_decodes_entities():
-    text = html_text("<html><head><style>p{}</style></head><body><p>Fish &amp; chips</p><p>two</p></body>")
+    text = html_text(
+        "<html><head><style>p{}</style></head><body><p>Fish &amp; chips</p><p>two</p></body>"
+    )
     assert text.splitlines() == ["Fish & chips", "", "two"]
     assert "p{}" not in text

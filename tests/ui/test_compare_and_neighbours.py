@@ -35,7 +35,10 @@ async def test_mark_two_members_then_compare(corpus_dir, make_app):
         await settle(pilot)
         assert isinstance(app.screen, CompareScreen)
         bits = app.screen.query_one(BitDiff)
-        assert bits.distance == (app.live.fingerprint(LETTER) ^ app.live.fingerprint(LETTER2)).bit_count()
+        assert (
+            bits.distance
+            == (app.live.fingerprint(LETTER) ^ app.live.fingerprint(LETTER2)).bit_count()
+        )
         assert bits.distance == 2
         diff = app.screen.query_one(SideBySideDiff).diff
         assert diff is not None
@@ -137,3 +140,29 @@ def test_index_blocks_cover_the_64_bits():
         assert all(a[1] == b[0] for a, b in zip(ranges, ranges[1:], strict=False))
     assert agreeing_blocks(0, 1, 8) == [False] + [True] * 8
     assert agreeing_blocks(0, 1 << 63, 8) == [True] * 8 + [False]
+
+
+async def test_one_megabyte_documents_compare_without_freezing(tmp_path, make_app):
+    root = tmp_path / "big"
+    root.mkdir()
+    lines = [
+        f"line {i}: the harbour master logged tide {i % 97} and wind {i % 13}" for i in range(18000)
+    ]
+    (root / "a.txt").write_text("\n".join(lines), encoding="utf-8")
+    lines[100] = "line 100: CHANGED"
+    lines[15000] = "line 15000: CHANGED TOO"
+    (root / "b.txt").write_text("\n".join(lines), encoding="utf-8")
+    assert (root / "a.txt").stat().st_size > 1_000_000
+    app = make_app(root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        app.open_compare("a.txt", "b.txt")
+        await pilot.pause()
+        assert isinstance(app.screen, CompareScreen)
+        await settle(pilot, timeout=30)
+        view = app.screen.query_one(SideBySideDiff)
+        assert view.diff is not None and view.diff.changed == 2 and len(view.diff.hunks) == 2
+        await pilot.press("n", "n")
+        assert view.current_hunk == 1
+        assert view.diff.rows[view.diff.hunks[1].start].left == 15000
+        assert "CHANGED TOO" in "\n".join(view.render_line(y).text for y in range(view.size.height))

@@ -97,8 +97,10 @@ async def test_live_changes_update_the_lists_in_place(corpus_dir, make_app):
         shutil.copy(corpus_dir / "notes" / "haiku.txt", corpus_dir / "notes" / "haiku-copy.txt")
         await wait_for(
             pilot,
-            lambda: {"notes/haiku.txt", "notes/haiku-copy.txt"}
-            in [set(f.members) for f in table.families],
+            lambda: (
+                {"notes/haiku.txt", "notes/haiku-copy.txt"}
+                in [set(f.members) for f in table.families]
+            ),
         )
         assert screen.selected_member() == selected
         messages = [n.message for n in app._notifications]
@@ -117,8 +119,10 @@ async def test_live_changes_update_the_lists_in_place(corpus_dir, make_app):
         )
         await wait_for(
             pilot,
-            lambda: {"notes/todo.txt", "recipes/lentil-soup.txt"}
-            in [set(f.members) for f in table.families],
+            lambda: (
+                {"notes/todo.txt", "recipes/lentil-soup.txt"}
+                in [set(f.members) for f in table.families]
+            ),
         )
         assert screen.selected_member() == selected
         assert isinstance(screen.query_one(MemberTable).selected.id, str)

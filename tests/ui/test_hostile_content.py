@@ -19,7 +19,7 @@ def strip_texts(widget, rows: int) -> list[str]:
 
 async def test_hostile_document_and_name_show_literally(corpus_dir, make_app):
     app = make_app(corpus_dir)
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(200, 40)) as pilot:
         await settle(pilot)
         await pilot.press("/", *"weird", "enter", "enter")
         await settle(pilot)

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import contextlib
 
+from textual.widgets import OptionList
+
 from ditto_tui.ui.screens.help import HelpScreen
 from ditto_tui.ui.widgets.family_table import FamilyTable
 from ditto_tui.ui.widgets.k_slider import KSlider
 from ditto_tui.ui.widgets.member_table import MemberTable
 from ditto_tui.ui.widgets.preview import Preview
 
-from .conftest import settle
+from .conftest import settle, wait_for
 
 
 def family_sets(app) -> list[set[str]]:
@@ -33,11 +35,11 @@ async def test_families_at_k3_then_slider_keys_recluster(corpus_dir, make_app):
         assert len(families) == 3
         assert {"shop/dragonwell.html", "shop/dragonwell-sale.html"} in families
         assert PRESS not in families
-        await pilot.press("]", "]")
+        await pilot.press("]", "+")
         assert app.main_screen.k == 5
         assert app.main_screen.query_one(KSlider).value == 5
         assert PRESS in family_sets(app)
-        await pilot.press("[", "[", "[", "[")
+        await pilot.press("[", "[", "-", "-")
         assert app.main_screen.k == 1
         assert family_sets(app) == [{"weird/[bold red]markup name.txt", "weird/markup-copy.txt"}]
 
@@ -164,7 +166,13 @@ async def test_help_screen_and_command_palette(corpus_dir, make_app):
         assert app.screen is app.main_screen
         await pilot.press("ctrl+p")
         await pilot.press(*"Singletons")
-        await pilot.pause(0.3)
+        await wait_for(
+            pilot,
+            lambda: any(
+                "Singletons" in str(option.prompt)
+                for option in app.screen.query_one(OptionList).options
+            ),
+        )
         await pilot.press("enter")
         await settle(pilot)
         assert app.main_screen.singletons
@@ -199,3 +207,18 @@ async def test_editor_runs_suspended_with_the_document_path(corpus_dir, make_app
         selected = app.main_screen.selected_member()
     assert suspended == [True]
     assert calls == [["myeditor", "--flag", str(corpus_dir / selected)]]
+
+
+async def test_dragging_the_slider_moves_k(corpus_dir, make_app):
+    app = make_app(corpus_dir)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        slider = app.main_screen.query_one(KSlider)
+        positions = slider._positions()
+        await pilot.mouse_down("#k-slider", offset=(positions[3], 0))
+        await pilot.hover("#k-slider", offset=(positions[6], 0))
+        await pilot.mouse_up("#k-slider", offset=(positions[6], 0))
+        await settle(pilot)
+        assert slider.value == 6
+        assert app.main_screen.k == 6
+        assert PRESS in family_sets(app)

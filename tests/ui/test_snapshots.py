@@ -60,3 +60,13 @@ def test_compare_screen_80x24(snap_compare, corpus_dir, make_app):
     app = make_app(corpus_dir)
     keys = ("/", *"heating", "enter", "c")
     assert snap_compare(app, terminal_size=(80, 24), run_before=steps(*keys))
+
+
+def test_main_screen_light_theme(snap_compare, corpus_dir, make_app):
+    app = make_app(corpus_dir)
+
+    async def run_before(pilot) -> None:
+        pilot.app.theme = "textual-light"
+        await steps("down", "down")(pilot)
+
+    assert snap_compare(app, terminal_size=(120, 40), run_before=run_before)

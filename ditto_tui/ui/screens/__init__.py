@@ -1,1 +1,1 @@
-"""ui/screens."""
+"""Screens of the explorer: main, compare, neighbours, help, document picker, export dialog."""

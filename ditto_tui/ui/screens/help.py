@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from rich.console import Group
+from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -33,12 +35,14 @@ EXTRA: dict[str, list[tuple[str, str]]] = {
 
 
 def _keys(binding: Binding) -> str:
-    if binding.key_display:
-        return binding.key_display
+    """Every key of a binding, as the user types it."""
     names = {
         "left_square_bracket": "[",
         "right_square_bracket": "]",
         "slash": "/",
+        "minus": "-",
+        "plus": "+",
+        "equals_sign": "=",
         "question_mark": "?",
         "space": "space",
         "escape": "esc",
@@ -51,24 +55,39 @@ def _load(path: str):
     return getattr(__import__(module, fromlist=[name]), name)
 
 
-def help_text() -> Text:
-    """The help page as one ``Text``."""
-    text = Text()
+def _section(title: str, rows: list[tuple[str, str]]) -> Table:
+    table = Table(box=None, show_header=False, padding=(0, 2, 0, 2), expand=True)
+    table.title = Text(title, style="bold underline")
+    table.title_justify = "left"
+    table.add_column(width=22, no_wrap=True, style="bold")
+    table.add_column(ratio=1)
+    for keys, what in rows:
+        table.add_row(Text(keys), Text(what))
+    return table
+
+
+def help_sections() -> list[tuple[str, list[tuple[str, str]]]]:
+    """(title, [(keys, what they do)]) for each screen, from the bindings themselves."""
+    sections = []
     for title, path in SECTIONS:
-        text.append(f"{title}\n", style="bold underline")
-        for binding in _load(path).BINDINGS:
-            assert isinstance(binding, Binding)
-            text.append(f"  {_keys(binding):<22}", style="bold")
-            text.append(f"{binding.description}\n")
-        for keys, what in EXTRA.get(title, []):
-            text.append(f"  {keys:<22}", style="bold")
-            text.append(f"{what}\n")
-        text.append("\n")
-    text.append("Everywhere\n", style="bold underline")
-    for keys, what in EXTRA["Everywhere"]:
-        text.append(f"  {keys:<22}", style="bold")
-        text.append(f"{what}\n")
-    return text
+        rows = [
+            (_keys(b), b.tooltip or b.description)
+            for b in _load(path).BINDINGS
+            if isinstance(b, Binding)
+        ]
+        sections.append((title, rows + EXTRA.get(title, [])))
+    sections.append(("Everywhere", EXTRA["Everywhere"]))
+    return sections
+
+
+def help_renderable() -> Group:
+    """The help page: one two-column table per section."""
+    parts: list[Table | Text] = []
+    for title, rows in help_sections():
+        if parts:
+            parts.append(Text(""))
+        parts.append(_section(title, rows))
+    return Group(*parts)
 
 
 class HelpScreen(ModalScreen[None]):
@@ -78,7 +97,7 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help"):
-            yield Static(help_text(), id="help-text")
+            yield Static(help_renderable(), id="help-text")
 
     def on_mount(self) -> None:
         self.query_one("#help").border_title = "Keys  (esc to close)"

@@ -51,6 +51,7 @@ if TYPE_CHECKING:
 PREVIEW_LIMIT = 4 * 1024 * 1024
 EXCERPT_LIMIT = 4096
 EXCERPT_ROWS = 3000
+MEMBER_ROWS = 500
 MAIL_KINDS = ("maildir", "mbox")
 REFRESH_INTERVAL = 0.3
 
@@ -61,24 +62,103 @@ class MainScreen(Screen):
     app: DittoApp  # type: ignore[assignment]
 
     BINDINGS = [
-        Binding("left_square_bracket", "k_down", "k−", key_display="["),
-        Binding("right_square_bracket", "k_up", "k+", key_display="]"),
-        Binding("slash,ctrl+f", "filter", "Filter", key_display="/"),
-        Binding("s", "cycle_sort", "Sort"),
-        Binding("g", "toggle_mode", "Chain/star"),
-        Binding("1", "toggle_singletons", "Singletons"),
-        Binding("space", "mark", "Mark", show=False),
-        Binding("c", "compare", "Compare"),
-        Binding("a", "compare_any", "Compare with…"),
-        Binding("n", "neighbours", "Neighbours"),
-        Binding("h", "toggle_source", "HTML text/source", show=False),
-        Binding("e", "edit", "Edit", show=False),
-        Binding("v", "page", "Pager", show=False),
-        Binding("y", "copy_path", "Copy path", show=False),
-        Binding("x,ctrl+s", "export", "Export"),
-        Binding("w,f6", "toggle_watch", "Watch on/off", key_display="w"),
-        Binding("f5", "rescan", "Rescan", show=False),
-        Binding("escape", "leave_filter", "Back to list", show=False),
+        Binding(
+            "left_square_bracket,minus",
+            "k_down",
+            "k−",
+            tooltip="lower the distance threshold k (families re-cluster)",
+            key_display="[",
+        ),
+        Binding(
+            "right_square_bracket,plus,equals_sign",
+            "k_up",
+            "k+",
+            tooltip="raise the distance threshold k",
+            key_display="]",
+        ),
+        Binding(
+            "slash,ctrl+f",
+            "filter",
+            "Filter",
+            tooltip="filter families by a member path (substring or glob); enter/esc returns",
+            key_display="/",
+        ),
+        Binding(
+            "s",
+            "cycle_sort",
+            "Sort",
+            tooltip="sort families by size, diameter, name, newest change (cycles)",
+        ),
+        Binding(
+            "g",
+            "toggle_mode",
+            "Chain/star",
+            tooltip="group as chains (ditto's clusters) or stars around a centre",
+        ),
+        Binding(
+            "1",
+            "toggle_singletons",
+            "Singletons",
+            tooltip="show or hide documents that have no near duplicate",
+        ),
+        Binding(
+            "space",
+            "mark",
+            "Mark",
+            tooltip="mark/unmark the highlighted member for comparison (two at most)",
+            show=False,
+        ),
+        Binding(
+            "c",
+            "compare",
+            "Compare",
+            tooltip="compare the two marked documents (or the pair of a 2-member family)",
+        ),
+        Binding(
+            "a",
+            "compare_any",
+            "Compare with…",
+            tooltip="compare the highlighted document with any document (fuzzy picker)",
+        ),
+        Binding(
+            "n",
+            "neighbours",
+            "Neighbours",
+            tooltip="every document within k bits of the highlighted one",
+        ),
+        Binding(
+            "h",
+            "toggle_source",
+            "HTML text/source",
+            tooltip="show HTML as readable text or as source",
+            show=False,
+        ),
+        Binding("e", "edit", "Edit", tooltip="open the document in $EDITOR", show=False),
+        Binding("v", "page", "Pager", tooltip="open the document in $PAGER", show=False),
+        Binding(
+            "y",
+            "copy_path",
+            "Copy path",
+            tooltip="copy the document's path to the clipboard",
+            show=False,
+        ),
+        Binding(
+            "x,ctrl+s",
+            "export",
+            "Export",
+            tooltip="write the families as shown to CSV or JSON lines",
+        ),
+        Binding(
+            "w,f6",
+            "toggle_watch",
+            "Watch on/off",
+            tooltip="pause or resume following changes on disk",
+            key_display="w",
+        ),
+        Binding("f5", "rescan", "Rescan", tooltip="scan the folder again", show=False),
+        Binding(
+            "escape", "leave_filter", "Back to list", tooltip="leave the filter box", show=False
+        ),
     ]
 
     def __init__(self) -> None:
@@ -209,8 +289,10 @@ class MainScreen(Screen):
         families = sort_families(families, self.sort_key, documents)
         self.table.sort_key = self.sort_key
         self.table.show(families, documents, self.excerpts, keep=keep)
-        self.query_one("#families-pane").border_title = (
-            f"Families at k={self.k} ({self.mode}) · {len(families):,}"
+        self.query_one(
+            "#families-pane"
+        ).border_title = (
+            f"Families at k={self.k} ({self.mode}) · {len(families):,} · by {self.sort_key}"
         )
         self.update_status()
         self.load_excerpts()
@@ -284,10 +366,15 @@ class MainScreen(Screen):
             current = self.selected_member()
             keep = current if current in family.members else None
         members = self.members_of(family)
+        title = f"Members · {family.size} · diameter {family.diameter}"
+        if len(members) > MEMBER_ROWS:  # a DataTable of thousands of rows would stall the UI
+            kept = [m for m in members[MEMBER_ROWS:] if m.id == keep]
+            members = members[:MEMBER_ROWS] + kept
+            title += f" · nearest {MEMBER_ROWS} shown"
         mail = self.is_mail(family)
         if members != table.members or mail != table.mail or keep != self.selected_member():
             table.show(members, self.marked, keep=keep, mail=mail)
-        table.border_title = f"Members · {family.size} · diameter {family.diameter}"
+        table.border_title = title
         self.load_mail_infos(family)
         self.show_preview(self.selected_member())
 
@@ -337,7 +424,9 @@ class MainScreen(Screen):
     def _show_lines(self, doc_id: str, lines: list[str], header_lines: int) -> None:
         if doc_id != self.previewed:
             return
-        self.query_one(Preview).show(lines, header_lines=header_lines, placeholder="(empty document)")
+        self.query_one(Preview).show(
+            lines, header_lines=header_lines, placeholder="(empty document)"
+        )
 
     @work(thread=True, exclusive=True, group="excerpts")
     def load_excerpts(self) -> None:
@@ -354,8 +443,8 @@ class MainScreen(Screen):
             doc = session.documents.get(centre)
             try:
                 text = session.read_text(centre, limit=EXCERPT_LIMIT)
-            except Exception:
-                text = ""
+            except Exception:  # not readable (yet): leave it blank, retry on the next refresh
+                continue
             if doc is not None and doc.kind == "html":
                 text = html_text(text)
             pending.append((centre, excerpt(text, 80)))
@@ -473,6 +562,7 @@ class MainScreen(Screen):
             )
         previewed = self.previewed
         self.refresh_families()
+        self.app.warm_families(self.mode)
         if previewed is not None and previewed in message.touched:
             self.show_preview(self.selected_member(), force=True)
 

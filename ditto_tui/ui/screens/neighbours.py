@@ -60,7 +60,9 @@ class NeighboursScreen(Screen):
     def refresh_matches(self) -> None:
         live = self.app.live
         self.k = max(0, min(self.k, live.max_k))
-        self.matches = live.near(live.fingerprint(self.origin), self.k) if self.origin in live else []
+        self.matches = (
+            live.near(live.fingerprint(self.origin), self.k) if self.origin in live else []
+        )
         documents = self.app.session.documents
         table = self.query_one(DataTable)
         table.clear()
@@ -69,8 +71,12 @@ class NeighboursScreen(Screen):
             table.add_row(
                 Text(str(match.distance), justify="right"),
                 Text(similarity_text(match.distance), justify="right"),
-                Text(shown(match.id), no_wrap=True, overflow="ellipsis",
-                     style="bold" if match.id == self.origin else ""),
+                Text(
+                    shown(match.id),
+                    no_wrap=True,
+                    overflow="ellipsis",
+                    style="bold" if match.id == self.origin else "",
+                ),
                 Text(format_size(doc.size) if doc else "", justify="right"),
                 Text(format_mtime(doc.mtime_ns) if doc else "", style="dim"),
                 key=match.id,

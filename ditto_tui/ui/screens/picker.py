@@ -76,7 +76,9 @@ class DocumentPicker(ModalScreen[str | None]):
         self.shown_ids = fuzzy_rank(query, self.ids)
         options = self.query_one(OptionList)
         options.clear_options()
-        options.add_options([Option(Text(shown(i)), id=str(n)) for n, i in enumerate(self.shown_ids)])
+        options.add_options(
+            [Option(Text(shown(i)), id=str(n)) for n, i in enumerate(self.shown_ids)]
+        )
         if self.shown_ids:
             options.highlighted = 0
 

@@ -1,1 +1,1 @@
-"""ui/widgets."""
+"""Widgets of the explorer: one per module (KSlider, FamilyTable, BitDiff, SideBySideDiff, ...)."""

@@ -40,6 +40,8 @@ class BitDiff(Widget):
     BitDiff {
         height: auto;
         padding: 0 1;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
     }
     BitDiff > .bit-diff--same { color: $foreground-muted; }
     BitDiff > .bit-diff--differ { background: $error; color: $text; text-style: bold; }
@@ -104,17 +106,17 @@ class BitDiff(Widget):
         heading = self._style("heading")
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append("   ")
-        text.append("A".ljust(26), heading)
-        text.append("B".ljust(26), heading)
+        text.append("A".ljust(25), heading)
+        text.append("B".ljust(25), heading)
         text.append("A xor B", heading)
         text.append("\n")
         for row in range(4):
             hi = 63 - row * 16
             text.append(f"{hi:>2} ", label)
             self._bits(text, a, xor, row)
-            text.append("  ")
+            text.append(" ")
             self._bits(text, b, xor, row)
-            text.append("  ")
+            text.append(" ")
             self._bits(text, xor, xor, row, marks=True)
             text.append("\n")
         d = self.distance

@@ -32,8 +32,8 @@ from ditto_tui.ui.widgets.columns import CELL_PADDING, ColumnSpec, fit_columns
 COLUMNS = (
     ColumnSpec("size", "Size", 4),
     ColumnSpec("diameter", "Diam", 4),
-    ColumnSpec("name", "Representative", 20, weight=5),
-    ColumnSpec("excerpt", "Excerpt", 24, weight=4, optional=True),
+    ColumnSpec("name", "Representative", 16, weight=5),
+    ColumnSpec("excerpt", "Excerpt", 12, weight=4, optional=True),
     ColumnSpec("newest", "Newest (UTC)", 16, optional=True),
 )
 RIGHT_ALIGNED = {"size", "diameter"}
@@ -301,16 +301,20 @@ class FamilyTable(ScrollView, can_focus=True):
         if y == 0:
             header = self._style("header")
             cells = [
-                (spec.label, spec.key, self._style("sorted") if spec.key == self.sort_key else Style())
+                (
+                    spec.label,
+                    spec.key,
+                    self._style("sorted") if spec.key == self.sort_key else Style(),
+                )
                 for spec, _w in self.columns
             ]
             return self._row_strip(cells, base + header, width)
         row = int(self.scroll_offset.y) + y - 1
         if not self.families:
             if y == 1:
-                return Strip([Segment(self.placeholder, base + self._style("placeholder"))]).crop_extend(
-                    0, width, base
-                )
+                return Strip(
+                    [Segment(self.placeholder, base + self._style("placeholder"))]
+                ).crop_extend(0, width, base)
             return Strip.blank(width, base)
         if row >= len(self.families):
             return Strip.blank(width, base)

@@ -14,19 +14,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-
-def wrap_points(line: str, width: int) -> list[tuple[int, int]]:
-    """Split ``line`` into ``[start, stop)`` pieces of at most ``width`` characters, breaking
-    after a space when one lies in the second half of the piece, else hard."""
-    pieces = []
-    start = 0
-    while len(line) - start > width:
-        cut = line.rfind(" ", start + width // 2, start + width)
-        stop = cut + 1 if cut >= 0 else start + width
-        pieces.append((start, stop))
-        start = stop
-    pieces.append((start, len(line)))
-    return pieces
+from ditto_tui.core.display import wrap_points
 
 
 class Preview(ScrollView, can_focus=True):
@@ -119,4 +107,4 @@ class Preview(ScrollView, can_focus=True):
         return Strip([Segment(chunk, style)]).crop_extend(0, width, base)
 
 
-__all__ = ["Preview"]
+__all__ = ["Preview", "wrap_points"]

@@ -20,7 +20,14 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from ditto_tui.core.display import wrap_points
 from ditto_tui.core.textdiff import Span, TextDiff
+
+
+def _wrap(line: str, width: int) -> list[tuple[int, int]]:
+    """Pieces ``[start, stop)`` of ``line`` for a pane ``width`` characters wide."""
+    return [(0, len(line))] if len(line) <= width else wrap_points(line, width)
+
 
 _MARK = {"equal": " ", "changed": "~", "deleted": "-", "inserted": "+"}
 
@@ -112,9 +119,9 @@ class SideBySideDiff(ScrollView, can_focus=True):
                 a, b = self.diff.a, self.diff.b
                 heights = []
                 for row in self.diff.rows:
-                    left = len(a[row.left]) if row.left is not None else 0
-                    right = len(b[row.right]) if row.right is not None else 0
-                    heights.append(max(1, -(-max(left, right) // text_width)))
+                    left = len(_wrap(a[row.left], text_width)) if row.left is not None else 1
+                    right = len(_wrap(b[row.right], text_width)) if row.right is not None else 1
+                    heights.append(max(left, right))
                 self._starts = [0, *accumulate(heights)]
                 self._starts_width = text_width
             self.virtual_size = Size(width, self._starts[-1])
@@ -219,16 +226,21 @@ class SideBySideDiff(ScrollView, can_focus=True):
         pane = self._pane_width()
         gutter_style = styles["current"] if current else styles["gutter"]
         width = self._text_width()
-        if number is None or line is None or (piece and piece * width >= len(line)):
-            if number is None or line is None:
-                return Strip([Segment("╱" * pane, styles["filler"])], pane)
-            return Strip.blank(pane, row_style)
+        if number is None or line is None:
+            return Strip([Segment("╱" * pane, styles["filler"])], pane)
+        if self.wrap:
+            pieces = _wrap(line, width)
+            if piece >= len(pieces):
+                return Strip.blank(pane, row_style)
+            x, stop = pieces[piece]
+            visible = line[x:stop]
+        else:
+            x = int(self.scroll_offset.x)
+            visible = line[x : x + width + 1]
         if piece:
             gutter = " " * (self._number_width + 2)
         else:
             gutter = f"{mark}{number + 1:>{self._number_width}} "
-        x = piece * width if self.wrap else int(self.scroll_offset.x)
-        visible = line[x : x + width] if self.wrap else line[x : x + width + 1]
         segments = [Segment(gutter, gutter_style)]
         cursor = 0
         for start, stop in spans:

@@ -21,7 +21,9 @@ class TitleLine(Widget):
     }
     """
 
-    def __init__(self, text: Text | None = None, *, id: str | None = None, classes: str | None = None) -> None:
+    def __init__(
+        self, text: Text | None = None, *, id: str | None = None, classes: str | None = None
+    ) -> None:
         super().__init__(id=id, classes=classes)
         self.text = text or Text()
 

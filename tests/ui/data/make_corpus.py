@@ -22,9 +22,16 @@ Tidewell 2.0 is available today for Android and iOS.
 """
 docs = {}
 docs["press/tidewell-2.0.txt"] = base_release
-docs["press/tidewell-2.0-final.txt"] = base_release.replace("thirty new ports", "thirty-two new ports")
-docs["press/tidewell-2.0-draft.txt"] = base_release.replace("four euro per month", "five euro per month").replace("the lead developer", "lead developer")
-docs["press/tidewell-2.0-fr-notes.txt"] = base_release.replace("Tidewell 2.0 is available today for Android and iOS.", "Tidewell 2.0 arrives next week for Android, iOS and the web, with a beta for desktop users.")
+docs["press/tidewell-2.0-final.txt"] = base_release.replace(
+    "thirty new ports", "thirty-two new ports"
+)
+docs["press/tidewell-2.0-draft.txt"] = base_release.replace(
+    "four euro per month", "five euro per month"
+).replace("the lead developer", "lead developer")
+docs["press/tidewell-2.0-fr-notes.txt"] = base_release.replace(
+    "Tidewell 2.0 is available today for Android and iOS.",
+    "Tidewell 2.0 arrives next week for Android, iOS and the web, with a beta for desktop users.",
+)
 letter = """Dear Mr Okafor,
 
 I am writing about the heating in flat 3, 14 Quay Street. Since the first of November the
@@ -36,16 +43,24 @@ Kind regards,
 Deepak Rao
 """
 docs["letters/heating-complaint.txt"] = letter
-docs["letters/heating-complaint-v2.txt"] = letter.replace("first of November", "1st of November").replace("Kind regards", "Best regards")
+docs["letters/heating-complaint-v2.txt"] = letter.replace(
+    "first of November", "1st of November"
+).replace("Kind regards", "Best regards")
 html = """<html><head><title>Dragonwell green tea</title><style>p {margin:0}</style></head>
 <body><h1>Dragonwell green tea</h1><p>Flat, jade-green leaves from Zhejiang with a sweet chestnut aroma.</p>
 <p>Brew at 80&deg;C for two minutes. 100 g tin, 12.50 &euro;.</p><ul><li>Spring harvest</li><li>Pan-fired</li></ul></body></html>
 """
 docs["shop/dragonwell.html"] = html
-docs["shop/dragonwell-sale.html"] = html.replace("12.50", "9.90").replace("Spring harvest", "Spring harvest, limited")
-docs["notes/todo.txt"] = "buy milk\nfix bike brake\ncall the plumber about the boiler\nrenew passport before March\n"
+docs["shop/dragonwell-sale.html"] = html.replace("12.50", "9.90").replace(
+    "Spring harvest", "Spring harvest, limited"
+)
+docs["notes/todo.txt"] = (
+    "buy milk\nfix bike brake\ncall the plumber about the boiler\nrenew passport before March\n"
+)
 docs["notes/haiku.txt"] = "old pond —\na frog leaps in\nthe sound of water\n"
-docs["recipes/lentil-soup.txt"] = "Lentil soup\n\n250 g red lentils, 1 onion, 2 carrots, 1 l stock, cumin.\nFry the onion, add the rest, simmer 25 minutes, blend half.\n"
+docs["recipes/lentil-soup.txt"] = (
+    "Lentil soup\n\n250 g red lentils, 1 onion, 2 carrots, 1 l stock, cumin.\nFry the onion, add the rest, simmer 25 minutes, blend half.\n"
+)
 hostile = "Title: [bold red]not bold[/] and [link=http://x]no link[/link]\n\x1b[31mred via ANSI\x1b[0m and a bell\x07 and SOH\x01 here\n[/] stray close, [[double]] and \\[escaped]\nTab\there and a carriage\rreturn\n"
 docs["weird/[bold red]markup name.txt"] = hostile
 docs["weird/markup-copy.txt"] = hostile.replace("stray close", "stray closing tag")

@@ -1,0 +1,159 @@
+"""The structural features of an HTML page, as Go html-distance's ``genFeatures`` makes them.
+
+Each token of the first ``MAX_TOKENS`` gives one type feature (``A:div`` start tag,
+``B:div`` end tag, ``C:br`` self-closing tag, ``D:`` doctype, ``E:`` comment, ``F:``
+text; the tag name only when it is an atom of x/net/html) and then one feature per
+attribute (``G:a:rel:nofollow`` for class, name and rel, ``G:a:href`` otherwise).
+
+``FeatureTable`` numbers the distinct features of the pages it has seen (0 is the empty
+feature that pads the first shingles) and remembers, per token source, which features it
+gives: templated pages repeat the same tags, so after the first pages of a site almost
+every token is a dictionary hit and a page's features cost little more than its regular
+expression pass.
+"""
+
+from __future__ import annotations
+
+import threading
+from bisect import bisect_left
+from importlib import resources
+from itertools import accumulate, chain
+
+from ditto_tui.core.html_tokenizer import (
+    ERROR_INFO,
+    TagInfo,
+    describe_key,
+    scan_classes,
+    token_keys,
+)
+
+__all__ = ["MAX_TOKENS", "FeatureTable", "token_features"]
+
+#: Tokens read from the start of a page; the rest of the page is ignored (as in Go).
+MAX_TOKENS = 5000
+
+# Go's TokenType numbering (as in html_tokenizer) -> feature prefix.
+_PREFIX = {1: b"F:", 2: b"A:", 3: b"B:", 4: b"C:", 5: b"E:", 6: b"D:"}
+_VALUED_KEYS = frozenset((b"class", b"name", b"rel"))
+_TEXT_FEATURE = b"F:"
+
+
+def _load_atoms() -> frozenset[bytes]:
+    text = resources.files("ditto_tui.core.data").joinpath("html-distance-atoms.txt")
+    names = text.read_text(encoding="utf-8").splitlines()
+    return frozenset(n.strip().encode("ascii") for n in names if n.strip() and n[0] != "#")
+
+
+_ATOMS = _load_atoms()
+
+
+def token_features(info: TagInfo) -> list[bytes]:
+    """The features of one token ``(type, name, attrs)``, in Go's order."""
+    kind, name, attrs = info
+    atom = name if name in _ATOMS else b""
+    result = [_PREFIX[kind] + atom]
+    if attrs:
+        head = b"G:" + atom + b":"
+        for key, value in attrs:
+            result.append(head + key + b":" + value if key in _VALUED_KEYS else head + key)
+    return result
+
+
+class FeatureTable:
+    """Feature numbers and per-token-source features, shared by the pages of one pipeline.
+
+    ``names[i]`` is the feature numbered i; numbers are stable for the table's life and
+    a feature is numbered once. ``page_ids`` is safe to call from several threads. The
+    table only grows: its owner drops it for a new one when ``size`` gets too large.
+    Pickling gives an empty table.
+    """
+
+    def __init__(self) -> None:
+        self.names: list[bytes] = [b""]
+        self._number: dict[bytes, int] = {b"": 0}
+        self._lock = threading.Lock()
+        text = self._intern(_TEXT_FEATURE)
+        # The text of a raw-text element gets a number of its own (for the same feature),
+        # so that counting it in a page's feature numbers counts the keys that hold two
+        # tokens. Equal features with two numbers hash alike: Charikar's sum is the same.
+        self._raw_text = len(self.names)
+        self.names.append(_TEXT_FEATURE)
+        # token key -> its feature numbers (for a raw-text start tag followed by text,
+        # two tokens' worth, the last one _raw_text).
+        self._keys: dict[bytes, tuple[int, ...]] = {b"": (text,)}
+        self._key_bytes = 0
+
+    def __reduce__(self) -> tuple[type[FeatureTable], tuple[()]]:
+        return FeatureTable, ()
+
+    @property
+    def size(self) -> int:
+        """How much the table holds: features plus remembered token sources."""
+        return len(self.names) + len(self._keys) + self._key_bytes // 64
+
+    def page_ids(self, data: bytes) -> list[int]:
+        """The feature numbers of the first ``MAX_TOKENS`` tokens of ``data``, in order."""
+        keys = token_keys(data, MAX_TOKENS)
+        features = self._keys
+        try:
+            flat = list(chain.from_iterable(map(features.__getitem__, keys)))
+        except KeyError:
+            learned = self._learn(keys)
+            if learned is None:
+                return self._scanned_ids(data)
+            keys = learned
+            flat = list(chain.from_iterable(map(features.__getitem__, keys)))
+        # Tokens: one per key, two for a key holding raw text; never more than features.
+        if len(flat) > MAX_TOKENS and len(keys) + flat.count(self._raw_text) > MAX_TOKENS:
+            flat = self._cut(keys, flat)
+        return flat
+
+    def _intern(self, feature: bytes) -> int:
+        i = self._number.get(feature)
+        if i is None:
+            i = self._number[feature] = len(self.names)
+            self.names.append(feature)
+        return i
+
+    def _learn(self, keys: list[bytes]) -> list[bytes] | None:
+        """Remember the features of the unknown keys; return the keys up to the stream's
+        end, or None when a key needs the full tokenizer."""
+        known = self._keys
+        unknown = set(keys).difference(known)
+        with self._lock:
+            for key in unknown:
+                if key in known:
+                    continue
+                described = describe_key(key)
+                if described is None:
+                    return None
+                info, text_follows = described
+                if info is ERROR_INFO:  # the stream ends here: the last key
+                    if keys[-1] != key:
+                        return None
+                    keys = keys[:-1]
+                    continue
+                ids = [self._intern(f) for f in token_features(info)]
+                if text_follows:
+                    ids.append(self._raw_text)
+                known[key] = tuple(ids)
+                self._key_bytes += len(key) if key else 0
+        return keys
+
+    def _cut(self, keys: list[bytes], flat: list[int]) -> list[int]:
+        """``flat`` cut after the features of the first ``MAX_TOKENS`` tokens."""
+        features, raw_text = self._keys, self._raw_text
+        sizes = list(map(features.__getitem__, keys))
+        tokens = list(accumulate(1 + (f[-1] == raw_text) for f in sizes))
+        last = bisect_left(tokens, MAX_TOKENS)  # the key holding the last token
+        end = sum(map(len, sizes[: last + 1]))
+        if tokens[last] > MAX_TOKENS:  # the cut falls between a raw-text tag and its text
+            end -= 1
+        return flat[:end]
+
+    def _scanned_ids(self, data: bytes) -> list[int]:
+        """``page_ids`` through ``scan_classes``, for pages whose keys need it."""
+        classes, infos, _ends = scan_classes(data, MAX_TOKENS)
+        with self._lock:
+            per_class = [[self._intern(f) for f in token_features(i)] for i in infos]
+        return list(chain.from_iterable(map(per_class.__getitem__, classes)))

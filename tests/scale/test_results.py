@@ -1,0 +1,111 @@
+"""A results folder opens with pyarrow alone and drives the explorer like a live corpus.
+
+The folder is written here with pyarrow in the layout of the Spark jobs (the Spark side
+is checked against the in-process path in test_spark.py), from the UI tests' corpus.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ditto_tui.core.clusters import clusters
+from ditto_tui.core.pipeline import make_pipeline
+from ditto_tui.corpus.session import CorpusSession
+
+pa = pytest.importorskip("pyarrow", reason="pyarrow is not installed (extra 'spark')")
+pq = pytest.importorskip("pyarrow.parquet")
+
+from ditto_tui.scale.results import ResultsSession, load_results  # noqa: E402
+from tests.ui.conftest import DATA, settle  # noqa: E402
+
+MAX_K = 4
+
+
+def _write(folder: Path, name: str, columns: dict[str, list], types: dict[str, object]) -> None:
+    (folder / name).mkdir(parents=True)
+    table = pa.table({c: pa.array(v, type=types[c]) for c, v in columns.items()})
+    pq.write_table(table, str(folder / name / "part-00000.parquet"))
+
+
+def _meta(folder: Path, stage: str, meta: dict) -> None:
+    _write(folder, f"meta-{stage}", {"json": [json.dumps(meta)]}, {"json": pa.string()})
+
+
+@pytest.fixture
+def results_dir(tmp_path: Path) -> tuple[Path, Path, dict[str, int]]:
+    root = tmp_path / "corpus"
+    shutil.copytree(DATA, root)
+    pipeline = make_pipeline()
+    with CorpusSession(root, pipeline, use_cache=False, jobs=1) as session:
+        session.scan()
+        docs = dict(session.documents)
+        fps = {i: int(f) for i, f in session.fingerprints.items()}
+        skipped = [(s.id, s.reason) for s in session.skipped]
+    out = tmp_path / "results"
+    ids = sorted(fps, reverse=True)  # Spark writes in no particular order
+    signed = np.array([fps[i] for i in ids], dtype=np.uint64).view(np.int64).tolist()
+    _write(out, "fingerprints", {
+        "id": ids, "fp": signed, "hex": [f"{fps[i]:016x}" for i in ids],
+        "size": [docs[i].size for i in ids], "offset": [docs[i].offset for i in ids],
+        "kind": [docs[i].kind for i in ids], "pipeline": [pipeline.identity] * len(ids),
+    }, {"id": pa.string(), "fp": pa.int64(), "hex": pa.string(), "size": pa.int64(),
+        "offset": pa.int64(), "kind": pa.string(), "pipeline": pa.string()})
+    _write(out, "skipped", {"id": [s[0] for s in skipped], "reason": [s[1] for s in skipped]},
+           {"id": pa.string(), "reason": pa.string()})
+    _meta(out, "fingerprint", {
+        "root": f"file:{root}", "pipeline": {"name": "ditto", "char_n": 4, "word_n": 0,
+                                             "shingle": 3, "identity": pipeline.identity},
+        "options": {"max_size": 1 << 20, "include_binary": False},
+    })
+    arr = np.array([fps[i] for i in ids], dtype=np.uint64)
+    rows: dict[str, list] = {"id": [], "k": [], "family": []}
+    for k in range(MAX_K + 1):
+        for group in clusters(ids, arr, k):
+            for member in group:
+                rows["id"].append(member)
+                rows["k"].append(k)
+                rows["family"].append(group[0])
+    _write(out, "families", rows, {"id": pa.string(), "k": pa.int32(), "family": pa.string()})
+    _meta(out, "families", {"max_k": MAX_K})
+    return out, root, fps
+
+
+def test_load_results_sorts_ids_and_keeps_the_unsigned_bits(results_dir) -> None:
+    out, root, fps = results_dir
+    results = load_results(out)
+    assert results.ids == sorted(fps)
+    assert [int(v) for v in results.fps] == [fps[i] for i in results.ids]
+    assert results.levels == list(range(MAX_K + 1))
+    assert results.root_uri == f"file:{root}"
+    for k in results.levels:
+        assert results.families_at(k) == clusters(results.ids, results.fps, k)
+    first = results.families_at(3, min_size=2)[0]
+    assert all(results.family_of(m, 3) == first[0] for m in first)
+
+
+def test_a_folder_without_fingerprints_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="not a ditto-tui Spark results folder"):
+        load_results(tmp_path)
+
+
+async def test_the_explorer_browses_results_like_a_corpus(results_dir) -> None:
+    from ditto_tui.ui.app import DittoApp
+    from ditto_tui.ui.widgets.family_table import FamilyTable
+
+    out, _, fps = results_dir
+    results = load_results(out)
+    session = ResultsSession(results)
+    app = DittoApp(session, pipeline=session.pipeline, max_k=MAX_K, k=3, watch=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        shown = {frozenset(f.members) for f in app.main_screen.query_one(FamilyTable).families}
+        expected = {frozenset(g) for g in results.families_at(3, min_size=2)}
+        assert shown == expected and shown
+        member = next(iter(next(iter(shown))))
+        assert session.read_text(member)  # previews read the local corpus
+    assert len(app.live) == len(fps)
