@@ -92,8 +92,7 @@ class TableDesign:
         """``(offset, width)`` of each block, in permuted bit positions."""
         if self.widths is None:
             return tuple(
-                (i * 64 // self.m, (i + 1) * 64 // self.m - i * 64 // self.m)
-                for i in range(self.m)
+                (i * 64 // self.m, (i + 1) * 64 // self.m - i * 64 // self.m) for i in range(self.m)
             )
         offs = itertools.accumulate(self.widths, initial=0)
         return tuple(zip(offs, self.widths, strict=False))
@@ -191,7 +190,7 @@ def _design_cost(design: TableDesign, n: int, sample: np.ndarray | None) -> floa
     over the uniform count sits in long runs, which are cheap per candidate."""
     tables = math.comb(design.m, design.c)
     pairs = n * (n - 1) / 2
-    uniform = pairs * _sym_poly([2.0 ** -w for _, w in design.blocks], design.c)
+    uniform = pairs * _sym_poly([2.0**-w for _, w in design.blocks], design.c)
     measured = 0.0
     if sample is not None:
         agree = np.zeros(len(sample), np.int64)

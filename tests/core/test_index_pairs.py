@@ -9,16 +9,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import ditto_tui.core.pairs as pairs_module
 from ditto_tui.core.clusters import clusters, describe_family
 from ditto_tui.core.pairs import TableDesign, all_pairs, choose_design, unique_pairs
 from ditto_tui.core.simhash import popcount64
 from tests.core.index_reference import (
+    biased_fingerprints,
     dist,
     fingerprint_sets,
     ref_clusters,
     ref_diameter,
     ref_medoid,
     ref_pairs,
+    ref_pairs_np,
 )
 
 
@@ -42,6 +45,111 @@ def test_every_exact_table_design_finds_the_same_pairs(fps: list[int], k: int, e
         a, b, d = unique_pairs(u, k, design)
         assert sorted(zip(a.tolist(), b.tolist(), strict=True)) == expected
         assert (d == popcount64(u[a] ^ u[b])).all()
+
+
+@st.composite
+def layouts(draw: st.DrawFn, k: int) -> TableDesign:
+    """An exact design with a random bit order and random block widths."""
+    m = draw(st.integers(k + 1, min(k + 4, 64)))
+    cuts = sorted(draw(st.sets(st.integers(1, 63), min_size=m - 1, max_size=m - 1)))
+    widths = tuple(b - a for a, b in zip([0, *cuts], [*cuts, 64], strict=True))
+    order = tuple(draw(st.permutations(range(64))))
+    return TableDesign(m, m - k, widths, order)
+
+
+@settings(max_examples=150, deadline=None)
+@given(fps=fingerprint_sets(max_size=80), k=st.integers(0, 10), data=st.data())
+def test_permuted_designs_with_uneven_blocks_find_the_same_pairs(
+    fps: list[int], k: int, data: st.DataObject
+) -> None:
+    u = np.unique(np.array(fps, dtype=np.uint64))
+    design = data.draw(layouts(k))
+    a, b, d = unique_pairs(u, k, design)
+    got = sorted(zip(a.tolist(), b.tolist(), d.tolist(), strict=True))
+    assert got == ref_pairs(u.tolist(), k)
+
+
+@settings(max_examples=150, deadline=None)
+@given(fps=fingerprint_sets(max_size=120), k=st.integers(0, 12), short=st.integers(1, 6))
+def test_long_runs_compared_as_rings_find_the_same_pairs(
+    fps: list[int], k: int, short: int
+) -> None:
+    # runs longer than ``short`` take the ring path (normally only runs > 256 do)
+    saved = pairs_module._ROW_RUN, pairs_module._ROW_BLOCK
+    pairs_module._ROW_RUN, pairs_module._ROW_BLOCK = short, 7
+    try:
+        u = np.unique(np.array(fps, dtype=np.uint64))
+        for design in (TableDesign(k + 1, 1), TableDesign(k + 2, 2)):
+            a, b, d = unique_pairs(u, k, design)
+            got = sorted(zip(a.tolist(), b.tolist(), d.tolist(), strict=True))
+            assert got == ref_pairs(u.tolist(), k)
+    finally:
+        pairs_module._ROW_RUN, pairs_module._ROW_BLOCK = saved
+
+
+@settings(max_examples=300, deadline=None)
+@given(x=st.lists(st.integers(0, 2**64 - 1), min_size=1, max_size=20), data=st.data())
+def test_first_table_test_equals_checking_every_earlier_block(
+    x: list[int], data: st.DataObject
+) -> None:
+    k = data.draw(st.integers(0, 8))
+    design = data.draw(layouts(k))
+    chosen = data.draw(st.sampled_from(design.tables))
+    blocks = design.blocks
+    test = pairs_module._earlier_test(blocks, chosen)
+    xs = np.array(x, dtype=np.uint64)
+    expected = [
+        all(
+            (v >> off) & ((1 << w) - 1)
+            for j, (off, w) in enumerate(blocks[: chosen[-1]])
+            if j not in chosen
+        )
+        for v in x
+    ]
+    got = [True] * len(x) if test is None else pairs_module._first_table(xs, test).tolist()
+    assert got == expected
+
+
+@pytest.mark.parametrize("k", [3, 6, 8, 11])
+@pytest.mark.parametrize("lopsided", [False, True])
+def test_concentrated_fingerprints_give_exactly_the_brute_force_pairs(
+    k: int, lopsided: bool
+) -> None:
+    # bits set with probability 0.8 or 0.2, some almost constant, some fair: the skewed
+    # keys of real text. Lopsided: the low half is the skewed one, so contiguous blocks
+    # are very unequal filters and the bits get dealt into balanced blocks instead.
+    rng = np.random.default_rng(k)
+    if lopsided:
+        low = rng.choice([0.9, 0.97, 0.8, 0.1], size=32)
+        p_one = np.concatenate([low, rng.choice([0.5, 0.2, 0.8], size=32)])
+    else:
+        p_one = rng.choice([0.8, 0.2, 0.8, 0.2, 0.97, 0.5], size=64)
+    fps = biased_fingerprints(rng, 3000, p_one)
+    fps[:300] = fps[300:600] ^ (np.uint64(1) << rng.integers(0, 64, 300).astype(np.uint64))
+    fps[600:650] = fps[650:700]  # identical fingerprints
+    if lopsided and k < 10:
+        u = np.unique(fps)
+        design = choose_design(len(u), k, u)
+        assert design is not None and design.order is not None
+    got = as_triples(*all_pairs(fps, k))
+    assert got == ref_pairs_np(fps, k)
+    assert len(got) > 300
+
+
+def test_bits_that_never_differ_are_spread_over_the_blocks() -> None:
+    rng = np.random.default_rng(11)
+    p_one = np.where(np.arange(64) < 24, 0.5, 1.0)  # 40 constant bits
+    u = np.unique(biased_fingerprints(rng, 5000, p_one))
+    design = choose_design(len(u), 3, u)
+    assert design is not None and design.order is not None
+    varying = set(range(24))
+    per_block = [
+        sum(1 for j in range(off, off + w) if design.order[j] in varying)
+        for off, w in design.blocks
+    ]
+    assert max(per_block) - min(per_block) <= 1
+    got = as_triples(*unique_pairs(u, 3))
+    assert sorted(got) == ref_pairs_np(u, 3)
 
 
 def test_a_design_that_is_not_exact_is_refused() -> None:

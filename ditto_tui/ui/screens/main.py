@@ -612,16 +612,29 @@ class MainScreen(Screen):
 
     def compare_pair(self) -> tuple[str, str] | None:
         """The two documents `c` compares: the two marked ones, or the marked one and the
-        highlighted one, or the two members of a two-member family."""
+        highlighted one, or the two members of a two-member family, or the family's
+        representative and the highlighted member."""
         current = self.selected_member()
         if len(self.marked) == 2:
             return self.marked[0], self.marked[1]
         if len(self.marked) == 1 and current and current != self.marked[0]:
             return self.marked[0], current
         family = self.table.selected
-        if not self.marked and family is not None and family.size == 2:
+        if self.marked or family is None:
+            return None
+        if family.size == 2:
             return family.members[0], family.members[1]
+        if current and current != family.centre:
+            return family.centre, current
+        if family.size > 1:
+            return family.centre, self._nearest_other(family)
         return None
+
+    def _nearest_other(self, family) -> str:
+        """The member closest to the representative (ties by id), itself excluded."""
+        centre_fp = self.app.live.fingerprint(family.centre)
+        others = [m for m in family.members if m != family.centre]
+        return min(others, key=lambda m: ((self.app.live.fingerprint(m) ^ centre_fp).bit_count(), m))
 
     def action_compare(self) -> None:
         pair = self.compare_pair()
