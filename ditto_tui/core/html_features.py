@@ -15,9 +15,10 @@ expression pass.
 from __future__ import annotations
 
 import threading
-from bisect import bisect_left
 from importlib import resources
-from itertools import accumulate, chain
+from itertools import chain
+
+import numpy as np
 
 from ditto_tui.core.html_tokenizer import (
     ERROR_INFO,
@@ -63,9 +64,9 @@ class FeatureTable:
     """Feature numbers and per-token-source features, shared by the pages of one pipeline.
 
     ``names[i]`` is the feature numbered i; numbers are stable for the table's life and
-    a feature is numbered once. ``page_ids`` is safe to call from several threads. The
-    table only grows: its owner drops it for a new one when ``size`` gets too large.
-    Pickling gives an empty table.
+    a feature is numbered once (but for raw text, see ``_raw_text``). ``page_ids`` is
+    safe to call from several threads. The table only grows: its owner drops it for a
+    new one when ``size`` gets too large. Pickling gives an empty table.
     """
 
     def __init__(self) -> None:
@@ -78,10 +79,20 @@ class FeatureTable:
         # tokens. Equal features with two numbers hash alike: Charikar's sum is the same.
         self._raw_text = len(self.names)
         self.names.append(_TEXT_FEATURE)
-        # token key -> its feature numbers (for a raw-text start tag followed by text,
-        # two tokens' worth, the last one _raw_text).
-        self._keys: dict[bytes, tuple[int, ...]] = {b"": (text,)}
+        # token key -> key number k, whose feature numbers are
+        # features[starts[k] : starts[k] + lengths[k]] (for a raw-text start tag followed
+        # by text, two tokens' worth, the last one _raw_text). The arrays have spare room
+        # and are replaced, never shrunk, when full; a key is numbered only once its
+        # features are in the arrays, so readers take the arrays after the numbers.
+        self._keys: dict[bytes, int] = {}
+        self._arrays = (
+            np.zeros(1024, np.int64),
+            np.zeros(1024, np.int64),
+            np.zeros(4096, np.int64),
+        )
+        self._key_count = self._feature_count = 0
         self._key_bytes = 0
+        self._add_keys([b""], [[text]])
 
     def __reduce__(self) -> tuple[type[FeatureTable], tuple[()]]:
         return FeatureTable, ()
@@ -89,23 +100,33 @@ class FeatureTable:
     @property
     def size(self) -> int:
         """How much the table holds: features plus remembered token sources."""
-        return len(self.names) + len(self._keys) + self._key_bytes // 64
+        return len(self.names) + self._key_count + self._key_bytes // 64
 
-    def page_ids(self, data: bytes) -> list[int]:
-        """The feature numbers of the first ``MAX_TOKENS`` tokens of ``data``, in order."""
+    def page_ids(self, data: bytes) -> np.ndarray:
+        """The feature numbers (int64) of the first ``MAX_TOKENS`` tokens of ``data``."""
         keys = token_keys(data, MAX_TOKENS)
-        features = self._keys
         try:
-            flat = list(chain.from_iterable(map(features.__getitem__, keys)))
+            numbers = np.fromiter(map(self._keys.__getitem__, keys), np.int64, len(keys))
         except KeyError:
             learned = self._learn(keys)
             if learned is None:
                 return self._scanned_ids(data)
             keys = learned
-            flat = list(chain.from_iterable(map(features.__getitem__, keys)))
+            numbers = np.fromiter(map(self._keys.__getitem__, keys), np.int64, len(keys))
+        if not keys:
+            return np.zeros(0, np.int64)
+        starts, lengths, features = self._arrays
+        sizes = lengths[numbers]
+        ends = np.cumsum(sizes)
+        flat = features[np.arange(ends[-1]) + np.repeat(starts[numbers] - (ends - sizes), sizes)]
         # Tokens: one per key, two for a key holding raw text; never more than features.
-        if len(flat) > MAX_TOKENS and len(keys) + flat.count(self._raw_text) > MAX_TOKENS:
-            flat = self._cut(keys, flat)
+        if flat.size > MAX_TOKENS:
+            raw_texts = int(np.count_nonzero(flat == self._raw_text))
+            if len(keys) + raw_texts > MAX_TOKENS:
+                tokens = np.cumsum(1 + (features[starts[numbers] + sizes - 1] == self._raw_text))
+                last = int(np.searchsorted(tokens, MAX_TOKENS))  # the key of the last token
+                # The cut may fall between a raw-text tag and its text.
+                flat = flat[: int(ends[last]) - int(tokens[last] > MAX_TOKENS)]
         return flat
 
     def _intern(self, feature: bytes) -> int:
@@ -121,6 +142,7 @@ class FeatureTable:
         known = self._keys
         unknown = set(keys).difference(known)
         with self._lock:
+            new_keys, new_ids = [], []
             for key in unknown:
                 if key in known:
                     continue
@@ -136,24 +158,34 @@ class FeatureTable:
                 ids = [self._intern(f) for f in token_features(info)]
                 if text_follows:
                     ids.append(self._raw_text)
-                known[key] = tuple(ids)
-                self._key_bytes += len(key) if key else 0
+                new_keys.append(key)
+                new_ids.append(ids)
+            self._add_keys(new_keys, new_ids)
         return keys
 
-    def _cut(self, keys: list[bytes], flat: list[int]) -> list[int]:
-        """``flat`` cut after the features of the first ``MAX_TOKENS`` tokens."""
-        features, raw_text = self._keys, self._raw_text
-        sizes = list(map(features.__getitem__, keys))
-        tokens = list(accumulate(1 + (f[-1] == raw_text) for f in sizes))
-        last = bisect_left(tokens, MAX_TOKENS)  # the key holding the last token
-        end = sum(map(len, sizes[: last + 1]))
-        if tokens[last] > MAX_TOKENS:  # the cut falls between a raw-text tag and its text
-            end -= 1
-        return flat[:end]
+    def _add_keys(self, keys: list[bytes], ids: list[list[int]]) -> None:
+        """Number ``keys``, whose features are ``ids`` (with the lock held)."""
+        sizes = np.fromiter(map(len, ids), np.int64, len(ids))
+        k, f = self._key_count, self._feature_count
+        k_end, f_end = k + len(keys), f + int(sizes.sum())
+        starts, lengths, features = self._arrays
+        if k_end > starts.size or f_end > features.size:
+            grown = []
+            for old, need in zip(self._arrays, (k_end, k_end, f_end), strict=True):
+                new = np.zeros(max(2 * old.size, need), np.int64)
+                new[: old.size] = old
+                grown.append(new)
+            starts, lengths, features = self._arrays = (grown[0], grown[1], grown[2])
+        starts[k:k_end] = f + np.cumsum(sizes) - sizes
+        lengths[k:k_end] = sizes
+        features[f:f_end] = np.fromiter(chain.from_iterable(ids), np.int64, f_end - f)
+        self._key_count, self._feature_count = k_end, f_end
+        self._keys.update(zip(keys, range(k, k_end), strict=True))
+        self._key_bytes += sum(map(len, keys))
 
-    def _scanned_ids(self, data: bytes) -> list[int]:
+    def _scanned_ids(self, data: bytes) -> np.ndarray:
         """``page_ids`` through ``scan_classes``, for pages whose keys need it."""
         classes, infos, _ends = scan_classes(data, MAX_TOKENS)
         with self._lock:
             per_class = [[self._intern(f) for f in token_features(i)] for i in infos]
-        return list(chain.from_iterable(map(per_class.__getitem__, classes)))
+        return np.fromiter(chain.from_iterable(map(per_class.__getitem__, classes)), np.int64)

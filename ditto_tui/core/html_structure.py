@@ -126,14 +126,13 @@ class _Memo:
     def size(self) -> int:
         return self.table.size + sum(map(len, self.hashes.values()))
 
-    def shingle_hashes(self, ids: list[int], shingle: int) -> tuple[np.ndarray, np.ndarray]:
+    def shingle_hashes(self, ids: np.ndarray, shingle: int) -> tuple[np.ndarray, np.ndarray]:
         """(hashes, counts): the FNV-1 64 hash of each distinct shingle of the feature
         sequence ``ids`` (not empty) and how often it occurs."""
         names = self.table.names
-        features = np.array(ids, dtype=np.int64)
-        n = features.size
+        n = ids.size
         padded = np.zeros(n + shingle - 1, dtype=np.int64)
-        padded[shingle - 1 :] = features
+        padded[shingle - 1 :] = ids
         if shingle > _PACKED_SHINGLE or len(names) > 1 << _PACK_BITS:
             windows = np.lib.stride_tricks.sliding_window_view(padded, shingle)
             distinct, counts = np.unique(windows, axis=0, return_counts=True)
@@ -223,14 +222,15 @@ class HtmlStructure:
         table = self._memo.get().table
         names = table.names
         return [
-            names[i].decode("utf-8", "surrogateescape") for i in table.page_ids(_as_bytes(data))
+            names[i].decode("utf-8", "surrogateescape")
+            for i in table.page_ids(_as_bytes(data)).tolist()
         ]
 
     def shingles(self, data: bytes | str) -> dict[int, int]:
         """FNV-1 64 hash of each distinct shingle -> how many times it occurs."""
         memo = self._memo.get()
         ids = memo.table.page_ids(_as_bytes(data))
-        if not ids:
+        if not ids.size:
             return {}
         hashes, counts = memo.shingle_hashes(ids, self.shingle)
         result: dict[int, int] = {}
@@ -242,13 +242,13 @@ class HtmlStructure:
         """The page's structure fingerprint, bit-identical to Go html-distance."""
         memo = self._memo.get()
         ids = memo.table.page_ids(_as_bytes(data))
-        if not ids:
+        if not ids.size:
             return Fingerprint(0xFFFFFFFFFFFFFFFF)
         hashes, counts = memo.shingle_hashes(ids, self.shingle)
         if not hashes.all():
             # Go stops summing at the first shingle whose hash is 0 (a 2**-64 chance per
             # shingle, never seen in practice). Mirror it on the ordered shingles.
-            ordered = _shingles([memo.table.names[i] for i in ids], self.shingle)
+            ordered = _shingles([memo.table.names[i] for i in ids.tolist()], self.shingle)
             first_zero = next(i for i, s in enumerate(ordered) if fnv1_64(s) == 0)
             if first_zero == 0:
                 return Fingerprint(0xFFFFFFFFFFFFFFFF)

@@ -525,19 +525,17 @@ def _keys_before(data: bytes, pos: int, cut: int) -> tuple[list[bytes], int]:
 # A start tag that needs none of _start_tag's care: a name without NUL, then attributes
 # separated by white space, each a key alone or with a quoted value free of NUL, CR and
 # '&' (so the raw value is the value), and no '/' but right before '>'.
+_PLAIN_KEY = rb"[^\t\n\f\r />=\"'\x00]++"
+_PLAIN_EQ = _WS + rb"*+=" + _WS + rb"*+"
 _PLAIN_START = re.compile(
-    rb"<([A-Za-z][^\t\n\f\r />\x00]*+)"
-    rb"((?:" + _WS + rb"++[^\t\n\f\r />=\"'\x00]++"
-    rb"(?:"
-    + _WS
-    + rb"*+="
-    + _WS
-    + rb"*+(?:\"[^\"\x00\r&]*+\"|'[^'\x00\r&]*+'))?)*+)"
-    + _WS
-    + rb"*+(/?)>"
-)
+    rb"<([A-Za-z][^\t\n\f\r />\x00]*+)"  # name
+    rb"((?:" + _WS + rb"++" + _PLAIN_KEY  # attributes
+    + rb"(?:" + _PLAIN_EQ + rb"(?:\"[^\"\x00\r&]*+\"|'[^'\x00\r&]*+'))?)*+)"
+    + _WS + rb"*+(/?)>"
+)  # fmt: skip
+# One attribute of a _PLAIN_START match: key, "value", 'value'.
 _PLAIN_ATTR = re.compile(
-    rb"([^\t\n\f\r />=\"'\x00]++)(?:" + _WS + rb"*+=" + _WS + rb"*+(?:\"([^\"]*+)\"|'([^']*+)'))?"
+    rb"(" + _PLAIN_KEY + rb")(?:" + _PLAIN_EQ + rb"(?:\"([^\"]*+)\"|'([^']*+)'))?"
 )
 
 

@@ -45,9 +45,10 @@ _U64 = np.uint64
 _ALL = (1 << 64) - 1
 _BITWISE_COUNT = getattr(np, "bitwise_count", None)  # numpy >= 2.0
 # Rough per-element costs (seconds) used only to rank designs; measured on one core.
-_COST_SORT = 25e-9  # per fingerprint per table: key extraction + packed sort + run split
+_COST_SORT = 35e-9  # per fingerprint per table: key extraction + packed sort + run split
 _COST_CAND = 12e-9  # per candidate pair in a short run: gather, xor, popcount, filter
-_COST_TILE = 2e-9  # per candidate pair in a long run (segment broadcast, with waste)
+_COST_TILE = 1e-9  # per candidate pair in a very long run (broadcast)
+_COST_TILE_RUN = 36e-9  # ... plus this over the square root of the run size
 _COST_TABLE = 60e-6  # fixed numpy overhead per table
 _MAX_TABLES = 1500
 # Data-aware design: inputs with at least _SAMPLE_MIN_N distinct fingerprints are
@@ -186,20 +187,21 @@ def _design_cost(design: TableDesign, n: int, sample: np.ndarray | None) -> floa
 
     Candidates are at least what uniformly random keys would give (a lower bound for
     any key distribution); ``sample`` (XORs of random pairs) measures the real count:
-    a pair agreeing on ``a`` blocks is a candidate in ``comb(a, c)`` tables. The excess
-    over the uniform count sits in long runs, which are cheap per candidate."""
+    a pair agreeing on ``a`` blocks is a candidate in ``comb(a, c)`` tables. A candidate
+    costs less the longer the runs of equal keys are (broadcasts over whole runs
+    instead of per-run and per-offset overheads); fitted on real and random data."""
     tables = math.comb(design.m, design.c)
     pairs = n * (n - 1) / 2
-    uniform = pairs * _sym_poly([2.0**-w for _, w in design.blocks], design.c)
-    measured = 0.0
+    cand = pairs * _sym_poly([2.0**-w for _, w in design.blocks], design.c)
     if sample is not None:
         agree = np.zeros(len(sample), np.int64)
         for mask in design.block_masks():
             agree += (sample & _U64(mask)) == 0
         per_pair = np.array([math.comb(a, design.c) for a in range(design.m + 1)], float)
-        measured = pairs * float(per_pair[agree].mean())
-    cand = uniform * _COST_CAND + max(0.0, measured - uniform) * _COST_TILE
-    return tables * (n * _COST_SORT + _COST_TABLE) + cand
+        cand = max(cand, pairs * float(per_pair[agree].mean()))
+    partners = 2 * cand / (tables * n)  # mean run length - 1, weighted by candidates
+    per_cand = min(_COST_CAND, _COST_TILE + _COST_TILE_RUN / math.sqrt(max(partners, 1.0)))
+    return tables * (n * _COST_SORT + _COST_TABLE) + cand * per_cand
 
 
 def choose_design(n: int, k: int, fps: np.ndarray | None = None) -> TableDesign | None:
@@ -279,13 +281,26 @@ def _table_key(
     u: np.ndarray, blocks: tuple[tuple[int, int], ...], chosen: tuple[int, ...]
 ) -> tuple[np.ndarray, int]:
     """Concatenated bits of the chosen blocks as one unsigned key, and its width."""
-    key = np.zeros(len(u), _U64)
-    shift = 0
+    spans: list[list[int]] = []  # adjacent chosen blocks are extracted together
     for b in chosen:
         off, width = blocks[b]
-        part = (u >> _U64(off)) & _U64((1 << width) - 1)
-        key |= part << _U64(shift) if shift else part
+        if spans and spans[-1][0] + spans[-1][1] == off:
+            spans[-1][1] += width
+        else:
+            spans.append([off, width])
+    key = None
+    shift = 0
+    for off, width in spans:
+        part = u >> _U64(off) if off else u.copy()
+        if off + width < 64:
+            part &= _U64((1 << width) - 1)
+        if key is None:
+            key = part
+        else:
+            part <<= _U64(shift)
+            key |= part
         shift += width
+    assert key is not None
     return key, shift
 
 
@@ -383,7 +398,7 @@ def _short_runs(
     checked against the run end afterwards (they are rare)."""
     if not len(lens):
         return
-    by_len = np.argsort(-lens, kind="stable")
+    by_len = np.argsort((_ROW_RUN - lens).astype(np.uint16), kind="stable")  # radix sort
     lens, starts = lens[by_len], starts[by_len]
     ends = np.cumsum(lens)
     total = int(ends[-1])
@@ -536,12 +551,19 @@ def all_pairs(fps: np.ndarray | list[int], k: int) -> tuple[np.ndarray, np.ndarr
     if len(ua):
         na, nb = counts[ua], counts[ub]
         tot = na * nb
-        rep = np.repeat(np.arange(len(ua)), tot)
-        within = np.arange(int(tot.sum())) - np.repeat(np.cumsum(tot) - tot, tot)
-        nbr = nb[rep]
-        parts_i.append(order[starts[ua][rep] + within // nbr])
-        parts_j.append(order[starts[ub][rep] + within % nbr])
-        parts_d.append(ud[rep])
+        single = tot == 1  # the usual case: both values occur once
+        parts_i.append(order[starts[ua[single]]])
+        parts_j.append(order[starts[ub[single]]])
+        parts_d.append(ud[single])
+        if not single.all():
+            multi = ~single
+            ua, ub, ud, nb, tot = ua[multi], ub[multi], ud[multi], nb[multi], tot[multi]
+            rep = np.repeat(np.arange(len(ua)), tot)
+            within = np.arange(int(tot.sum())) - np.repeat(np.cumsum(tot) - tot, tot)
+            nbr = nb[rep]
+            parts_i.append(order[starts[ua][rep] + within // nbr])
+            parts_j.append(order[starts[ub][rep] + within % nbr])
+            parts_d.append(ud[rep])
     # pairs inside a group of identical values (distance 0)
     gi, gj = _pairs_within_groups(order, starts, counts)
     parts_i.append(gi)
@@ -549,6 +571,14 @@ def all_pairs(fps: np.ndarray | list[int], k: int) -> tuple[np.ndarray, np.ndarr
     parts_d.append(np.zeros(len(gi), np.uint8))
     i, j, d = _cat(parts_i, parts_j, parts_d)
     lo, hi = np.minimum(i, j), np.maximum(i, j)
+    bits = max(1, (n - 1).bit_length())
+    if 2 * bits + 7 <= 64:  # one packed sort of (lo, hi, d) instead of a lexsort
+        packed = (lo.astype(_U64) << _U64(bits + 7)) | (hi.astype(_U64) << _U64(7)) | d
+        packed.sort()
+        low = _U64((1 << bits) - 1)
+        lo = (packed >> _U64(bits + 7)).astype(np.int64)
+        hi = ((packed >> _U64(7)) & low).astype(np.int64)
+        return lo, hi, (packed & _U64(127)).astype(np.uint8)
     srt = np.lexsort((hi, lo))
     return lo[srt], hi[srt], d[srt]
 
