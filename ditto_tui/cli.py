@@ -23,6 +23,7 @@ from typing import IO, NoReturn
 import numpy as np
 
 from ditto_tui import __version__
+from ditto_tui.argtypes import integer, non_negative, size
 
 PROG = "ditto-tui"
 DEFAULT_K = 3
@@ -125,38 +126,6 @@ def _translate_go_flags(argv: Sequence[str]) -> list[str]:
     return out
 
 
-def _nonneg_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0: {value}")
-    return value
-
-
-def _int(text: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-
-
-def _size(text: str) -> int:
-    """Parse a size such as ``64M``, ``512k`` or ``1000000``."""
-    units = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
-    body = text.strip().lower().removesuffix("b").removesuffix("i")
-    unit = body[-1] if body and body[-1] in "kmg" else ""
-    number = body[: len(body) - len(unit)]
-    try:
-        value = int(float(number) * units[unit])
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a size: {text!r} (e.g. 64M)") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"size must be positive: {text!r}")
-    return value
-
-
 def _add_pipeline_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("fingerprint pipeline")
     g.add_argument(
@@ -166,24 +135,24 @@ def _add_pipeline_options(p: argparse.ArgumentParser) -> None:
         help="ditto: text SimHash, bit-identical to Go ditto (default); "
         "html: HTML structure, bit-identical to html-distance",
     )
-    g.add_argument("--char", type=_int, default=4, metavar="N",
+    g.add_argument("--char", type=integer, default=4, metavar="N",
                    help="character shingle length, 0 disables (ditto pipeline; default 4)")
-    g.add_argument("--word", type=_int, default=0, metavar="N",
+    g.add_argument("--word", type=integer, default=0, metavar="N",
                    help="word shingle length, 0 disables (ditto pipeline; default 0)")
-    g.add_argument("--shingle", type=_int, default=3, metavar="S",
+    g.add_argument("--shingle", type=integer, default=3, metavar="S",
                    help="token shingle size (html pipeline; default 3)")
 
 
 def _add_corpus_options(p: argparse.ArgumentParser, *, cache: bool = True) -> None:
     g = p.add_argument_group("documents")
-    g.add_argument("--max-size", type=_size, default=64 << 20, metavar="SIZE",
+    g.add_argument("--max-size", type=size, default=64 << 20, metavar="SIZE",
                    help="skip files larger than SIZE (default 64M)")
     g.add_argument("--include-binary", action="store_true",
                    help="fingerprint binary files too (as ditto does)")
     g.add_argument("--ignore", action="append", default=[], metavar="GLOB",
                    help="ignore paths matching GLOB (gitignore syntax; repeatable); "
                    ".dittoignore files are read too")
-    g.add_argument("--jobs", "-j", type=_nonneg_int, default=None, metavar="N",
+    g.add_argument("--jobs", "-j", type=non_negative, default=None, metavar="N",
                    help="worker processes (default: one per core; 1 = in-process)")
     g.add_argument("--strict", action="store_true",
                    help="exit 1 when any document was skipped")
@@ -216,9 +185,9 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Open the interactive explorer on PATH.")
     p.add_argument("path", nargs="?", default=".", metavar="PATH",
                    help="folder to explore (default: the current directory)")
-    p.add_argument("-k", type=_nonneg_int, default=DEFAULT_K, metavar="K",
+    p.add_argument("-k", type=non_negative, default=DEFAULT_K, metavar="K",
                    help=f"initial Hamming distance (default {DEFAULT_K})")
-    p.add_argument("--max-k", type=_nonneg_int, default=DEFAULT_MAX_K, metavar="K",
+    p.add_argument("--max-k", type=non_negative, default=DEFAULT_MAX_K, metavar="K",
                    help=f"largest k the slider offers; the index is built for it (default {DEFAULT_MAX_K})")
     p.add_argument("--mode", choices=("chain", "star"), default="chain",
                    help="grouping: chain = ditto's clusters, star = centre and members within k")
@@ -239,9 +208,9 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Group documents whose fingerprints are within K bits "
                        "(connected components, as ditto does; --mode star for centred families).")
     p.add_argument("paths", nargs="+", metavar="PATH", help="files or folders")
-    p.add_argument("-k", type=_int, default=DEFAULT_K, metavar="K",
+    p.add_argument("-k", type=integer, default=DEFAULT_K, metavar="K",
                    help=f"maximum Hamming distance (default {DEFAULT_K})")
-    p.add_argument("--min", type=_int, default=2, metavar="M",
+    p.add_argument("--min", type=integer, default=2, metavar="M",
                    help="smallest family to print (default 2; 1 includes singletons)")
     p.add_argument("--mode", choices=("chain", "star"), default="chain",
                    help="chain = ditto's single linkage (default), star = every member within k of a centre")
@@ -254,7 +223,7 @@ def build_parser() -> argparse.ArgumentParser:
                        "16-hex fingerprint), sorted by distance then id.")
     p.add_argument("target", metavar="TARGET", help="a file, or a fingerprint as 16 hex digits")
     p.add_argument("paths", nargs="+", metavar="PATH", help="files or folders to search")
-    p.add_argument("-k", type=_int, default=DEFAULT_K, metavar="K",
+    p.add_argument("-k", type=integer, default=DEFAULT_K, metavar="K",
                    help=f"maximum Hamming distance (default {DEFAULT_K})")
     _add_json(p, "one {id, fp, distance, similarity} object per match")
     _add_pipeline_options(p)
@@ -274,9 +243,9 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Write every document with its family at distance K "
                        "to CSV or JSON lines.")
     p.add_argument("paths", nargs="+", metavar="PATH", help="files or folders")
-    p.add_argument("-k", type=_int, default=DEFAULT_K, metavar="K",
+    p.add_argument("-k", type=integer, default=DEFAULT_K, metavar="K",
                    help=f"maximum Hamming distance (default {DEFAULT_K})")
-    p.add_argument("--min", type=_int, default=1, metavar="M",
+    p.add_argument("--min", type=integer, default=1, metavar="M",
                    help="smallest family to write (default 1: every document)")
     p.add_argument("--mode", choices=("chain", "star"), default="chain")
     p.add_argument("--format", choices=("csv", "jsonl"), default="csv")

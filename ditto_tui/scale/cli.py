@@ -14,6 +14,8 @@ import argparse
 import sys
 from typing import Any
 
+from ditto_tui.argtypes import k_value, positive, size
+
 __all__ = [
     "add_open_parser",
     "add_spark_commands",
@@ -23,40 +25,6 @@ __all__ = [
 ]
 
 PROG = "ditto-tui"
-
-
-def _size(text: str) -> int:
-    """A size such as ``64M``, ``512k`` or ``1000000`` (bytes)."""
-    units = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
-    body = text.strip().lower().removesuffix("b").removesuffix("i")
-    unit = body[-1] if body and body[-1] in "kmg" else ""
-    try:
-        value = int(float(body[: len(body) - len(unit)]) * units[unit])
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a size: {text!r} (e.g. 64M)") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"size must be positive: {text!r}")
-    return value
-
-
-def _k(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if not 0 <= value <= 32:
-        raise argparse.ArgumentTypeError(f"k must be in 0..32, got {value}")
-    return value
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
 
 
 def _conf(text: str) -> tuple[str, str]:
@@ -72,7 +40,7 @@ def _spark_options(p: argparse.ArgumentParser) -> None:
                    help="Spark master URL (default local[*]; spark-submit's when run by it)")
     g.add_argument("--conf", type=_conf, action="append", default=[], metavar="KEY=VALUE",
                    help="a Spark setting (repeatable)")
-    g.add_argument("--partitions", type=_positive, default=None, metavar="N",
+    g.add_argument("--partitions", type=positive, default=None, metavar="N",
                    help="spark.sql.shuffle.partitions (default: Spark's)")
     g.add_argument("--checkpoint-dir", default=None, metavar="URI",
                    help="reliable checkpoints for the families stage (default OUT/_checkpoints)")
@@ -83,7 +51,7 @@ def _corpus_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("documents")
     g.add_argument("--glob", default=None, metavar="GLOB",
                    help="only file names matching GLOB (Spark's pathGlobFilter, e.g. '*.txt')")
-    g.add_argument("--max-size", type=_size, default=64 << 20, metavar="SIZE",
+    g.add_argument("--max-size", type=size, default=64 << 20, metavar="SIZE",
                    help="skip files larger than SIZE (default 64M)")
     g.add_argument("--include-binary", action="store_true", help="fingerprint binary files too")
     g.add_argument("--ignore", action="append", default=[], metavar="PATTERN",
@@ -93,14 +61,14 @@ def _corpus_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--char", type=int, default=4, metavar="N", help="character shingle (ditto)")
     g.add_argument("--word", type=int, default=0, metavar="N", help="word shingle (ditto)")
     g.add_argument("--shingle", type=int, default=3, metavar="S", help="token shingle (html)")
-    g.add_argument("--batch", type=_positive, default=64, metavar="N",
+    g.add_argument("--batch", type=positive, default=64, metavar="N",
                    help="documents per Arrow batch in the fingerprint UDF (default 64)")
 
 
 def _pairs_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--expand", action="store_true",
                    help="also write document pairs (OUT/pairs); can be huge for big groups")
-    p.add_argument("--blocks", type=_positive, default=None, metavar="M",
+    p.add_argument("--blocks", type=positive, default=None, metavar="M",
                    help="cut fingerprints into M >= K+1 blocks (default: a cost model)")
 
 
@@ -120,7 +88,7 @@ def add_spark_commands(sub: Any) -> None:
                        description="Write OUT/groups (identical fingerprints), OUT/pairs-fp "
                        "(pairs of distinct fingerprints within K) and, with --expand, OUT/pairs.")
     p.add_argument("out", metavar="OUT")
-    p.add_argument("-k", type=_k, default=3, metavar="K", help="maximum distance (default 3)")
+    p.add_argument("-k", type=k_value, default=3, metavar="K", help="maximum distance (default 3)")
     _pairs_options(p)
     _spark_options(p)
 
@@ -128,7 +96,7 @@ def add_spark_commands(sub: Any) -> None:
                        description="Write OUT/families: id, k, family (smallest id of the "
                        "connected component at distance <= k) for every k in 0..K.")
     p.add_argument("out", metavar="OUT")
-    p.add_argument("-k", type=_k, default=3, metavar="K", help="largest distance (default 3)")
+    p.add_argument("-k", type=k_value, default=3, metavar="K", help="largest distance (default 3)")
     p.add_argument("--only-k", action="store_true", help="only k = K, not every k in 0..K")
     _spark_options(p)
 
@@ -136,7 +104,7 @@ def add_spark_commands(sub: Any) -> None:
                        description="fingerprint ROOT, then pairs and families up to K, into OUT.")
     p.add_argument("root", metavar="ROOT")
     p.add_argument("-o", "--out", required=True, metavar="OUT", help="results folder")
-    p.add_argument("-k", type=_k, default=3, metavar="K", help="largest distance (default 3)")
+    p.add_argument("-k", type=k_value, default=3, metavar="K", help="largest distance (default 3)")
     _corpus_options(p)
     _pairs_options(p)
     _spark_options(p)
@@ -161,8 +129,8 @@ def add_open_parser(subparsers: Any) -> argparse.ArgumentParser:
                               description="Browse the families of a results folder written by "
                               "'ditto-tui spark'. Previews need the documents on this machine.")
     p.add_argument("results", metavar="RESULTS")
-    p.add_argument("-k", type=_k, default=None, metavar="K", help="initial distance")
-    p.add_argument("--max-k", type=_k, default=None, metavar="K",
+    p.add_argument("-k", type=k_value, default=None, metavar="K", help="initial distance")
+    p.add_argument("--max-k", type=k_value, default=None, metavar="K",
                    help="largest k the slider offers (default: the stored families' K, else 8)")
     p.add_argument("--root", default=None, metavar="PATH",
                    help="a local copy of the corpus to read documents from")
