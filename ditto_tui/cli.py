@@ -561,11 +561,20 @@ def cmd_explore(args: argparse.Namespace, out: Output) -> int:
                                 use_cache=not args.no_cache, jobs=args.jobs)
     except ValueError as exc:
         raise CommandError(str(exc)) from None
-    with session:
+    # `p` in the explorer toggles ditto <-> html with the featurizer settings given here
+    from ditto_tui.core import make_pipeline
+
+    pipelines = {
+        "ditto": make_pipeline("ditto", char_n=args.char, word_n=args.word),
+        "html": make_pipeline("html", shingle=args.shingle),
+    }
+    pipelines[pipeline.name] = pipeline
+    with session:  # the sessions the app opens when switching pipeline are closed by the app
         app = DittoApp(session, root=session.root, pipeline=pipeline, max_k=args.max_k, k=args.k,
-                       mode=args.mode, poll=args.poll, watch=not args.no_watch)
+                       mode=args.mode, poll=args.poll, watch=not args.no_watch,
+                       pipelines=pipelines)
         app.run()
-    for notice in session.notices:
+    for notice in [*session.notices, *app.notices]:
         warn(notice)
     return int(app.return_code or 0)
 

@@ -19,10 +19,12 @@ differs, deals the bits into blocks of equal selectivity (a bit permutation appl
 once to every fingerprint), and ranks designs by the candidate counts measured on the
 sample, falling back to the uniform-key model when the data look random.
 
-Candidates are verified two ways: short runs of equal keys by comparing each position
-with the next ones (one vectorised pass per offset), long runs by cutting them into
-segments of ``_TILE`` fingerprints and comparing whole segment pairs at once with
-broadcasting (about a nanosecond per candidate, no per-run Python loop).
+Candidates are verified two ways. Runs of up to ``_ROW_RUN`` fingerprints are laid
+out by decreasing length and position ``p`` is compared with ``p + o`` for each offset
+``o`` in one contiguous pass over all of them; longer runs, one at a time, are
+compared as rings (``i`` against ``i + o`` modulo the run length, ``o`` up to half of
+it), a block of offsets per broadcast, about a nanosecond per candidate. A pair found
+in an earlier table is recognised from its XOR with a has-zero-field test.
 
 Everything here is a pure function of its arguments: no caching, no globals with state
 (the pair sample uses a fixed seed).

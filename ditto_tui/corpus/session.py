@@ -64,7 +64,8 @@ class CorpusSession:
     ``cache`` lies inside it.
 
     Watching follows the real folder tree: documents reached through a symlinked folder
-    are refreshed by the periodic reconcile, not by events.
+    are refreshed by the periodic reconcile, not by events. :meth:`with_pipeline` opens a
+    sibling session for another pipeline on the same root and cache database.
     """
 
     def __init__(
@@ -418,6 +419,36 @@ class CorpusSession:
         if self._watcher is not None:
             self._watcher.stop()
             self._watcher = None
+
+    # -- switching pipeline ---------------------------------------------------------------
+    def with_pipeline(self, pipeline: Pipeline) -> CorpusSession:
+        """A new, unscanned session on the same root, options, jobs and cache database,
+        fingerprinting with ``pipeline``; call :meth:`scan` on it.
+
+        The cache keeps fingerprints per pipeline identity side by side, so the sibling's
+        scan answers every unchanged file that ``pipeline`` has fingerprinted before from
+        the cache (switching back and forth reads nothing twice). The sibling opens its own
+        connection to the same database file (SQLite in WAL mode with a busy timeout, so
+        both sessions may use it at once) and is closed on its own: closing either session
+        leaves the other working. Without a working cache here (``use_cache=False``, none
+        available, or turned off after an error) the sibling has none either. This session
+        is left as it is (still watching if it was). Raises RuntimeError once closed.
+        """
+        if self._closed:
+            raise RuntimeError("the session is closed")
+        cache = self._cache
+        if cache is not None:
+            cache.flush()  # what this session learnt is visible to the sibling
+        path = cache.path if cache is not None and cache.enabled else None
+        return CorpusSession(
+            self.root,
+            pipeline,
+            options=self.options,
+            cache=path,
+            use_cache=path is not None,
+            jobs=self.jobs,
+            reconcile_every=self.reconcile_every,
+        )
 
     def close(self) -> None:
         """Stop watching and close the cache (idempotent)."""

@@ -1,8 +1,9 @@
 """DittoApp: the Textual application exploring near-duplicate families of a corpus.
 
-The app wires things together: it owns the corpus session handed to it (scan in a thread
+The app wires things together: it drives the corpus session handed to it (scan in a thread
 worker, live watching with the watcher's callback thread), the live index the screens read,
-and the navigation between screens. Screens render; workers compute and post messages.
+the switch to another pipeline, and the navigation between screens. Screens render; workers
+compute and post messages.
 """
 
 from __future__ import annotations
@@ -11,8 +12,10 @@ import os
 import shlex
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from functools import partial
 from typing import Any
 
 from textual import work
@@ -59,6 +62,30 @@ def prepare_worker_processes() -> None:
     resource_tracker.ensure_running()
 
 
+def pipeline_choices(pipeline: Any) -> dict[str, Any]:
+    """The pipelines the explorer toggles between, by name: ditto and html.
+
+    ``pipeline`` (the one the user started with) is kept as it is; the other one takes its
+    parameters from it when it has them (``char_n``/``word_n``, ``shingle``) and the
+    defaults otherwise. Empty when ``pipeline`` is none of the known kinds.
+    """
+    from ditto_tui.core.pipeline import PIPELINE_NAMES, make_pipeline
+
+    name = getattr(pipeline, "name", None)
+    if name not in PIPELINE_NAMES:
+        return {}
+    choices = {
+        "ditto": make_pipeline(
+            "ditto",
+            char_n=getattr(pipeline, "char_n", 4),
+            word_n=getattr(pipeline, "word_n", 0),
+        ),
+        "html": make_pipeline("html", shingle=getattr(pipeline, "shingle", 3)),
+    }
+    choices[name] = pipeline
+    return choices
+
+
 class DittoApp(App):
     """Near-duplicate explorer over a ``CorpusSession``-like ``source``.
 
@@ -68,6 +95,12 @@ class DittoApp(App):
     ``stop_watching``/``watch_state``. The app never closes ``source``: its owner does.
     ``k`` is the initial threshold (clamped to ``0..max_k``), ``mode`` "chain" or "star",
     ``poll`` makes the watcher poll instead of using inotify.
+
+    Switching pipeline (:meth:`switch_pipeline`) needs ``source.with_pipeline`` and cycles
+    through ``pipelines`` (name -> pipeline; default :func:`pipeline_choices` of
+    ``pipeline``). ``session`` is always the current session; the sessions the app created
+    by switching are closed by the app (when switched away from, and on exit), their
+    notices collected in ``notices``.
     """
 
     CSS_PATH = "app.tcss"
@@ -90,6 +123,7 @@ class DittoApp(App):
         mode: str = "chain",
         poll: bool = False,
         watch: bool = True,
+        pipelines: Mapping[str, Any] | None = None,
     ) -> None:
         super().__init__()
         prepare_worker_processes()
@@ -98,7 +132,13 @@ class DittoApp(App):
         self.session = source
         self.root_label = str(root if root is not None else getattr(source, "root", ""))
         pipeline = pipeline if pipeline is not None else getattr(source, "pipeline", None)
+        self.pipeline = pipeline
         self.pipeline_identity = str(getattr(pipeline, "identity", "") or "")
+        self.pipelines = dict(pipelines) if pipelines is not None else pipeline_choices(pipeline)
+        self.notices: list[str] = []
+        self._created: list[Any] = []  # sessions opened by switching pipeline: ours to close
+        self._switching = False
+        self._watch_lock = threading.Lock()  # orders starting and stopping the watcher
         self.live = LiveIndex(max_k)
         self.initial_k = max(0, min(k, max_k))
         self.initial_mode = mode
@@ -119,6 +159,14 @@ class DittoApp(App):
         stop = getattr(self.session, "stop_watching", None)
         if stop is not None:
             stop()
+        for session in self._created:
+            self._close(session)
+        self._created.clear()
+
+    def _close(self, session: Any) -> None:
+        """Close a session the app created, keeping its notices for the owner of the app."""
+        session.close()
+        self.notices.extend(n for n in session.notices if n not in self.notices)
 
     def watch_state(self) -> str:
         """What the status line says about watching."""
@@ -138,7 +186,11 @@ class DittoApp(App):
 
     @work(thread=True, exclusive=True, group="scan")
     def _scan(self) -> None:
-        worker = get_current_worker()
+        self._scan_session(get_current_worker())
+
+    def _scan_session(self, worker, *, switched: bool = False, paused: bool = False) -> None:
+        """Scan ``self.session`` into ``self.live`` (from a thread worker), then finish up on
+        the UI thread."""
         screen = self.main_screen
         last = 0.0
 
@@ -163,7 +215,7 @@ class DittoApp(App):
         except Exception as exc:  # reported to the user; the app stays usable
             error = f"{type(exc).__name__}: {exc}"
         self.sync_index()
-        self.call_from_thread(self._scan_done, error)
+        self.call_from_thread(self._scan_done, error, switched=switched, paused=paused)
 
     def sync_index(self) -> None:
         """Make the live index hold exactly the session's fingerprints (after a scan)."""
@@ -178,12 +230,19 @@ class DittoApp(App):
         if stale or fresh:
             self.live.apply(fresh, {}, stale)
 
-    def _scan_done(self, error: str | None) -> None:
+    def _scan_done(self, error: str | None, *, switched: bool = False, paused: bool = False) -> None:
         self.scanning = False
         self.main_screen.post_message(ScanFinished(error))
         self.warm_families(self.main_screen.mode)
         if self.watch and self.session.watch_state == "off":
-            self._start_watching()
+            self._start_watching(paused=paused)
+        if switched and error is None:
+            skipped = len(self.session.skipped)
+            self.notify(
+                f"{len(self.live):,} documents, {skipped:,} skipped.",
+                title=f"Pipeline {self.pipeline_identity}",
+                markup=False,
+            )
 
     @work(thread=True, exclusive=True, group="warm")
     def warm_families(self, mode: str) -> None:
@@ -195,15 +254,25 @@ class DittoApp(App):
 
     # -- watching -------------------------------------------------------------------------
     @work(thread=True, exclusive=True, group="watch")
-    def _start_watching(self) -> None:
-        self.session.start_watching(self._on_change, poll=self.poll, on_state=self._on_state)
+    def _start_watching(self, paused: bool = False) -> None:
+        with self._watch_lock:
+            if self._switching:
+                return  # the session is being replaced: the switch restarts watching
+            session = self.session
+            session.start_watching(
+                partial(self._on_change, session), poll=self.poll, on_state=self._on_state
+            )
+            if paused:
+                session.pause_watching()
         self.main_screen.post_message(WatchStateChanged())
 
     def _on_state(self, _state: str) -> None:
         self.main_screen.post_message(WatchStateChanged())
 
-    def _on_change(self, batch) -> None:
+    def _on_change(self, session: Any, batch) -> None:
         """Watcher thread: apply to the live index, then tell the main screen."""
+        if session is not self.session:
+            return  # a late batch of a session switched away from
         self.live.apply(batch.added, batch.changed, batch.removed)
         counts = Counts(len(batch.changed), len(batch.added), len(batch.removed), 0, 0)
         touched = frozenset([*batch.added, *batch.changed, *batch.removed])
@@ -227,6 +296,72 @@ class DittoApp(App):
             self.session.pause_watching()
             self.notify("Watching paused: changes are held until you resume (w).", markup=False)
         self.main_screen.post_message(WatchStateChanged())
+
+    # -- switching pipeline ---------------------------------------------------------------
+    def next_pipeline(self) -> Any | None:
+        """The pipeline after the current one in ``pipelines`` (None when there is none)."""
+        names = list(self.pipelines)
+        current = getattr(self.pipeline, "name", None)
+        if len(names) < 2 or current not in names:
+            return None
+        return self.pipelines[names[(names.index(current) + 1) % len(names)]]
+
+    def switch_pipeline(self) -> None:
+        """Re-index the corpus with the next pipeline (ditto <-> html), without blocking.
+
+        A worker stops watching, opens a sibling session (``source.with_pipeline``) and
+        scans it into a fresh live index; the scan shows its progress as on start and is
+        instant for a pipeline seen before (its fingerprints come from the cache). k, the
+        grouping and the watch state carry over.
+        """
+        target = self.next_pipeline()
+        if target is None or not hasattr(self.session, "with_pipeline"):
+            self.notify("This corpus cannot switch pipeline.", markup=False)
+            return
+        if self.scanning:
+            self.notify("Wait for the scan to end before switching pipeline.", markup=False)
+            return
+        self.scanning = True
+        self._switching = True
+        self.notify(f"Switching to {target.identity}…", markup=False, timeout=2)
+        self.main_screen.post_message(WatchStateChanged())
+        self._switch(target)
+
+    @work(thread=True, exclusive=True, group="scan")
+    def _switch(self, pipeline: Any) -> None:
+        worker = get_current_worker()
+        old = self.session
+        paused = str(getattr(old, "watch_state", "off")) == "paused"
+        try:
+            with self._watch_lock:
+                old.stop_watching()
+            new = old.with_pipeline(pipeline)
+        except Exception as exc:  # reported to the user; the old session stays
+            self.call_from_thread(self._switch_failed, f"{type(exc).__name__}: {exc}", paused)
+            return
+        if self.call_from_thread(self._adopt, old, new, pipeline):
+            self._close(old)
+        self._scan_session(worker, switched=True, paused=paused)
+
+    def _adopt(self, old: Any, session: Any, pipeline: Any) -> bool:
+        """UI thread: make ``session`` current with an empty live index; True when ``old``
+        was created by the app (the caller closes it)."""
+        owned = old in self._created
+        if owned:
+            self._created.remove(old)
+        self.session = session
+        self._created.append(session)
+        self.pipeline = pipeline
+        self.pipeline_identity = str(pipeline.identity)
+        self.live = LiveIndex(self.live.max_k)
+        self._switching = False
+        self.main_screen.pipeline_switched()
+        return owned
+
+    def _switch_failed(self, error: str, paused: bool) -> None:
+        self._switching = False
+        self.notify(error, title="Pipeline switch failed", severity="error", markup=False)
+        self._scan_done(None, paused=paused)
 
     # -- navigation -------------------------------------------------------------------------
     def open_compare(self, left: str, right: str) -> None:

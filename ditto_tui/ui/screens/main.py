@@ -53,6 +53,7 @@ EXCERPT_LIMIT = 4096
 EXCERPT_ROWS = 3000
 MEMBER_ROWS = 500
 MAIL_KINDS = ("maildir", "mbox")
+NO_FAMILIES = "No families (press 1 to show singletons, ] to raise k)"
 REFRESH_INTERVAL = 0.3
 
 
@@ -156,6 +157,13 @@ class MainScreen(Screen):
             key_display="w",
         ),
         Binding("f5", "rescan", "Rescan", tooltip="scan the folder again", show=False),
+        Binding(
+            "p",
+            "switch_pipeline",
+            "Switch pipeline",
+            tooltip="re-index with the other pipeline: ditto <-> html",
+            show=False,
+        ),
         Binding(
             "escape", "leave_filter", "Back to list", tooltip="leave the filter box", show=False
         ),
@@ -268,13 +276,15 @@ class MainScreen(Screen):
 
     @work(thread=True, group="families")
     def compute_families(self, k: int, mode: str) -> None:
-        listing = self.app.live.families(k, mode)
-        self.app.call_from_thread(self._families_computed, k, mode, listing)
+        live = self.app.live
+        listing = live.families(k, mode)
+        self.app.call_from_thread(self._families_computed, k, mode, listing, live)
 
-    def _families_computed(self, k: int, mode: str, listing: list) -> None:
+    def _families_computed(self, k: int, mode: str, listing: list, live: object) -> None:
         self._computing = False
         self.query_one("#families-pane").border_subtitle = ""
-        current = (k, mode) == (self.k, self.mode)
+        # a listing of the index replaced by a pipeline switch is stale: compute again
+        current = (k, mode) == (self.k, self.mode) and live is self.app.live
         if current:
             self.show_families(listing, keep=self._pending_keep)
         if self._dirty or not current:
@@ -288,6 +298,7 @@ class MainScreen(Screen):
         families = filter_families(listing, self.pattern, singletons=self.singletons)
         families = sort_families(families, self.sort_key, documents)
         self.table.sort_key = self.sort_key
+        self.table.placeholder = self.empty_message()
         self.table.show(families, documents, self.excerpts, keep=keep)
         self.query_one(
             "#families-pane"
@@ -303,6 +314,34 @@ class MainScreen(Screen):
             new, gone = family_delta(before, listing)
             counts = replace(counts, new_families=new, gone_families=gone)
             self.notify(counts.describe(), title="Corpus changed", markup=False, timeout=4)
+
+    def empty_message(self) -> str:
+        """What the family list says when it is empty."""
+        app = self.app
+        if len(app.live) or app.scanning:
+            return NO_FAMILIES
+        skipped = len(getattr(app.session, "skipped", ()))
+        lines = [f"No documents for {app.pipeline_identity or 'this pipeline'}."]
+        if getattr(app.pipeline, "name", "") == "html":
+            lines.append("It reads only .html, .htm and .xhtml files.")
+        lines.append(f"{skipped:,} file{'' if skipped == 1 else 's'} skipped.")
+        if app.next_pipeline() is not None and hasattr(app.session, "with_pipeline"):
+            lines.append("Press p to switch pipeline.")
+        return "\n".join(lines)
+
+    def pipeline_switched(self) -> None:
+        """The app replaced the session and the live index: forget what belonged to the old
+        ones (marks, excerpts, mail headers, preview), keep k, grouping, sort and filter."""
+        self.marked.clear()
+        self.member_table.set_marked(self.marked)
+        self.excerpts.clear()
+        self.mail_infos.clear()
+        self._notice = None
+        self.show_preview(None, force=True)
+        if self._refresh_timer is not None:
+            self._refresh_timer.stop()
+            self._refresh_timer = None
+        self.refresh_families()
 
     def schedule_refresh(self) -> None:
         """Refresh now, or soon if the list was redrawn less than REFRESH_INTERVAL ago."""
@@ -678,3 +717,6 @@ class MainScreen(Screen):
 
     def action_rescan(self) -> None:
         self.app.start_scan()
+
+    def action_switch_pipeline(self) -> None:
+        self.app.switch_pipeline()

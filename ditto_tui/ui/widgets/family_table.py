@@ -114,6 +114,7 @@ class FamilyTable(ScrollView, can_focus=True):
         super().__init__(id=id, classes=classes)
         self.families: list[FamilyLike] = []
         self.sort_key = "size"
+        #: shown under the header when there is no family, one line per line of text
         self.placeholder = "No families (press 1 to show singletons, ] to raise k)"
         self._row_of: dict[str, int] = {}
         self._layout: list[tuple[ColumnSpec, int]] = []
@@ -311,9 +312,10 @@ class FamilyTable(ScrollView, can_focus=True):
             return self._row_strip(cells, base + header, width)
         row = int(self.scroll_offset.y) + y - 1
         if not self.families:
-            if y == 1:
+            lines = self.placeholder.splitlines()
+            if 1 <= y <= len(lines):
                 return Strip(
-                    [Segment(self.placeholder, base + self._style("placeholder"))]
+                    [Segment(lines[y - 1], base + self._style("placeholder"))]
                 ).crop_extend(0, width, base)
             return Strip.blank(width, base)
         if row >= len(self.families):

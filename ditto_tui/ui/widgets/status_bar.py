@@ -4,10 +4,27 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.widgets import Static
 
 from ditto_tui.ui.listing import shown
+
+MIN_ROOT = 12  # the root keeps at least this many cells, however long the rest
+
+
+def left_crop(value: str, cells: int) -> str:
+    """``value`` in at most ``cells`` terminal cells: its end, after an ellipsis."""
+    if cell_len(value) <= cells:
+        return value
+    kept: list[str] = []
+    used = 1  # the ellipsis
+    for char in reversed(value):
+        used += cell_len(char)
+        if used > cells:
+            break
+        kept.append(char)
+    return "…" + "".join(reversed(kept))
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,10 +81,24 @@ class StatusBar(Static):
         return self.render_status()
 
     def render_status(self) -> Text:
+        """The line; a root too long for the width is shortened from the left so that the
+        counts, the watch state and the pipeline stay visible."""
         s = self.status
+        tail = self._tail()
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append("ditto-tui ", style="bold")
-        text.append(shown(s.root), style="bold underline")
+        root = shown(s.root)
+        width = self.content_size.width
+        if width:  # 0 before the first layout: nothing to fit yet
+            root = left_crop(root, max(width - len("ditto-tui ") - tail.cell_len, MIN_ROOT))
+        text.append(root, style="bold underline")
+        text.append_text(tail)
+        return text
+
+    def _tail(self) -> Text:
+        """Everything after the root."""
+        s = self.status
+        text = Text(no_wrap=True)
         text.append(f"  {s.documents:,} docs", style="bold")
         text.append(f" · {s.skipped:,} skipped")
         families = f"{s.families:,} families"
