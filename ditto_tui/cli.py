@@ -71,11 +71,6 @@ def escape_id(doc_id: str) -> bytes:
     return b"".join(_ESCAPE_TABLE.get(b, bytes((b,))) for b in raw)
 
 
-def json_id(doc_id: str) -> str:
-    """An id for JSON: exact text; undecodable name bytes stay as lone surrogates escaped by json."""
-    return doc_id
-
-
 class Output:
     """Buffered binary writer on stdout that turns a closed pipe into a quiet exit."""
 
@@ -88,7 +83,14 @@ class Output:
         self._stream.write(data + b"\n")
 
     def json(self, obj: object) -> None:
-        self.line(json.dumps(obj, ensure_ascii=False).encode("utf-8", "surrogatepass"))
+        """One JSON object per line, UTF-8. A name that is not valid UTF-8 (a lone
+        surrogate from surrogateescape) is written as a ``\\udcXX`` escape, which
+        ``json.loads`` + ``os.fsencode`` turn back into the original bytes."""
+        try:
+            data = json.dumps(obj, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            data = json.dumps(obj).encode("ascii")
+        self.line(data)
 
     def flush(self) -> None:
         self._stream.flush()
@@ -285,9 +287,10 @@ def _scan_options(args: argparse.Namespace):
 
 @dataclass
 class _Collected:
+    """Documents in walk order: their ids and fingerprints (uint64)."""
+
     ids: list[str]
     fps: np.ndarray
-    skipped: int
 
 
 class _SkipReporter:
@@ -339,7 +342,7 @@ def _collect(args: argparse.Namespace, paths: Sequence[str], report: _SkipReport
     for doc_id, fp in _documents(args, paths, report):
         ids.append(doc_id)
         fps.append(int(fp))
-    return _Collected(ids, np.array(fps, dtype=np.uint64), report.count)
+    return _Collected(ids, np.array(fps, dtype=np.uint64))
 
 
 def _finish(args: argparse.Namespace, report: _SkipReporter) -> int:
@@ -363,7 +366,7 @@ def cmd_fingerprint(args: argparse.Namespace, out: Output) -> int:
     identity = _pipeline(args).identity
     for doc_id, fp in _documents(args, args.paths, report):
         if args.json:
-            out.json({"id": json_id(doc_id), "fp": f"{int(fp):016x}", "pipeline": identity})
+            out.json({"id": doc_id, "fp": f"{int(fp):016x}", "pipeline": identity})
         else:
             out.line(b"%016x\t%s" % (int(fp), escape_id(doc_id)))
     return _finish(args, report)
@@ -389,16 +392,20 @@ def cmd_cluster(args: argparse.Namespace, out: Output) -> int:
     got = _collect(args, args.paths, report)
     groups = _families(got.ids, got.fps, args.k, args.min, args.mode)
     if args.json:
+        from ditto_tui.core.clusters import describe_family
+
         pos = {doc_id: i for i, doc_id in enumerate(got.ids)}
         for n, members in enumerate(groups, 1):
             mfps = got.fps[[pos[m] for m in members]]
-            diameter = _diameter(mfps)
+            centre, diameter, exact = describe_family(members, mfps)
             out.json({
                 "cluster": n,
                 "k": args.k,
                 "size": len(members),
+                "centre": centre,
                 "diameter": diameter,
-                "members": [{"id": json_id(m), "fp": f"{int(f):016x}"}
+                "diameter_exact": exact,
+                "members": [{"id": m, "fp": f"{int(f):016x}"}
                             for m, f in zip(members, mfps, strict=True)],
             })
     else:
@@ -409,17 +416,6 @@ def cmd_cluster(args: argparse.Namespace, out: Output) -> int:
             for m in members:
                 out.line(b"  " + escape_id(m))
     return _finish(args, report)
-
-
-def _diameter(fps: np.ndarray) -> int:
-    """Largest pairwise distance among fingerprints (exact; over unique values)."""
-    from ditto_tui.core.simhash import popcount64
-
-    uniq = np.unique(fps)
-    best = 0
-    for i in range(len(uniq) - 1):
-        best = max(best, int(popcount64(uniq[i + 1:] ^ uniq[i]).max()))
-    return best
 
 
 def _fingerprint_of_target(args: argparse.Namespace, target: str) -> int:
@@ -466,7 +462,7 @@ def cmd_near(args: argparse.Namespace, out: Output) -> int:
         d = int(dist[i])
         fp = int(got.fps[i])
         if args.json:
-            out.json({"id": json_id(got.ids[i]), "fp": f"{fp:016x}", "distance": d,
+            out.json({"id": got.ids[i], "fp": f"{fp:016x}", "distance": d,
                       "similarity": round(1 - d / 64, 6)})
         else:
             out.line(b"%d\t%s\t%016x\t%s" % (d, _similarity(d).encode(), fp, escape_id(got.ids[i])))

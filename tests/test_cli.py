@@ -118,6 +118,16 @@ def test_non_utf8_name_written_as_raw_bytes(tmp_path, capfdbinary):
     assert out.rstrip(b"\n").endswith(b"/" + name)
 
 
+def test_json_round_trips_non_utf8_names(tmp_path, capfdbinary):
+    name = b"caf\xe9.txt"
+    with open(os.path.join(os.fsencode(tmp_path), name), "wb") as fh:
+        fh.write(b"a text in latin-1 land")
+    code, out, _ = run(capfdbinary, "fingerprint", "--json", "--no-cache", str(tmp_path))
+    assert code == 0
+    out.decode("utf-8")  # valid UTF-8 JSON text
+    assert os.fsencode(json.loads(out)["id"]).endswith(b"/" + name)
+
+
 def test_skipped_documents_reported_and_strict(tmp_path, capfdbinary):
     (tmp_path / "ok.txt").write_text("plain text document")
     (tmp_path / "blob.bin").write_bytes(b"\x00\x01\x02binary")
