@@ -110,7 +110,7 @@ def read_document_bytes(
         fd, st = _open_regular(path)
         try:
             if st.st_size > max_size:
-                raise SkipFile(f"larger than the size limit ({_human(max_size)})")
+                raise SkipFile(too_large(st.st_size, max_size))
             try:
                 if not want_binary:
                     head = os.read(fd, BINARY_PROBE)
@@ -124,7 +124,7 @@ def read_document_bytes(
         finally:
             os.close(fd)
         if len(data) > max_size:
-            raise SkipFile(f"larger than the size limit ({_human(max_size)})")
+            raise SkipFile(too_large(len(data), max_size))
         if (
             len(data) != st.st_size
             or after.st_size != st.st_size
@@ -176,6 +176,11 @@ def read_head(path: str, size: int) -> bytes:
         raise SkipFile(os_reason(exc)) from exc
     finally:
         os.close(fd)
+
+
+def too_large(size: int, limit: int) -> str:
+    """The skip reason for a file of ``size`` bytes over the ``limit``: both figures shown."""
+    return f"larger than the size limit ({_human(size)} > {_human(limit)})"
 
 
 def _human(n: int) -> str:

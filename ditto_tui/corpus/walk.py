@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from ditto_tui.corpus.documents import DEFAULT_OPTIONS, ScanOptions, Skipped
 from ditto_tui.corpus.ignore import IgnoreRules
 from ditto_tui.corpus.mail import MAILDIR_PARTS, MESSAGE_FOLDERS
-from ditto_tui.corpus.reading import kind_reason, os_reason
+from ditto_tui.corpus.reading import kind_reason, os_reason, too_large
 
 if TYPE_CHECKING:
     from ditto_tui.core.pipeline import Pipeline
@@ -127,7 +127,7 @@ class Walker:
             label = f"the {self.pipeline_name} pipeline" if self.pipeline_name else "the pipeline"
             return self._skip(rel, path, f"not accepted by {label}")
         if st.st_size > self.options.max_size:
-            return self._skip(rel, path, f"larger than the size limit ({st.st_size} bytes)")
+            return self._skip(rel, path, too_large(st.st_size, self.options.max_size))
         if in_messages:
             kind = "maildir"
         elif name.lower().endswith(HTML_SUFFIXES):

@@ -6,7 +6,7 @@ batch at a time (``mapInArrow``), so a fingerprint is bit-identical to the in-pr
 one. The skip rules are the in-process walker's, in the same order: ignore rules (the
 defaults, ``--ignore`` patterns and the root's ``.dittoignore``: left out silently), names
 the pipeline does not accept ("not accepted by the html pipeline"), files over the size
-limit ("larger than the size limit (N bytes)", decided from the listing so their bytes
+limit (``corpus.reading.too_large``, decided from the listing so their bytes
 are never read), binary files (a NUL in the first 8 KiB, "binary file") unless
 ``include_binary``; an mbox file becomes one document per message (``name#N``).
 
@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from ditto_tui.corpus.documents import DEFAULT_OPTIONS, ScanOptions
 from ditto_tui.corpus.ignore import DEFAULT_IGNORES, IGNORE_FILE
+from ditto_tui.corpus.reading import too_large
 from ditto_tui.scale.layout import (
     FAMILIES,
     FINGERPRINTS,
@@ -143,7 +144,7 @@ class _Rules:
         if not self.pipeline.accepts(name):
             return f"not accepted by the {self.pipeline.name} pipeline"
         if length > self.max_size:
-            return f"larger than the size limit ({length} bytes)"
+            return too_large(length, self.max_size)
         return None
 
 
