@@ -39,6 +39,7 @@ from ditto_tui.ui.screens.help import HelpScreen
 from ditto_tui.ui.screens.main import MainScreen
 from ditto_tui.ui.screens.neighbours import NeighboursScreen
 from ditto_tui.ui.screens.picker import DocumentPicker
+from ditto_tui.ui.screens.skipped import SkippedScreen
 
 PROGRESS_INTERVAL = 0.1
 
@@ -369,6 +370,9 @@ class DittoApp(App):
 
     def open_neighbours(self, doc_id: str, k: int) -> None:
         self.push_screen(NeighboursScreen(doc_id, k))
+
+    def open_skipped(self) -> None:
+        self.push_screen(SkippedScreen())
 
     def pick_document(self, origin: str | None, then: Callable[[str], None]) -> None:
         def picked(result: str | None) -> None:

@@ -37,7 +37,10 @@ class DocumentLike(Protocol):
 
 
 def shown(id_or_text: str) -> str:
-    """A corpus string as it may be displayed: undecodable bytes and controls escaped."""
+    """A corpus string as it may be displayed: undecodable bytes and controls (tab too)
+    escaped, so a name always reads as one literal line."""
+    if "\t" in id_or_text:
+        id_or_text = id_or_text.replace("\t", "\\t")
     try:
         id_or_text.encode("utf-8")
     except UnicodeEncodeError:

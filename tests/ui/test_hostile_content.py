@@ -55,3 +55,35 @@ async def test_hostile_document_and_name_show_literally(corpus_dir, make_app):
         assert "\x1b" not in diff_text
         title = app.screen.query_one("#compare-title").render()
         assert "[bold red]markup name.txt" in str(title)
+
+
+async def test_skipped_files_are_listed_with_their_reasons(tmp_path, make_app):
+    root = tmp_path / "corpus"
+    root.mkdir()
+    (root / "fine.txt").write_text("an ordinary document about tides and harbours")
+    (root / "logo.bin").write_bytes(b"\x89PNG\x00\x00\x01")
+    (root / "tab\there [red]x[red].txt").write_text("a name with a tab and markup")
+    (root / "pipe").symlink_to("/etc/hostname")  # leaves the folder
+    app = make_app(root)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("exclamation_mark")
+        await pilot.pause()
+        screen = app.screen
+        table = screen.query_one("#skipped")
+        rows = [[cell.plain for cell in table.get_row_at(i)] for i in range(table.row_count)]
+        assert rows == [
+            ["logo.bin", "binary file"],
+            ["pipe", "symlink leaves the folder"],
+        ]
+        title = screen.query_one("#skipped-title").render_line(0).text
+        assert title.startswith("2 skipped files")
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is app.main_screen
+        await pilot.press("1")  # singletons on: the tab in the name is shown escaped
+        await settle(pilot)
+        names = [f.centre for f in app.main_screen.query_one(FamilyTable).families]
+        assert "tab\there [red]x[red].txt" in names
+        drawn = "\n".join(strip_texts(app.main_screen.query_one(FamilyTable), 4))
+        assert "tab\\there [red]x[red]" in drawn

@@ -44,6 +44,7 @@ def _keys(binding: Binding) -> str:
         "plus": "+",
         "equals_sign": "=",
         "question_mark": "?",
+        "exclamation_mark": "!",
         "space": "space",
         "escape": "esc",
     }

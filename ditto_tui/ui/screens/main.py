@@ -113,7 +113,7 @@ class MainScreen(Screen):
             "c",
             "compare",
             "Compare",
-            tooltip="compare the two marked documents (or the pair of a 2-member family)",
+            tooltip="compare the two marked documents (unmarked: the representative and the highlighted member)",
         ),
         Binding(
             "a",
@@ -157,6 +157,14 @@ class MainScreen(Screen):
             key_display="w",
         ),
         Binding("f5", "rescan", "Rescan", tooltip="scan the folder again", show=False),
+        Binding(
+            "exclamation_mark,f2",
+            "show_skipped",
+            "Skipped files",
+            tooltip="list the files that are not documents, with the reason",
+            show=False,
+            key_display="!",
+        ),
         Binding(
             "p",
             "switch_pipeline",
@@ -717,6 +725,9 @@ class MainScreen(Screen):
 
     def action_rescan(self) -> None:
         self.app.start_scan()
+
+    def action_show_skipped(self) -> None:
+        self.app.open_skipped()
 
     def action_switch_pipeline(self) -> None:
         self.app.switch_pipeline()
