@@ -81,33 +81,40 @@ class StatusBar(Static):
         return self.render_status()
 
     def render_status(self) -> Text:
-        """The line; a root too long for the width is shortened from the left so that the
-        counts, the watch state and the pipeline stay visible."""
-        s = self.status
-        tail = self._tail()
-        text = Text(no_wrap=True, overflow="ellipsis")
-        text.append("ditto-tui ", style="bold")
-        root = shown(s.root)
+        """The line; when the width is short, the root is shortened from the left, then the
+        labels get terse and the program name goes, so that the counts, the watch state and
+        the pipeline stay visible."""
         width = self.content_size.width
+        root = shown(self.status.root)
+        need = min(MIN_ROOT, cell_len(root))
+        prefix, tail = "ditto-tui ", self._tail(compact=False)
+        if width and width - len(prefix) - tail.cell_len < need:
+            tail = self._tail(compact=True)
+            if width - len(prefix) - tail.cell_len < need:
+                prefix = ""
+        text = Text(no_wrap=True, overflow="ellipsis")
+        text.append(prefix, style="bold")
         if width:  # 0 before the first layout: nothing to fit yet
-            root = left_crop(root, max(width - len("ditto-tui ") - tail.cell_len, MIN_ROOT))
+            root = left_crop(root, max(width - len(prefix) - tail.cell_len, MIN_ROOT))
         text.append(root, style="bold underline")
         text.append_text(tail)
         return text
 
-    def _tail(self) -> Text:
-        """Everything after the root."""
+    def _tail(self, *, compact: bool) -> Text:
+        """Everything after the root; ``compact`` uses the short labels."""
         s = self.status
         text = Text(no_wrap=True)
+        sep = "·" if compact else " · "
         text.append(f"  {s.documents:,} docs", style="bold")
-        text.append(f" · {s.skipped:,} skipped")
-        families = f"{s.families:,} families"
+        text.append(f"{sep}{s.skipped:,} skip{'' if compact else 'ped'}")
+        families = f"{s.families:,}"
         if s.shown_families is not None and s.shown_families != s.families:
-            families = f"{s.shown_families:,}/{s.families:,} families"
-        text.append(f" · {families} at k={s.k}", style="bold")
-        text.append(f" · {s.mode}")
+            families = f"{s.shown_families:,}/{s.families:,}"
+        label = "fam" if compact else "families at"
+        text.append(f"{sep}{families} {label} k={s.k}", style="bold")
+        text.append(f"{sep}{s.mode}")
         state = s.watch if s.watch in ("watching", "paused", "rescanning") else "off"
-        text.append(" · ")
+        text.append(sep)
         text.append(s.watch, style=self.get_component_rich_style(f"status-bar--{state}"))
-        text.append(f" · {s.pipeline}", style=self.get_component_rich_style("status-bar--muted"))
+        text.append(f"{sep}{s.pipeline}", style=self.get_component_rich_style("status-bar--muted"))
         return text
