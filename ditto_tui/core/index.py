@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ditto_tui.core.clusters import Family, components, describe_family, family_diameter
-from ditto_tui.core.pairs import unique_pairs
+from ditto_tui.core.pairs import PairsLookup, UniquePairs, fingerprints_digest
 from ditto_tui.core.simhash import Fingerprint, popcount64
 
 __all__ = ["Match", "NearIndex", "ProbeDesign"]
@@ -271,6 +271,7 @@ class NearIndex:
             raise ValueError(f"max_k must be an int in 0..64, got {max_k!r}")
         self.max_k = max_k
         self.generation = 0
+        self._computed_pairs: UniquePairs | None = None
         self._design = ProbeDesign.choose(max_k)
         self._clear()
 
@@ -319,6 +320,7 @@ class NearIndex:
 
     def _changed(self) -> None:
         self.generation += 1
+        self._computed_pairs = None
 
     # -- queries -------------------------------------------------------------------------
     def __len__(self) -> int:
@@ -393,11 +395,21 @@ class NearIndex:
         self._changed()
         self._maybe_compact()
 
-    def add_many(self, ids: Sequence[str], fps: Sequence[int] | np.ndarray) -> None:
+    def add_many(
+        self,
+        ids: Sequence[str],
+        fps: Sequence[int] | np.ndarray,
+        *,
+        pairs: UniquePairs | PairsLookup | None = None,
+    ) -> None:
         """Add or replace many documents; a later duplicate id in ``ids`` wins.
 
         Large batches (at least a quarter of the current size) rebuild the index in one
         vectorised pass (sort-based all-pairs join); small ones go through :meth:`add`.
+        The join of a rebuild is skipped when ``pairs`` (stored :class:`UniquePairs`, or a
+        lookup called with the digest of the new distinct fingerprints and ``max_k``)
+        fits the new content (same digest and k, see :meth:`UniquePairs.fits`); otherwise
+        it is computed, and :meth:`take_computed_pairs` then hands it over for storing.
         ``len(ids) != len(fps)`` raises ``ValueError``; an out-of-range value raises
         ``ValueError`` or ``OverflowError`` and leaves the index unchanged.
         """
@@ -424,8 +436,7 @@ class NearIndex:
             old_slots = np.fromiter(self._slot_of.values(), np.int64, len(old_ids))
             merged = dict(zip(old_ids, self._u_fp[self._doc_u[old_slots]].tolist(), strict=True))
         merged.update(zip(ids, arr.tolist(), strict=True))
-        self._rebuild(list(merged), np.fromiter(merged.values(), _U64, len(merged)))
-        self._changed()
+        self._rebuild(list(merged), np.fromiter(merged.values(), _U64, len(merged)), pairs)
 
     def remove(self, id: str) -> bool:
         """Remove ``id``; ``False`` (and no change) if it was not present."""
@@ -556,7 +567,15 @@ class NearIndex:
             t.build(self._u_fp[: self._n_u], slots)
         self._pending = []
 
-    def _rebuild(self, ids: list[str], fps: np.ndarray) -> None:
+    def take_computed_pairs(self) -> UniquePairs | None:
+        """The pairs the last bulk rebuild computed (not given), if the content has not
+        changed since; handed over once (the index keeps no reference afterwards)."""
+        pairs, self._computed_pairs = self._computed_pairs, None
+        return pairs
+
+    def _rebuild(
+        self, ids: list[str], fps: np.ndarray, given: UniquePairs | PairsLookup | None = None
+    ) -> None:
         """Replace the whole content, vectorised: distinct values, pairs, tables."""
         self._clear()
         n = len(ids)
@@ -577,12 +596,19 @@ class NearIndex:
         prv = np.where(np.insert(same_next[:-1], 0, False), np.insert(order[:-1], 0, -1), -1)
         self._doc_prev = np.empty(n, np.int32)
         self._doc_prev[order] = prv
-        a, b, d = unique_pairs(u, self.max_k)
+        digest = fingerprints_digest(u)
+        pairs = given(digest, self.max_k) if callable(given) else given
+        computed = pairs is None or not pairs.fits(len(u), digest, self.max_k)
+        if computed:
+            pairs = UniquePairs.compute(u, self.max_k, digest)
+        assert pairs is not None
         for dist in range(1, self.max_k + 1):
-            sel = d == dist
-            self._pa[dist].set(a[sel])
-            self._pb[dist].set(b[sel])
+            sel = pairs.d == dist
+            self._pa[dist].set(pairs.i[sel])
+            self._pb[dist].set(pairs.j[sel])
         self._build_tables()
+        self._changed()
+        self._computed_pairs = pairs if computed else None
 
     # -- families ------------------------------------------------------------------------
     def _edges(self, k: int, above: int = 0) -> tuple[np.ndarray, np.ndarray]:

@@ -32,8 +32,10 @@ Everything here is a pure function of its arguments: no caching, no globals with
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -41,7 +43,15 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from ditto_tui.core.simhash import popcount64
 
-__all__ = ["TableDesign", "all_pairs", "choose_design", "unique_pairs"]
+__all__ = [
+    "PairsLookup",
+    "TableDesign",
+    "UniquePairs",
+    "all_pairs",
+    "choose_design",
+    "fingerprints_digest",
+    "unique_pairs",
+]
 
 _U64 = np.uint64
 _ALL = (1 << 64) - 1
@@ -606,3 +616,56 @@ def _pairs_within_groups(
         off += 1
         active = active[end[active] > active + off]
     return np.concatenate(out_i), np.concatenate(out_j)
+
+
+def fingerprints_digest(u: np.ndarray) -> str:
+    """Digest of the *sorted distinct* fingerprints ``u`` (32 hex digits): the key under
+    which the result of :func:`unique_pairs` over ``u`` may be stored and reused."""
+    data = np.ascontiguousarray(u, dtype="<u8").tobytes()
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+@dataclass(frozen=True, eq=False)
+class UniquePairs:
+    """What ``unique_pairs(u, k)`` returns for the sorted distinct fingerprints ``u`` whose
+    :func:`fingerprints_digest` is ``digest``: index pairs ``i < j`` into ``u`` (int32) with
+    their distances ``d <= k`` (uint8), each pair once. A pure function of ``(u, k)``, so
+    it can be persisted and handed back to :meth:`NearIndex.add_many` for the same ``u``."""
+
+    digest: str
+    k: int
+    i: np.ndarray
+    j: np.ndarray
+    d: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.d)
+
+    @classmethod
+    def compute(cls, u: np.ndarray, k: int, digest: str | None = None) -> UniquePairs:
+        """Run :func:`unique_pairs` over the sorted distinct ``u``."""
+        a, b, d = unique_pairs(u, k)
+        return cls(
+            digest if digest is not None else fingerprints_digest(u),
+            k,
+            a.astype(np.int32),
+            b.astype(np.int32),
+            d.astype(np.uint8),
+        )
+
+    def fits(self, n: int, digest: str, k: int) -> bool:
+        """Whether these are the pairs of ``n`` distinct fingerprints with ``digest`` at
+        ``k``: digest and k equal, arrays of one length, indices in ``0 <= i < j < n``."""
+        if self.digest != digest or self.k != k:
+            return False
+        if not len(self.i) == len(self.j) == len(self.d):
+            return False
+        if len(self.i) == 0:
+            return True
+        return bool(
+            int(self.i.min()) >= 0 and int(self.j.max()) < n and bool((self.i < self.j).all())
+        )
+
+
+#: Looks up stored pairs by ``(digest, k)``; None when there are none.
+PairsLookup = Callable[[str, int], "UniquePairs | None"]

@@ -6,11 +6,16 @@ pipeline identities live side by side, so switching pipelines back and forth is 
 Fingerprints and inodes are stored as signed 64-bit reinterpretations of the unsigned
 values (never floats); paths as ``os.fsencode`` bytes (names need not be UTF-8).
 
+Beside the files, one blob of near pairs per (pipeline identity, max k) remembers the last
+all-pairs join (:class:`UniquePairs`, keyed by the digest of the distinct fingerprints), so
+reopening an unchanged corpus skips the join; storing one replaces the previous one.
+
 Durability: WAL journal, writes in batched transactions (``BATCH_ROWS`` rows or
 ``BATCH_SECONDS``), so a crash or kill at any moment loses at most the last batch and never
 corrupts the file. A database that is corrupt or of another schema (``PRAGMA user_version``
 and the ``meta`` table) is renamed ``<name>.corrupt-<timestamp>`` and rebuilt, with a
-notice appended to ``notices``. Any later SQLite error disables the cache for the session
+notice appended to ``notices``; a healthy version 1 database is upgraded in place (the
+pairs table is added). Any later SQLite error disables the cache for the session
 (with a notice) instead of failing a scan.
 """
 
@@ -27,9 +32,15 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import NamedTuple
 
+import numpy as np
+
+from ditto_tui.core.pairs import UniquePairs
 from ditto_tui.corpus.scan import FileResult
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+_UPGRADABLE = (1,)  # older versions whose tables are a subset of the current schema
+#: Pairs blobs larger than this (per index array) are not stored (SQLite caps a blob at 1 GB).
+MAX_PAIRS_BYTES = 256 * 1024 * 1024
 APPLICATION = "ditto-tui corpus cache"
 BATCH_ROWS = 2000
 BATCH_SECONDS = 1.0
@@ -47,6 +58,9 @@ CREATE TABLE messages(
     pid INTEGER NOT NULL, path BLOB NOT NULL, part INTEGER NOT NULL,
     offset INTEGER NOT NULL, size INTEGER NOT NULL, fp INTEGER NOT NULL,
     PRIMARY KEY(pid, path, part)) WITHOUT ROWID;
+CREATE TABLE pairs(
+    pid INTEGER NOT NULL, k INTEGER NOT NULL, digest TEXT NOT NULL, n INTEGER NOT NULL,
+    i BLOB NOT NULL, j BLOB NOT NULL, d BLOB NOT NULL, PRIMARY KEY(pid, k));
 """
 
 
@@ -145,7 +159,7 @@ class FingerprintCache:
             if version == 0 and not tables:
                 self._create(conn)
                 return conn
-            if version != SCHEMA_VERSION:
+            if version != SCHEMA_VERSION and version not in _UPGRADABLE:
                 problem = f"schema version {version}, expected {SCHEMA_VERSION}"
             else:
                 app = conn.execute("SELECT value FROM meta WHERE key='application'").fetchone()
@@ -156,6 +170,8 @@ class FingerprintCache:
                     if check != "ok":
                         problem = f"damaged ({check})"
             if problem is None:
+                if version != SCHEMA_VERSION:
+                    self._create(conn)  # adds the missing tables, keeps the rows
                 conn.execute("PRAGMA synchronous=NORMAL")
                 return conn
         except sqlite3.DatabaseError as exc:
@@ -258,7 +274,63 @@ class FingerprintCache:
             )
         return out
 
+    def load_pairs(self, identity: str, k: int, digest: str) -> UniquePairs | None:
+        """The stored pairs of ``identity`` at ``k`` if they are those of ``digest``."""
+        with self._lock:
+            if not self.enabled:
+                return None
+            try:
+                pid = self._pid(identity, create=False)
+                if pid is None:
+                    return None
+                row = self._conn.execute(
+                    "SELECT n, i, j, d FROM pairs WHERE pid=? AND k=? AND digest=?",
+                    (pid, k, digest),
+                ).fetchone()
+            except sqlite3.Error as exc:
+                self._fail(exc)
+                return None
+        if row is None:
+            return None
+        n, i, j, d = row
+        if not len(i) == len(j) == 4 * n or len(d) != n:
+            return None  # a damaged row: compute the pairs again
+        return UniquePairs(
+            digest,
+            k,
+            np.frombuffer(i, "<i4").astype(np.int32, copy=False),
+            np.frombuffer(j, "<i4").astype(np.int32, copy=False),
+            np.frombuffer(d, np.uint8),
+        )
+
     # -- writing ------------------------------------------------------------------------
+    def store_pairs(self, identity: str, pairs: UniquePairs) -> None:
+        """Store ``pairs`` for ``identity`` at ``pairs.k``, replacing the previous ones (one
+        transaction; skipped beyond ``MAX_PAIRS_BYTES``)."""
+        n = len(pairs.d)
+        if 4 * n > MAX_PAIRS_BYTES or not len(pairs.i) == len(pairs.j) == n:
+            return
+        i = np.ascontiguousarray(pairs.i, "<i4").tobytes()
+        j = np.ascontiguousarray(pairs.j, "<i4").tobytes()
+        d = np.ascontiguousarray(pairs.d, np.uint8).tobytes()
+        with self._lock:
+            if not self.enabled:
+                return
+            try:
+                self.flush()
+                self._conn.execute("BEGIN IMMEDIATE")
+                pid = self._pid(identity, create=True)
+                self._conn.execute(
+                    "INSERT OR REPLACE INTO pairs VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (pid, pairs.k, pairs.digest, n, i, j, d),
+                )
+                self._conn.execute("COMMIT")
+            except sqlite3.Error as exc:
+                with contextlib.suppress(sqlite3.Error):
+                    self._conn.execute("ROLLBACK")
+                self._pids.clear()
+                self._fail(exc)
+
     def put(self, identity: str, result: FileResult) -> None:
         """Queue one file result (skips other than "binary file" are not cached)."""
         if result.skip is not None and not result.binary:

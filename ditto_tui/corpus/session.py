@@ -20,6 +20,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Generic, TypeVar
 
+from ditto_tui.core.pairs import UniquePairs
 from ditto_tui.core.simhash import Fingerprint
 from ditto_tui.corpus.cache import CachedFile, FingerprintCache, open_cache_for_root
 from ditto_tui.corpus.documents import (
@@ -419,6 +420,25 @@ class CorpusSession:
         if self._watcher is not None:
             self._watcher.stop()
             self._watcher = None
+
+    # -- stored near pairs ------------------------------------------------------------------
+    def load_pairs(self, digest: str, k: int) -> UniquePairs | None:
+        """The near pairs stored for this pipeline at ``k`` over the distinct fingerprints
+        with ``digest`` (see :class:`UniquePairs`); None without a cache or a match.
+        Callable from any thread."""
+        cache = self._cache
+        if cache is None or self._closed:
+            return None
+        return cache.load_pairs(self.pipeline.identity, k, digest)
+
+    def store_pairs(self, pairs: UniquePairs) -> None:
+        """Remember ``pairs`` for this pipeline at ``pairs.k`` (replacing the previous ones)
+        so the next open of an unchanged corpus skips the join; a no-op without a cache.
+        Blocking (a write of about 9 bytes per pair): call it from a worker thread."""
+        cache = self._cache
+        if cache is None or self._closed:
+            return
+        cache.store_pairs(self.pipeline.identity, pairs)
 
     # -- switching pipeline ---------------------------------------------------------------
     def with_pipeline(self, pipeline: Pipeline) -> CorpusSession:

@@ -23,6 +23,7 @@ from textual.app import App
 from textual.binding import Binding
 from textual.worker import get_current_worker
 
+from ditto_tui.core.pairs import PairsLookup
 from ditto_tui.ui.commands import DittoCommands
 from ditto_tui.ui.listing import Counts
 from ditto_tui.ui.live_index import MODES, LiveIndex
@@ -202,24 +203,35 @@ class DittoApp(App):
                 last = now
                 screen.post_message(ScanProgressed(progress.done, progress.total, progress.elapsed))
 
+        session = self.session
+        lookup = getattr(session, "load_pairs", None)  # stored near pairs (corpus sessions)
+
         def on_batch(batch) -> None:
-            self.live.apply(batch.added, batch.changed, batch.removed)
+            self.live.apply(batch.added, batch.changed, batch.removed, pairs=lookup)
             screen.post_message(IndexChanged())
 
         error = None
         try:
-            self.session.scan(
+            session.scan(
                 on_progress=on_progress,
                 on_batch=on_batch,
                 cancelled=lambda: worker.is_cancelled,
             )
         except Exception as exc:  # reported to the user; the app stays usable
             error = f"{type(exc).__name__}: {exc}"
-        self.sync_index()
+        self.sync_index(pairs=lookup)
+        computed = self.live.take_computed_pairs()
         self.call_from_thread(self._scan_done, error, switched=switched, paused=paused)
+        store = getattr(session, "store_pairs", None)
+        if computed is not None and store is not None and error is None:
+            try:  # for the next open: skips the all-pairs join of an unchanged corpus
+                store(computed)
+            except Exception as exc:  # an optimisation only: never fails the scan
+                self.notices.append(f"Could not store the near pairs: {exc}")
 
-    def sync_index(self) -> None:
-        """Make the live index hold exactly the session's fingerprints (after a scan)."""
+    def sync_index(self, *, pairs: PairsLookup | None = None) -> None:
+        """Make the live index hold exactly the session's fingerprints (after a scan);
+        ``pairs`` looks up stored near pairs for a bulk rebuild."""
         fingerprints = dict(self.session.fingerprints)
         present = set(self.live.ids())
         stale = present - fingerprints.keys()
@@ -229,7 +241,7 @@ class DittoApp(App):
             if i not in present or self.live.fingerprint(i) != int(fp)
         }
         if stale or fresh:
-            self.live.apply(fresh, {}, stale)
+            self.live.apply(fresh, {}, stale, pairs=pairs)
 
     def _scan_done(self, error: str | None, *, switched: bool = False, paused: bool = False) -> None:
         self.scanning = False

@@ -14,6 +14,7 @@ import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from ditto_tui.core.index import Match, NearIndex
+from ditto_tui.core.pairs import PairsLookup, UniquePairs
 
 MODES = ("chain", "star")
 
@@ -58,8 +59,11 @@ class LiveIndex:
         added: Mapping[str, int],
         changed: Mapping[str, int],
         removed: Iterable[str],
+        *,
+        pairs: PairsLookup | None = None,
     ) -> None:
-        """Apply one change batch: removals first, then additions/replacements."""
+        """Apply one change batch: removals first, then additions/replacements. A bulk
+        rebuild asks ``pairs`` for stored near pairs (see :meth:`NearIndex.add_many`)."""
         with self._lock:
             for doc_id in removed:
                 if self._index.remove(doc_id):
@@ -67,11 +71,17 @@ class LiveIndex:
             merged = {i: int(fp) for i, fp in {**added, **changed}.items()}
             if len(merged) > 32:
                 ids = list(merged)
-                self._index.add_many(ids, [merged[i] for i in ids])
+                self._index.add_many(ids, [merged[i] for i in ids], pairs=pairs)
             else:
                 for doc_id, fp in merged.items():
                     self._index.add(doc_id, fp)
             self._fps.update(merged)
+
+    def take_computed_pairs(self) -> UniquePairs | None:
+        """The near pairs the last bulk rebuild computed, if the content is unchanged since
+        (to be stored for the next open); handed over once."""
+        with self._lock:
+            return self._index.take_computed_pairs()
 
     # -- computations (may be slow: call from a worker) ------------------------------------------
     def families(self, k: int, mode: str = "chain") -> list:

@@ -10,11 +10,14 @@ import sys
 import textwrap
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import ditto_tui.corpus.scan as scan_mod
+from ditto_tui.core.pairs import UniquePairs, fingerprints_digest
 from ditto_tui.core.pipeline import make_pipeline
 from ditto_tui.corpus.cache import (
+    SCHEMA_VERSION,
     FingerprintCache,
     default_cache_path,
     open_cache_for_root,
@@ -180,6 +183,89 @@ def test_foreign_schema_version_is_rebuilt(root: Path, pipeline, cache_path: Pat
         s.scan()
         assert "schema version 99" in s.notices[0]
         assert len(s.fingerprints) == 1
+
+
+def some_pairs(seed: int, k: int = 8) -> UniquePairs:
+    """Pairs-shaped arrays over 500 random fingerprints."""
+    rng = np.random.default_rng(seed)
+    u = np.unique(rng.integers(0, 2**64, 500, dtype=np.uint64))
+    return UniquePairs(  # arbitrary content: the cache stores what it is given
+        fingerprints_digest(u),
+        k,
+        np.sort(rng.integers(0, 250, 1000)).astype(np.int32),
+        rng.integers(250, len(u), 1000).astype(np.int32),
+        rng.integers(1, k + 1, 1000).astype(np.uint8),
+    )
+
+
+def same_pairs(a: UniquePairs | None, b: UniquePairs) -> bool:
+    return (
+        a is not None
+        and (a.digest, a.k) == (b.digest, b.k)
+        and all(np.array_equal(x, y) for x, y in ((a.i, b.i), (a.j, b.j), (a.d, b.d)))
+    )
+
+
+def test_near_pairs_round_trip_are_replaced_and_survive_reopen(
+    root: Path, pipeline, cache_path: Path
+) -> None:
+    make_folder(root, 3)
+    one, two, at_3 = some_pairs(1), some_pairs(2), some_pairs(3, k=3)
+    with CorpusSession(root, pipeline, cache=cache_path) as s:
+        s.scan()
+        assert s.load_pairs(one.digest, 8) is None
+        s.store_pairs(one)
+        s.store_pairs(at_3)  # another k lives beside it
+        got = s.load_pairs(one.digest, 8)
+        assert same_pairs(got, one)
+        assert got.i.dtype == got.j.dtype == np.int32 and got.d.dtype == np.uint8
+        assert s.load_pairs(one.digest, 7) is None
+        assert s.load_pairs(two.digest, 8) is None
+        s.store_pairs(two)  # replaces the pairs at k=8
+        assert s.load_pairs(one.digest, 8) is None
+    with CorpusSession(root, pipeline, cache=cache_path) as s:
+        assert same_pairs(s.load_pairs(two.digest, 8), two)
+        assert same_pairs(s.load_pairs(at_3.digest, 3), at_3)
+        html = s.with_pipeline(make_pipeline("html"))
+        assert html.load_pairs(two.digest, 8) is None  # per pipeline identity
+        html.close()
+    with sqlite3.connect(cache_path) as conn:
+        assert conn.execute("SELECT count(*) FROM pairs").fetchone() == (2,)
+        n, i = conn.execute("SELECT n, i FROM pairs WHERE k=8").fetchone()
+        assert n == 1000 and i == two.i.astype("<i4").tobytes()
+    with CorpusSession(root, pipeline, use_cache=False) as s:  # no cache: no-ops
+        s.store_pairs(one)
+        assert s.load_pairs(one.digest, 8) is None
+
+
+def test_damaged_pairs_row_is_ignored(cache_path: Path) -> None:
+    cache = FingerprintCache(cache_path)
+    pairs = some_pairs(4)
+    cache.store_pairs("p", pairs)
+    cache._conn.execute("UPDATE pairs SET j = substr(j, 1, 40)")
+    assert cache.load_pairs("p", 8, pairs.digest) is None
+    assert cache.enabled
+    cache.close()
+
+
+def test_version_1_cache_is_upgraded_keeping_its_fingerprints(
+    root: Path, pipeline, cache_path: Path, reads: list[str]
+) -> None:
+    make_folder(root, 4)
+    with CorpusSession(root, pipeline, cache=cache_path, jobs=1) as s:
+        s.scan()
+    with sqlite3.connect(cache_path) as conn:  # what version 1 wrote: no pairs table
+        conn.execute("DROP TABLE pairs")
+        conn.execute("PRAGMA user_version=1")
+    reads.clear()
+    with CorpusSession(root, pipeline, cache=cache_path, jobs=1) as s:
+        s.scan()
+        assert s.notices == [] and reads == []
+        pairs = some_pairs(5)
+        s.store_pairs(pairs)
+        assert same_pairs(s.load_pairs(pairs.digest, 8), pairs)
+    with sqlite3.connect(cache_path) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
 
 
 CRASHER = textwrap.dedent(
