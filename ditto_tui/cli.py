@@ -419,6 +419,7 @@ def cmd_cluster(args: argparse.Namespace, out: Output) -> int:
 
 
 def _fingerprint_of_target(args: argparse.Namespace, target: str) -> int:
+    """A 16-hex fingerprint (when no such file exists) or the fingerprint of a file."""
     from ditto_tui.core import Fingerprint
 
     if len(target) == 16 and not os.path.exists(target):
@@ -470,7 +471,6 @@ def cmd_near(args: argparse.Namespace, out: Output) -> int:
 
 
 def _compare_operand(args: argparse.Namespace, operand: str, out: Output) -> int:
-    from ditto_tui.core import Fingerprint
     from ditto_tui.corpus.fetch import FetchError, fetch_url, is_url
 
     if is_url(operand):
@@ -481,12 +481,7 @@ def _compare_operand(args: argparse.Namespace, operand: str, out: Output) -> int
         if not args.json:
             out.line(f"Fetching {operand}, Got 200")
         return int(_pipeline(args).fingerprint(data))
-    if len(operand) == 16 and not os.path.exists(operand):
-        try:
-            return int(Fingerprint.from_hex(operand))
-        except ValueError:
-            pass
-    return _fingerprint_of_file(args, operand)
+    return _fingerprint_of_target(args, operand)
 
 
 def cmd_compare(args: argparse.Namespace, out: Output) -> int:

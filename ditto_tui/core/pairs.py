@@ -427,14 +427,27 @@ def _short_runs(
         longer = int(np.searchsorted(neg, -off, side="left"))  # runs longer than off
         size = int(ends[longer - 1]) - off
         x = np.bitwise_xor(vm[:size], vm[off : size + off], out=xbuf[:size])
-        dist = _popcount_into(x, dbuf[:size])
-        hits = np.flatnonzero(np.less_equal(dist, k, out=hbuf[:size]))
+        dist, hits = _verify(x, dbuf[:size], hbuf[:size], k, test)
         if not len(hits):
             continue
-        if test is not None:
-            hits = hits[_first_table(x[hits], test)]
         hits = hits[room[hits] > off]
         out.add(idx[hits], idx[hits + off], dist[hits])
+
+
+def _verify(
+    x: np.ndarray,
+    dbuf: np.ndarray,
+    hbuf: np.ndarray,
+    k: int,
+    test: tuple[np.uint64, np.uint64, np.uint64] | None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Distances of the XORed candidates ``x`` (into ``dbuf``) and the positions within
+    ``k`` that this table reports (``test``: only where it is the pair's first table)."""
+    dist = _popcount_into(x, dbuf)
+    hits = np.flatnonzero(np.less_equal(dist, k, out=hbuf))
+    if test is not None and len(hits):
+        hits = hits[_first_table(x[hits], test)]
+    return dist, hits
 
 
 def _long_run(
@@ -467,12 +480,9 @@ def _long_run(
         size = rows * length
         x = xbuf[:size]
         np.bitwise_xor(windows[o0 : o0 + rows], base, out=x.reshape(rows, length))
-        dist = _popcount_into(x, dbuf[:size])
-        hits = np.flatnonzero(np.less_equal(dist, k, out=hbuf[:size]))
+        dist, hits = _verify(x, dbuf[:size], hbuf[:size], k, test)
         if not len(hits):
             continue
-        if test is not None:
-            hits = hits[_first_table(x[hits], test)]
         step, i = np.divmod(hits, length)
         off = step + o0
         if 2 * half == length:

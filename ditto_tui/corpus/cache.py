@@ -28,7 +28,7 @@ import sqlite3
 import tempfile
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
@@ -219,6 +219,20 @@ class FingerprintCache:
             self.enabled = False
             self.notices.append(f"Fingerprint cache {self.path} turned off: {exc}")
 
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction (caller holds the lock): committed when the block ends; on
+        a database error it is rolled back and the cache turns itself off with a notice."""
+        try:
+            self._conn.execute("BEGIN IMMEDIATE")
+            yield self._conn
+            self._conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            with contextlib.suppress(sqlite3.Error):
+                self._conn.execute("ROLLBACK")
+            self._pids.clear()
+            self._fail(exc)
+
     # -- reading ------------------------------------------------------------------------
     def _pid(self, identity: str, *, create: bool) -> int | None:
         pid = self._pids.get(identity)
@@ -316,20 +330,15 @@ class FingerprintCache:
         with self._lock:
             if not self.enabled:
                 return
-            try:
-                self.flush()
-                self._conn.execute("BEGIN IMMEDIATE")
+            self.flush()
+            if not self.enabled:
+                return
+            with self._transaction() as conn:
                 pid = self._pid(identity, create=True)
-                self._conn.execute(
+                conn.execute(
                     "INSERT OR REPLACE INTO pairs VALUES (?, ?, ?, ?, ?, ?, ?)",
                     (pid, pairs.k, pairs.digest, n, i, j, d),
                 )
-                self._conn.execute("COMMIT")
-            except sqlite3.Error as exc:
-                with contextlib.suppress(sqlite3.Error):
-                    self._conn.execute("ROLLBACK")
-                self._pids.clear()
-                self._fail(exc)
 
     def put(self, identity: str, result: FileResult) -> None:
         """Queue one file result (skips other than "binary file" are not cached)."""
@@ -353,8 +362,7 @@ class FingerprintCache:
                 self._last_flush = time.monotonic()
                 return
             pending, self._pending = self._pending, []
-            try:
-                self._conn.execute("BEGIN IMMEDIATE")
+            with self._transaction() as conn:
                 files = []
                 msgs = []
                 stale = []
@@ -370,17 +378,11 @@ class FingerprintCache:
                         (pid, raw, i, off, n, to_signed(mfp))
                         for i, (off, n, mfp) in enumerate(r.parts, 1)
                     ]
-                self._conn.executemany("DELETE FROM messages WHERE pid=? AND path=?", stale)
-                self._conn.executemany(
+                conn.executemany("DELETE FROM messages WHERE pid=? AND path=?", stale)
+                conn.executemany(
                     "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?)", files
                 )
-                self._conn.executemany("INSERT INTO messages VALUES (?, ?, ?, ?, ?, ?)", msgs)
-                self._conn.execute("COMMIT")
-            except sqlite3.Error as exc:
-                with contextlib.suppress(sqlite3.Error):
-                    self._conn.execute("ROLLBACK")
-                self._pids.clear()
-                self._fail(exc)
+                conn.executemany("INSERT INTO messages VALUES (?, ?, ?, ?, ?, ?)", msgs)
             self._last_flush = time.monotonic()
 
     def forget(self, identity: str, paths: Iterable[str]) -> None:
@@ -392,19 +394,14 @@ class FingerprintCache:
             if not self.enabled:
                 return
             self.flush()
-            try:
+            if not self.enabled:
+                return
+            with self._transaction() as conn:
                 pid = self._pid(identity, create=False)
-                if pid is None:
-                    return
-                rows = [(pid, raw) for raw in raws]
-                self._conn.execute("BEGIN IMMEDIATE")
-                self._conn.executemany("DELETE FROM files WHERE pid=? AND path=?", rows)
-                self._conn.executemany("DELETE FROM messages WHERE pid=? AND path=?", rows)
-                self._conn.execute("COMMIT")
-            except sqlite3.Error as exc:
-                with contextlib.suppress(sqlite3.Error):
-                    self._conn.execute("ROLLBACK")
-                self._fail(exc)
+                if pid is not None:
+                    rows = [(pid, raw) for raw in raws]
+                    conn.executemany("DELETE FROM files WHERE pid=? AND path=?", rows)
+                    conn.executemany("DELETE FROM messages WHERE pid=? AND path=?", rows)
 
     def close(self) -> None:
         """Flush and close; later calls are no-ops."""
