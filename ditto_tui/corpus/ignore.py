@@ -36,7 +36,7 @@ class IgnoreRules:
 
     def __init__(self, patterns: Iterable[str]) -> None:
         self.patterns: tuple[str, ...] = tuple(p for p in patterns if p.strip())
-        self._spec = pathspec.PathSpec.from_lines("gitwildmatch", self.patterns)
+        self._spec = pathspec.GitIgnoreSpec.from_lines(self.patterns)
         # Fast path: without negations the rules are one alternation of the patterns' regexes.
         self._regex: re.Pattern[str] | None = None
         active = [p for p in self._spec.patterns if p.include is not None]
