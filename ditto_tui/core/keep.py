@@ -17,6 +17,7 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -37,9 +38,9 @@ __all__ = [
 RULES = ("newest", "oldest", "largest", "smallest", "shortest-path", "first-name", "preferred")
 
 
-def _ranks(keys: Sequence[object]) -> np.ndarray:
+def _ranks(keys: Sequence[Any]) -> np.ndarray:
     """Rank (0..n-1) of each key in sorted order; equal keys get distinct, stable ranks."""
-    order = sorted(range(len(keys)), key=keys.__getitem__)
+    order = sorted(range(len(keys)), key=lambda i: keys[i])
     ranks = np.empty(len(keys), np.int64)
     ranks[np.asarray(order, dtype=np.int64)] = np.arange(len(keys), dtype=np.int64)
     return ranks
