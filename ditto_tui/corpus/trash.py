@@ -1,0 +1,117 @@
+"""A trash that can be restored from: the freedesktop.org Trash specification, written here.
+
+send2trash (BSD licence) moves files to the system trash but cannot put them back and does
+not say where a file went, so ditto-tui implements the spec itself: each trashed file gets a
+``info/<name>.trashinfo`` (original path, deletion date) written *before* the file is
+renamed into ``files/<name>``, exactly as the spec asks, so desktop file managers list and
+restore ditto-tui's deletions too, and ditto-tui's undo can rename them back.
+
+Where: ``DITTO_TUI_TRASH_DIR`` (or an explicit folder) overrides everything (tests, or
+platforms without a freedesktop trash); otherwise the home trash ``$XDG_DATA_HOME/Trash``
+when the file is on the same filesystem, else the volume's ``$topdir/.Trash/$uid`` (when it
+exists, is a real folder and is sticky) or ``$topdir/.Trash-$uid``. Files are only ever
+renamed into a trash on their own filesystem; the override folder may be elsewhere, and a
+file is then copied (fsync'ed, checked) before its original is removed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+import time
+import urllib.parse
+from pathlib import Path
+
+__all__ = ["TRASH_ENV", "trash_folder_for", "trashinfo_text", "write_trashinfo"]
+
+TRASH_ENV = "DITTO_TUI_TRASH_DIR"
+NAME_MAX = 255
+
+
+def _uid() -> int:
+    return os.getuid() if hasattr(os, "getuid") else 0
+
+
+def _home_trash() -> Path:
+    data = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
+    return Path(data) / "Trash"
+
+
+def _topdir(path: str) -> str:
+    """The mount point holding ``path`` (the highest ancestor on the same device)."""
+    cur = os.path.realpath(path)
+    dev = os.lstat(cur).st_dev
+    while True:
+        parent = os.path.dirname(cur)
+        if parent == cur:
+            return cur
+        try:
+            if os.lstat(parent).st_dev != dev:
+                return cur
+        except OSError:
+            return cur
+        cur = parent
+
+
+def trash_folder_for(path: str, override: str | os.PathLike[str] | None = None) -> Path:
+    """The trash folder (holding ``files/`` and ``info/``) a file at ``path`` goes to."""
+    chosen = override if override is not None else os.environ.get(TRASH_ENV) or None
+    if chosen is not None:
+        return Path(os.path.abspath(chosen))
+    home = _home_trash()
+    dev = os.lstat(path).st_dev
+    probe = home
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    if os.stat(probe).st_dev == dev:
+        return home
+    top = _topdir(path)
+    shared = os.path.join(top, ".Trash")
+    try:
+        st = os.lstat(shared)
+        if stat.S_ISDIR(st.st_mode) and st.st_mode & stat.S_ISVTX:
+            return Path(shared) / str(_uid())
+    except OSError:
+        pass
+    return Path(top) / f".Trash-{_uid()}"
+
+
+def ensure_trash(folder: Path) -> None:
+    """Create ``files/`` and ``info/`` (mode 0700) if missing; refuse symlinked folders."""
+    for sub in (folder, folder / "files", folder / "info"):
+        with contextlib.suppress(FileExistsError):
+            os.makedirs(sub, mode=0o700, exist_ok=True)
+        if os.path.islink(sub) or not os.path.isdir(sub):
+            raise OSError(f"{sub}: the trash folder is not a real folder")
+
+
+def trash_name(tag: str, original: str) -> str:
+    """A unique name in the trash: ``<tag>-<file name>``, shortened to fit ``NAME_MAX``
+    bytes with its ``.trashinfo`` suffix (the extension is kept)."""
+    base = os.path.basename(original)
+    name = f"{tag}-{base}"
+    limit = NAME_MAX - len(".trashinfo")
+    if len(os.fsencode(name)) <= limit:
+        return name
+    stem, ext = os.path.splitext(base)
+    raw_ext = os.fsencode(ext)[:40]
+    room = limit - len(os.fsencode(tag)) - 1 - len(raw_ext)
+    short = os.fsencode(stem)[: max(room, 1)]
+    return os.fsdecode(os.fsencode(tag) + b"-" + short + raw_ext)
+
+
+def trashinfo_text(original: str, when: float | None = None) -> bytes:
+    """The ``.trashinfo`` body for an absolute original path (percent-encoded bytes)."""
+    quoted = urllib.parse.quote(os.fsencode(original), safe="/")
+    date = time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(when))
+    return f"[Trash Info]\nPath={quoted}\nDeletionDate={date}\n".encode("ascii")
+
+
+def write_trashinfo(info_path: str, original: str) -> None:
+    """Create ``info_path`` exclusively (O_EXCL: the name is reserved) for ``original``."""
+    fd = os.open(info_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600)
+    try:
+        os.write(fd, trashinfo_text(original))
+    finally:
+        os.close(fd)

@@ -1,0 +1,320 @@
+"""File actions on real files: trash, quarantine, hard links, removal lists, undo, recovery."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from ditto_tui.corpus.actions import (
+    MAIL_REASON,
+    PAUSE_ENV,
+    Target,
+    execute,
+    plan_action,
+    recover,
+    undo_last,
+    undoable,
+    write_removal_list,
+)
+from ditto_tui.corpus.journal import Journal, journals
+
+from .conftest import write
+
+
+def tree(root: Path) -> dict[str, tuple[str, int, int]]:
+    """sha256, mode and mtime of every file below ``root``."""
+    out = {}
+    for dirpath, _, files in os.walk(root):
+        for name in files:
+            p = os.path.join(dirpath, name)
+            st = os.lstat(p)
+            with open(p, "rb") as fh:
+                digest = hashlib.sha256(fh.read()).hexdigest()
+            out[os.path.relpath(p, root)] = (digest, st.st_mode, st.st_mtime_ns)
+    return out
+
+
+def target(root: Path, rel: str, reference: str | None, kind: str = "text") -> Target:
+    st = os.lstat(root / rel)
+    return Target(rel, st.st_size, st.st_mtime_ns, st.st_ino, kind, reference)
+
+
+@pytest.fixture
+def corpus(root: Path) -> Path:
+    write(root, "keep/a.txt", "alpha " * 50)
+    write(root, "copies/a1.txt", "alpha " * 50)
+    write(root, "copies/deep/a2.txt", "alpha " * 50)
+    write(root, "copies/odd name 'q' \u00e9.txt", "alpha " * 50)
+    write(root, "other/b.txt", "beta " * 40)
+    write(root, "other/b-near.txt", "beta " * 39 + "gamma")
+    os.chmod(root / "copies/a1.txt", 0o640)
+    return root
+
+
+def test_trash_then_undo_restores_a_byte_identical_tree(corpus: Path, tmp_path: Path) -> None:
+    before = tree(corpus)
+    trash = tmp_path / "trash"
+    jdir = tmp_path / "journals"
+    names = ["copies/a1.txt", "copies/deep/a2.txt", "copies/odd name 'q' \u00e9.txt"]
+    plan = plan_action(corpus, "trash", [target(corpus, n, "keep/a.txt") for n in names]
+                       + [target(corpus, "other/b-near.txt", "other/b.txt")], trash_dir=trash)
+    assert not plan.refused and len(plan.steps) == 4
+    assert tree(corpus) == before  # planning touches nothing
+    report = execute(plan, jdir)
+    assert report.count("done") == 4, report.outcomes
+    after = tree(corpus)
+    assert set(after) == {"keep/a.txt", "other/b.txt"}
+    infos = sorted((trash / "info").iterdir())
+    assert len(infos) == 4 and len(list((trash / "files").iterdir())) == 4
+    text = infos[0].read_text()
+    assert text.startswith("[Trash Info]\nPath=/") and "DeletionDate=" in text
+    [journal] = journals(jdir)
+    assert journal.state == "done" and len(journal.ops) == 4
+
+    undone = undo_last(jdir)
+    assert undone is not None and undone.count("undone") == 4
+    assert tree(corpus) == before
+    assert list((trash / "files").iterdir()) == [] and list((trash / "info").iterdir()) == []
+    assert journals(jdir)[0].state == "undone"
+    assert undo_last(jdir) is None  # nothing left to undo
+
+
+def test_move_to_quarantine_keeps_relative_paths_and_undoes(corpus: Path, tmp_path: Path) -> None:
+    before = tree(corpus)
+    q = tmp_path / "quarantine"
+    plan = plan_action(corpus, "move", [target(corpus, "copies/deep/a2.txt", "keep/a.txt")],
+                       quarantine=q)
+    report = execute(plan, tmp_path / "j")
+    assert report.count("done") == 1
+    assert (q / "copies/deep/a2.txt").read_text() == "alpha " * 50
+    assert not (corpus / "copies/deep/a2.txt").exists()
+    undo_last(tmp_path / "j")
+    assert tree(corpus) == before
+
+
+def test_link_only_byte_identical_files_and_undo_gives_separate_copies(
+    corpus: Path, tmp_path: Path
+) -> None:
+    before = tree(corpus)
+    plan = plan_action(corpus, "link", [
+        target(corpus, "copies/a1.txt", "keep/a.txt"),
+        target(corpus, "other/b-near.txt", "other/b.txt"),
+    ])
+    assert [o.id for o in plan.refused] == ["other/b-near.txt"]
+    assert "byte-identical" in plan.refused[0].reason
+    report = execute(plan, tmp_path / "j")
+    assert report.count("done") == 1 and report.count("refused") == 1
+    assert os.stat(corpus / "copies/a1.txt").st_ino == os.stat(corpus / "keep/a.txt").st_ino
+    assert not [p for p in (corpus / "copies").iterdir() if p.name.startswith(".")]
+    undo_last(tmp_path / "j")
+    assert os.stat(corpus / "copies/a1.txt").st_ino != os.stat(corpus / "keep/a.txt").st_ino
+    assert tree(corpus) == before  # content, mode and mtime as they were
+
+
+def test_a_file_changed_after_planning_is_refused_and_the_rest_proceeds(
+    corpus: Path, tmp_path: Path
+) -> None:
+    plan = plan_action(corpus, "trash", [
+        target(corpus, "copies/a1.txt", "keep/a.txt"),
+        target(corpus, "copies/deep/a2.txt", "keep/a.txt"),
+    ], trash_dir=tmp_path / "trash")
+    with open(corpus / "copies/a1.txt", "ab") as fh:
+        fh.write(b"!")
+    report = execute(plan, tmp_path / "j")
+    by_id = {o.id: o for o in report.outcomes}
+    assert by_id["copies/a1.txt"].status == "refused"
+    assert "changed since it was fingerprinted" in by_id["copies/a1.txt"].reason
+    assert by_id["copies/deep/a2.txt"].status == "done"
+    assert (corpus / "copies/a1.txt").exists()
+
+
+def test_same_size_same_mtime_edit_is_caught_by_the_content_hash(
+    corpus: Path, tmp_path: Path
+) -> None:
+    path = corpus / "copies/a1.txt"
+    plan = plan_action(corpus, "trash", [target(corpus, "copies/a1.txt", "keep/a.txt")],
+                       trash_dir=tmp_path / "trash")
+    st = os.stat(path)
+    path.write_text("ALPHA " + "alpha " * 49)
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    report = execute(plan, tmp_path / "j")
+    assert report.outcomes[0].status == "refused"
+    assert "content changed" in report.outcomes[0].reason
+
+
+def test_refusals_symlinks_outside_paths_mail_and_references(
+    corpus: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    write(outside, "x.txt", "alpha " * 50)
+    os.symlink(outside, corpus / "linkdir")
+    os.symlink(corpus / "keep/a.txt", corpus / "alias.txt")
+    st = os.stat(outside / "x.txt")
+    plan = plan_action(corpus, "trash", [
+        Target("linkdir/x.txt", st.st_size, st.st_mtime_ns, st.st_ino, "text", "keep/a.txt"),
+        Target("../outside/x.txt", st.st_size, st.st_mtime_ns, st.st_ino, "text", "keep/a.txt"),
+        target(corpus, "alias.txt", "keep/a.txt"),
+        target(corpus, "copies/a1.txt", "keep/a.txt", kind="maildir"),
+        target(corpus, "copies/deep/a2.txt", None),
+        target(corpus, "other/b.txt", "other/b-near.txt"),
+        target(corpus, "other/b-near.txt", "other/b.txt"),
+        target(corpus, "copies/odd name 'q' \u00e9.txt", "missing.txt"),
+    ], trash_dir=tmp_path / "trash")
+    reasons = {o.id: o.reason for o in plan.refused}
+    assert plan.steps == []
+    assert "symlink" in reasons["linkdir/x.txt"]
+    assert "not a plain path" in reasons["../outside/x.txt"]
+    assert "symlink" in reasons["alias.txt"]
+    assert reasons["copies/a1.txt"] == MAIL_REASON
+    assert "no copy is kept" in reasons["copies/deep/a2.txt"]
+    assert "marked too" in reasons["other/b.txt"]
+    assert "reference missing.txt is gone" in reasons["copies/odd name 'q' \u00e9.txt"]
+    assert (outside / "x.txt").exists()
+
+
+def test_reference_removed_before_acting_keeps_the_copy(corpus: Path, tmp_path: Path) -> None:
+    plan = plan_action(corpus, "trash", [target(corpus, "copies/a1.txt", "keep/a.txt")],
+                       trash_dir=tmp_path / "trash")
+    os.unlink(corpus / "keep/a.txt")
+    report = execute(plan, tmp_path / "j")
+    assert report.outcomes[0].status == "refused"
+    assert "keep/a.txt is gone" in report.outcomes[0].reason
+    assert (corpus / "copies/a1.txt").exists()
+
+
+def test_undo_conflict_is_reported_and_can_be_retried(corpus: Path, tmp_path: Path) -> None:
+    jdir = tmp_path / "j"
+    plan = plan_action(corpus, "trash", [target(corpus, "copies/a1.txt", "keep/a.txt"),
+                                         target(corpus, "copies/deep/a2.txt", "keep/a.txt")],
+                       trash_dir=tmp_path / "trash")
+    execute(plan, jdir)
+    write(corpus, "copies/a1.txt", "someone wrote a new file here")
+    report = undo_last(jdir)
+    assert report is not None
+    by_id = {o.id: o for o in report.outcomes}
+    assert by_id["copies/a1.txt"].status == "failed" and "now exists" in by_id["copies/a1.txt"].reason
+    assert by_id["copies/deep/a2.txt"].status == "undone"
+    assert (corpus / "copies/a1.txt").read_text() == "someone wrote a new file here"
+    [journal] = undoable(jdir)
+    assert journal.state == "undo-incomplete"
+    os.unlink(corpus / "copies/a1.txt")
+    again = undo_last(jdir)
+    assert again is not None and [o.status for o in again.outcomes] == ["undone"]
+    assert (corpus / "copies/a1.txt").read_text() == "alpha " * 50
+
+
+def test_removal_list_touches_nothing_and_its_script_works(corpus: Path, tmp_path: Path) -> None:
+    write(corpus, "copies/new\nline.txt", "alpha " * 50)
+    before = tree(corpus)
+    names = ["copies/a1.txt", "copies/odd name 'q' \u00e9.txt", "copies/new\nline.txt"]
+    plan = plan_action(corpus, "list", [target(corpus, n, "keep/a.txt") for n in names])
+    paths = write_removal_list(plan, tmp_path / "removal")
+    assert [p.suffix for p in paths] == [".csv", ".jsonl", ".sh"]
+    assert tree(corpus) == before
+    rows = [json.loads(line) for line in paths[1].read_text().splitlines()]
+    assert [r["id"] for r in rows] == names
+    with pytest.raises(FileExistsError):
+        write_removal_list(plan, tmp_path / "removal")
+    # the script removes exactly the listed files (a changed one is skipped)
+    with open(corpus / "copies/a1.txt", "ab") as fh:
+        fh.write(b"changed")
+    done = subprocess.run(["sh", str(paths[2])], capture_output=True, check=True)
+    assert b"skipped" in done.stderr
+    left = set(tree(corpus))
+    assert left == set(before) - set(names[1:])
+
+
+def _run_action_child(corpus: Path, tmp_path: Path, action: str, pause_after: int,
+                      names: list[str], extra: str = "") -> subprocess.Popen:
+    code = f"""
+import os, sys
+from ditto_tui.corpus.actions import Target, plan_action, execute
+root = {str(corpus)!r}
+targets = []
+for rel in {names!r}:
+    st = os.lstat(os.path.join(root, rel))
+    targets.append(Target(rel, st.st_size, st.st_mtime_ns, st.st_ino, "text", "keep/a.txt"))
+plan = plan_action(root, {action!r}, targets, trash_dir={str(tmp_path / 'trash')!r} {extra})
+execute(plan, {str(tmp_path / 'j')!r})
+"""
+    env = dict(os.environ, **{PAUSE_ENV: str(pause_after)})
+    return subprocess.Popen([sys.executable, "-c", code], env=env)
+
+
+@pytest.mark.parametrize("action", ["trash", "link", "move"])
+def test_kill_in_the_middle_then_recover_rolls_back(
+    corpus: Path, tmp_path: Path, action: str
+) -> None:
+    for i in range(6):
+        write(corpus, f"many/c{i}.txt", "alpha " * 50)
+    names = [f"many/c{i}.txt" for i in range(6)]
+    before = tree(corpus)
+    extra = f", quarantine={str(tmp_path / 'q')!r}" if action == "move" else ""
+    child = _run_action_child(corpus, tmp_path, action, 3, names, extra)
+    deadline = time.monotonic() + 60
+    done = 0
+    while time.monotonic() < deadline:
+        found = journals(tmp_path / "j")
+        if found:
+            done = sum(1 for o in found[0].outcomes.values() if o["status"] == "done")
+            if done >= 3:
+                break
+        assert child.poll() is None, "the action ended before the pause"
+        time.sleep(0.05)
+    assert done == 3
+    child.send_signal(signal.SIGKILL)
+    child.wait()
+    assert tree(corpus) != before
+    [journal] = journals(tmp_path / "j")
+    assert journal.state is None  # interrupted
+    reports = recover(tmp_path / "j")
+    assert [r.count("undone") for r in reports] == [3]
+    assert tree(corpus) == before
+    assert journals(tmp_path / "j")[0].state == "rolled-back"
+    assert recover(tmp_path / "j") == []
+
+
+def test_recover_rolls_back_the_file_in_flight(corpus: Path, tmp_path: Path) -> None:
+    """A crash between the journal write and the outcome record: decided from the disk."""
+    before = tree(corpus)
+    plan = plan_action(corpus, "trash", [target(corpus, "copies/a1.txt", "keep/a.txt")],
+                       trash_dir=tmp_path / "trash")
+    from dataclasses import asdict
+
+    journal = Journal.create(tmp_path / "j", {"action": "trash", "root": plan.root}, [
+        asdict(s) for s in plan.steps])
+    step = plan.steps[0]
+    os.makedirs(os.path.dirname(step.dest))
+    os.makedirs(os.path.dirname(step.info))
+    Path(step.info).write_text("[Trash Info]\n")
+    os.rename(corpus / "copies/a1.txt", step.dest)  # moved; the outcome never recorded
+    with open(journal.path, "ab") as fh:
+        fh.write(b'{"n": 0, "sta')  # torn line
+    journal.close()
+    [report] = recover(tmp_path / "j")
+    assert report.count("undone") == 1
+    assert tree(corpus) == before
+    assert not os.path.exists(step.info)
+
+
+def test_a_journal_in_use_is_not_rolled_back(corpus: Path, tmp_path: Path) -> None:
+    plan = plan_action(corpus, "trash", [target(corpus, "copies/a1.txt", "keep/a.txt")],
+                       trash_dir=tmp_path / "trash")
+    from dataclasses import asdict
+
+    journal = Journal.create(tmp_path / "j", {"action": "trash", "root": plan.root},
+                             [asdict(s) for s in plan.steps])
+    try:
+        assert recover(tmp_path / "j") == []  # locked by this (live) writer
+    finally:
+        journal.close()
+    assert len(recover(tmp_path / "j")) == 1
