@@ -32,6 +32,7 @@ DEFAULT_MAX_K = 8
 GO_STYLE_FLAGS = ("char", "word", "min", "json", "strict", "pipeline", "shingle")
 SUBCOMMANDS = (
     "explore", "fingerprint", "fp", "cluster", "near", "compare", "export", "version", "spark", "open",
+    "dedupe", "undo",
 )
 
 
@@ -253,6 +254,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=("csv", "jsonl"), default="csv")
     p.add_argument("-o", "--output", metavar="FILE", default="-",
                    help="destination file (default: standard output)")
+    p.add_argument("--decisions", action="store_true",
+                   help="add each document's review decision and its family's reference "
+                   "(one folder PATH)")
     _add_pipeline_options(p)
     _add_corpus_options(p)
 
@@ -263,6 +267,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_spark_parser(sub)
     add_open_parser(sub)
+    from ditto_tui.dedupe_cli import add_parsers as add_dedupe_parsers
+
+    add_dedupe_parsers(sub, [_add_pipeline_options, _add_corpus_options], non_negative)
     return parser
 
 
@@ -516,15 +523,22 @@ def cmd_export(args: argparse.Namespace, out: Output) -> int:
     index.add_many(got.ids, got.fps)
     families: list[Family] = index.families(args.k, mode=args.mode, min_size=args.min)
     fingerprints = dict(zip(got.ids, (int(f) for f in got.fps), strict=True))
+    decisions = None
+    if args.decisions:
+        from ditto_tui.dedupe_cli import export_decisions
+
+        if len(args.paths) != 1:
+            raise CommandError("--decisions needs one folder PATH")
+        decisions = export_decisions(args.paths[0], args)
     if args.output == "-":
         sys.stdout.flush()
         write_families(families, sys.stdout, fmt=args.format, k=args.k, mode=args.mode,
-                       fingerprints=fingerprints)
+                       fingerprints=fingerprints, decisions=decisions)
         sys.stdout.flush()
     else:
         try:
             export_families(families, args.output, fmt=args.format, k=args.k, mode=args.mode,
-                            fingerprints=fingerprints)
+                            fingerprints=fingerprints, decisions=decisions)
         except FileExistsError:
             raise CommandError(f"{args.output}: already exists (not overwritten)") from None
     return _finish(args, report)
@@ -582,6 +596,18 @@ def cmd_open(args: argparse.Namespace, out: Output) -> int:
     return run_open(args)
 
 
+def cmd_dedupe(args: argparse.Namespace, out: Output) -> int:
+    from ditto_tui.dedupe_cli import run_dedupe
+
+    return run_dedupe(args, out)
+
+
+def cmd_undo(args: argparse.Namespace, out: Output) -> int:
+    from ditto_tui.dedupe_cli import run_undo
+
+    return run_undo(args, out)
+
+
 COMMANDS = {
     "explore": cmd_explore,
     "fingerprint": cmd_fingerprint,
@@ -593,6 +619,8 @@ COMMANDS = {
     "version": cmd_version,
     "spark": cmd_spark,
     "open": cmd_open,
+    "dedupe": cmd_dedupe,
+    "undo": cmd_undo,
 }
 
 

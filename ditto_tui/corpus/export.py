@@ -4,7 +4,9 @@ CSV has one row per member: ``family,size,diameter,representative,member,distanc
 fingerprint,k,mode`` (``family`` counts from 1 in the given order; ``distance`` is to the
 representative). JSON lines have one object per family: ``{"family", "k", "mode", "size",
 "diameter", "representative", "members": [{"id", "fingerprint", "distance"}]}``.
-Fingerprints are 16 lowercase hex digits. Ids that are not valid UTF-8 (surrogateescape
+Fingerprints are 16 lowercase hex digits. With ``decisions`` (id -> review decision), CSV
+rows end with ``decision,reference`` and JSON members carry ``decision``, families
+``reference``: the family's member decided ``keep`` (the first one by id), else empty. Ids that are not valid UTF-8 (surrogateescape
 strings) are written back as their original bytes.
 """
 
@@ -46,11 +48,12 @@ def _lookup(fingerprints: Mapping[str, int] | Callable[[str], int]) -> Callable[
     return fingerprints.__getitem__  # type: ignore[union-attr]
 
 
-def _write(handle, families: Iterable[_Family], fmt: str, k: int, mode: str, fp_of) -> int:
+def _write(handle, families: Iterable[_Family], fmt: str, k: int, mode: str, fp_of,
+           decisions: Mapping[str, str] | None = None) -> int:
     count = 0
     writer = csv.writer(handle, lineterminator="\n") if fmt == "csv" else None
     if writer is not None:
-        writer.writerow(CSV_HEADER)
+        writer.writerow(CSV_HEADER + (("decision", "reference") if decisions is not None else ()))
     for number, family in enumerate(families, start=1):
         centre = int(fp_of(family.centre))
         members = []
@@ -58,11 +61,17 @@ def _write(handle, families: Iterable[_Family], fmt: str, k: int, mode: str, fp_
             fp = int(fp_of(member))
             members.append((member, fp, (fp ^ centre).bit_count()))
         members.sort(key=lambda m: (m[2], m[0]))
+        extra: tuple[str, ...] = ()
+        if decisions is not None:
+            kept = sorted(m for m in family.members if decisions.get(m) == "keep")
+            reference = kept[0] if kept else ""
         if writer is not None:
             for member, fp, distance in members:
+                if decisions is not None:
+                    extra = (decisions.get(member, ""), reference)
                 writer.writerow(
                     (number, len(members), family.diameter, family.centre, member, distance,
-                     f"{fp:016x}", k, mode)
+                     f"{fp:016x}", k, mode, *extra)
                 )
         else:
             record = {
@@ -77,6 +86,13 @@ def _write(handle, families: Iterable[_Family], fmt: str, k: int, mode: str, fp_
                     for member, fp, distance in members
                 ],
             }
+            if decisions is not None:
+                record["reference"] = reference
+                record["members"] = [
+                    {"id": member, "fingerprint": f"{fp:016x}", "distance": distance,
+                     "decision": decisions.get(member, "")}
+                    for member, fp, distance in members
+                ]
             handle.write(json.dumps(record, ensure_ascii=False) + "\n")
         count += 1
     return count
@@ -90,11 +106,12 @@ def write_families(
     k: int,
     mode: str,
     fingerprints: Mapping[str, int] | Callable[[str], int],
+    decisions: Mapping[str, str] | None = None,
 ) -> int:
     """Write ``families`` to an open text stream (e.g. stdout); return how many were written."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown export format {fmt!r} (expected csv or jsonl)")
-    return _write(handle, families, fmt, k, mode, _lookup(fingerprints))
+    return _write(handle, families, fmt, k, mode, _lookup(fingerprints), decisions)
 
 
 def export_families(
@@ -106,6 +123,7 @@ def export_families(
     mode: str,
     fingerprints: Mapping[str, int] | Callable[[str], int],
     overwrite: bool = False,
+    decisions: Mapping[str, str] | None = None,
 ) -> int:
     """Write ``families`` to ``dest`` and return how many families were written.
 
@@ -125,7 +143,7 @@ def export_families(
     if not overwrite:
         try:
             with open(path, "x", encoding="utf-8", errors="surrogateescape", newline="") as handle:
-                return _write(handle, families, fmt, k, mode, fp_of)
+                return _write(handle, families, fmt, k, mode, fp_of, decisions)
         except FileExistsError:
             raise
         except BaseException:
@@ -134,7 +152,7 @@ def export_families(
     fd, tmp = tempfile.mkstemp(prefix=".ditto-export-", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape", newline="") as handle:
-            count = _write(handle, families, fmt, k, mode, fp_of)
+            count = _write(handle, families, fmt, k, mode, fp_of, decisions)
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)

@@ -22,6 +22,8 @@ DEFAULT_IGNORES: tuple[str, ...] = (
     "__pycache__/",
     ".dittoignore",
     ".ditto-tui/",
+    "/.Trash-*/",  # a volume's trash (freedesktop spec) when the root is a mount point
+    "/.Trash/",
 )
 IGNORE_FILE = ".dittoignore"
 

@@ -1,0 +1,349 @@
+"""``ditto-tui dedupe`` and ``ditto-tui undo``: review and act on near-duplicates from scripts.
+
+In the style of fclones: group a folder's documents into families at distance k (ignored
+pairs and families from the review store respected), pick a reference per family by keep
+rules, mark the rest (never files in a reference folder, never documents the user decided
+to keep), show the plan, ask, act, and keep a journal for ``ditto-tui undo``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ditto_tui.core.keep import RULES
+
+ACTION_CHOICES = ("trash", "move", "link", "list")
+
+
+def add_parsers(sub: Any, common: list[Callable[[argparse.ArgumentParser], None]],
+                non_negative: Callable[[str], int]) -> None:
+    """Add the ``dedupe`` and ``undo`` subcommands (``common`` adds shared option groups)."""
+    p = sub.add_parser(
+        "dedupe", help="mark near-duplicates by keep rules and act on them (with undo)",
+        description="Group the documents under PATH into near-duplicate families at distance "
+        "K, keep one reference per family chosen by --keep rules (in order; ties go to the "
+        "path), and act on the others: move them to the trash, into a quarantine folder, "
+        "replace byte-identical ones with hard links, or only write a removal list. "
+        "A dry-run listing always comes first; acting needs --yes or a 'y' at the prompt. "
+        "Every action is journaled: 'ditto-tui undo PATH' puts the files back.",
+    )
+    p.add_argument("path", metavar="PATH", help="the corpus folder")
+    p.add_argument("-k", type=non_negative, default=3, metavar="K",
+                   help="maximum Hamming distance within a family (default 3)")
+    p.add_argument("--keep", action="append", choices=RULES, default=[], metavar="RULE",
+                   help=f"keep rule, repeatable, first wins ({', '.join(RULES)}); default newest")
+    p.add_argument("--prefer-folder", action="append", default=[], metavar="DIR",
+                   help="reference folder (repeatable): its files are kept first and never acted on")
+    p.add_argument("--only-glob", action="append", default=[], metavar="GLOB",
+                   help="act only on marked files matching GLOB (a name, or a path with '/')")
+    p.add_argument("--only-folder", action="append", default=[], metavar="DIR",
+                   help="act only on marked files inside DIR")
+    p.add_argument("--action", nargs="+", default=["list"], metavar=("ACTION", "ARG"),
+                   help="trash | move DIR | link | list [PREFIX] (default: list, which "
+                   "writes PREFIX.csv/.jsonl/.sh and touches nothing)")
+    p.add_argument("--dry-run", "-n", action="store_true", help="show the plan and stop")
+    p.add_argument("--yes", "-y", action="store_true", help="act without asking")
+    p.add_argument("--trash-dir", metavar="DIR", default=None,
+                   help="use this folder as the trash (default: the freedesktop trash, "
+                   "or $DITTO_TUI_TRASH_DIR)")
+    for add in common:
+        add(p)
+
+    p = sub.add_parser(
+        "undo", help="undo the last dedupe action on a folder",
+        description="Put back the files of the last trash/move/link action on PATH, byte "
+        "for byte (repeat to undo earlier ones). An action interrupted by a crash is rolled "
+        "back first.",
+    )
+    p.add_argument("path", nargs="?", default=".", metavar="PATH",
+                   help="the corpus folder (default: the current directory)")
+    p.add_argument("--list", action="store_true", help="list the recorded actions and stop")
+    p.add_argument("--cache", metavar="DIR", default=None,
+                   help="the folder given to dedupe --cache, if any")
+
+
+def _parse_action(values: list[str]) -> tuple[str, str | None]:
+    from ditto_tui.cli import UsageError
+
+    name, *rest = values
+    if name not in ACTION_CHOICES:
+        raise UsageError(f"--action: unknown action {name!r} (choose from {', '.join(ACTION_CHOICES)})")
+    if name == "move":
+        if len(rest) != 1:
+            raise UsageError("--action move needs exactly one quarantine folder: --action move DIR")
+        return name, rest[0]
+    if name == "list":
+        if len(rest) > 1:
+            raise UsageError("--action list takes at most one PREFIX")
+        return name, rest[0] if rest else None
+    if rest:
+        raise UsageError(f"--action {name} takes no argument (got {' '.join(rest)})")
+    return name, None
+
+
+def _rel_folder(root: Path, folder: str) -> str:
+    """A folder given on the command line, as a root-relative id prefix."""
+    from ditto_tui.cli import UsageError
+
+    absolute = os.path.realpath(folder if os.path.isabs(folder) or os.path.exists(folder)
+                                else root / folder)
+    real = os.path.realpath(root)
+    if absolute != real and not absolute.startswith(real.rstrip(os.sep) + os.sep):
+        raise UsageError(f"{folder}: not inside {root}")
+    rel = os.path.relpath(absolute, real)
+    return "" if rel == "." else rel.replace(os.sep, "/")
+
+
+def _store(path: str, cache_dir: str | None, notices: list[str]):
+    from ditto_tui.cli import CommandError
+    from ditto_tui.corpus.review import ReviewStore
+
+    try:
+        return ReviewStore.for_root(path, cache_dir=cache_dir, notices=notices)
+    except ValueError as exc:
+        raise CommandError(str(exc)) from None
+
+
+def _report_recovery(journal_dir: Path) -> None:
+    from ditto_tui.cli import warn
+    from ditto_tui.corpus.actions import recover
+
+    for report in recover(journal_dir):
+        warn(f"an interrupted {report.action} was rolled back: {report.count('undone')} "
+             f"file(s) put back, {len(report.failures)} problem(s)")
+        for o in report.failures:
+            warn(f"  {o.id}: {o.reason}")
+
+
+def _human(n: int) -> str:
+    value = float(n)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if value < 1024 or unit == "GiB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{n} B"
+
+
+def _confirm(question: str, yes: bool) -> None:
+    from ditto_tui.cli import CommandError
+
+    if yes:
+        return
+    if not sys.stdin.isatty():
+        raise CommandError("not acting without confirmation: standard input is not a "
+                           "terminal (pass --yes, or --dry-run to only look)")
+    sys.stderr.write(f"{question} [y/N] ")
+    sys.stderr.flush()
+    answer = sys.stdin.readline().strip().lower()
+    if answer not in ("y", "yes"):
+        raise CommandError("nothing done")
+
+
+def run_dedupe(args: argparse.Namespace, out: Any) -> int:
+    """The ``dedupe`` command (see :func:`add_parsers`)."""
+    from ditto_tui.cli import CommandError, _pipeline, _scan_options, escape_id, warn
+    from ditto_tui.core.decisions import family_key
+    from ditto_tui.core.keep import DocumentTable, by_folder, by_glob, preview
+    from ditto_tui.core.linkage import ignore_aware_labels
+    from ditto_tui.core.pairs import UniquePairs
+    from ditto_tui.corpus.actions import Target, execute, plan_action, write_removal_list
+    from ditto_tui.corpus.review import identity_of
+    from ditto_tui.corpus.session import CorpusSession
+
+    action, arg = _parse_action(args.action)
+    if not os.path.isdir(args.path):
+        raise CommandError(f"{args.path}: not a folder")
+    root = Path(os.path.abspath(args.path))
+    rules = args.keep or ["newest"]
+    prefer = [_rel_folder(root, f) for f in args.prefer_folder]
+    only_folders = [_rel_folder(root, f) for f in args.only_folder]
+    notices: list[str] = []
+    store = _store(args.path, args.cache, notices)
+    for notice in notices:
+        warn(notice)
+    with store:
+        _report_recovery(store.journal_dir)
+        cache = None
+        if args.cache is not None:
+            from ditto_tui.corpus.cache import default_cache_path
+
+            cache = Path(args.cache) / default_cache_path(root).name
+        try:
+            session = CorpusSession(root, _pipeline(args), options=_scan_options(args),
+                                    cache=cache, use_cache=not args.no_cache, jobs=args.jobs,
+                                    reconcile_every=None)
+        except ValueError as exc:
+            raise CommandError(str(exc)) from None
+        with session:
+            session.scan()
+            for notice in session.notices:
+                warn(notice)
+            for s in session.skipped:
+                warn(f"skipped {s.id}: {s.reason}")
+            docs = session.documents
+            fps_map = session.fingerprints
+            ids = sorted(docs)
+            n = len(ids)
+            fps = np.fromiter((int(fps_map[i]) for i in ids), np.uint64, n)
+            idents = {i: identity_of(docs[i], int(fps_map[i])) for i in ids}
+            pos = {d: x for x, d in enumerate(ids)}
+            pairs, lapsed = store.ignored_pairs(idents)
+            if lapsed:
+                warn(f"{lapsed} ignored pair(s) no longer apply (a document changed or left)")
+            u, inv = np.unique(fps, return_inverse=True)
+            up = UniquePairs.compute(u, min(args.k, 64))
+            labels = ignore_aware_labels(
+                inv, len(u), up.i, up.j, up.d, args.k,
+                np.array([pos[a] for a, _ in pairs], np.int64),
+                np.array([pos[b] for _, b in pairs], np.int64),
+            )
+            sizes = np.bincount(labels) if n else np.zeros(0, np.int64)
+            labels = np.where(sizes[labels] >= 2, labels, -1) if n else labels
+            # families marked "fine" are left out
+            fine = store.family_marks("ignored")
+            if fine:
+                for lab in np.unique(labels[labels >= 0]).tolist():
+                    members = np.flatnonzero(labels == lab)
+                    if family_key(idents[ids[m]] for m in members) in fine:
+                        labels[members] = -1
+            inside = labels >= 0
+            labels[inside] = np.unique(labels[inside], return_inverse=True)[1].reshape(-1)
+            table = DocumentTable.from_documents(
+                ids, [docs[i].mtime_ns for i in ids], [docs[i].size for i in ids],
+                reference_folders=prefer,
+            )
+            result = preview(labels, table, rules)
+            marked = result.marked.copy()
+            decided = store.decisions(idents)
+            for doc_id, value in decided.current.items():
+                if value in ("keep", "not-duplicate"):
+                    marked[pos[doc_id]] = False
+            if args.only_glob:
+                marked &= np.logical_or.reduce([by_glob(ids, g) for g in args.only_glob])
+            if only_folders:
+                marked &= np.logical_or.reduce([by_folder(ids, f) for f in only_folders])
+            targets = [
+                Target.from_document(docs[ids[x]], ids[int(result.refs[labels[x]])])
+                for x in np.flatnonzero(marked).tolist()
+            ]
+            plan = plan_action(root, action, targets,
+                               quarantine=arg if action == "move" else None,
+                               trash_dir=args.trash_dir)
+
+            families = int(len(result.refs))
+            by_family: dict[int, list[int]] = {}
+            for x in np.flatnonzero(marked).tolist():
+                by_family.setdefault(int(labels[x]), []).append(x)
+            step_ids = {s.id for s in plan.steps}
+            refused = {o.id: o.reason for o in plan.refused}
+            verb = {"trash": "trash", "move": "move", "link": "link", "list": "list"}[action]
+            for lab in sorted(by_family):
+                out.line(b"keep    " + escape_id(ids[int(result.refs[lab])]))
+                for x in by_family[lab]:
+                    doc_id = ids[x]
+                    if doc_id in step_ids:
+                        out.line(f"{verb:<8}".encode() + escape_id(doc_id))
+                    else:
+                        out.line(b"refuse  " + escape_id(doc_id) + b"  ("
+                                 + refused.get(doc_id, "").encode() + b")")
+                out.line(b"")
+            out.line(f"{n} document(s), {families} family(ies) at k={args.k}; "
+                     f"{len(plan.steps)} file(s) to {verb} ({_human(plan.bytes)}), "
+                     f"{len(plan.refused)} refused")
+            out.flush()
+            if args.dry_run or not plan.steps:
+                return 0
+            if action == "list":
+                prefix = arg or f"ditto-removal-{plan.tag.removeprefix('ditto-')}"
+                try:
+                    written = write_removal_list(plan, prefix)
+                except FileExistsError as exc:
+                    raise CommandError(f"{exc}: already exists (not overwritten)") from None
+                for p in written:
+                    out.line(f"wrote {p}")
+                return 0
+            question = {
+                "trash": f"Move {len(plan.steps)} file(s) to the trash?",
+                "move": f"Move {len(plan.steps)} file(s) into {arg}?",
+                "link": f"Replace {len(plan.steps)} file(s) with hard links to their reference?",
+            }[action]
+            _confirm(question, args.yes)
+            report = execute(plan, store.journal_dir)
+            problems = [o for o in report.outcomes if o.status in ("refused", "failed")
+                        and o.id not in refused]
+            for o in problems:
+                warn(f"{o.id}: {o.reason}")
+            out.line(f"{report.count('done')} file(s) done, {len(problems)} not done; "
+                     f"undo with: ditto-tui undo {args.path}")
+            return 1 if problems else 0
+
+
+def run_undo(args: argparse.Namespace, out: Any) -> int:
+    """The ``undo`` command."""
+    import time
+
+    from ditto_tui.cli import CommandError, warn
+    from ditto_tui.corpus.actions import Busy, undo_last
+    from ditto_tui.corpus.journal import journals
+
+    if not os.path.isdir(args.path):
+        raise CommandError(f"{args.path}: not a folder")
+    notices: list[str] = []
+    with _store(args.path, args.cache, notices) as store:
+        _report_recovery(store.journal_dir)
+        if args.list:
+            for j in journals(store.journal_dir):
+                done = sum(1 for o in j.outcomes.values() if o.get("status") == "done")
+                undone = sum(1 for o in j.outcomes.values() if o.get("status") == "undone")
+                when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(j.created))
+                out.line(f"{j.id}\t{when}\t{j.action}\t{len(j.ops)} file(s)\t"
+                         f"{j.state or 'interrupted'}\t{done} still done, {undone} undone")
+            return 0
+        try:
+            report = undo_last(store.journal_dir)
+        except Busy as exc:
+            raise CommandError(f"{exc}; try again when it has finished") from None
+        if report is None:
+            warn("nothing to undo")
+            return 0
+        for o in report.failures:
+            warn(f"{o.id}: {o.reason}")
+        out.line(f"undid {report.action}: {report.count('undone')} file(s) put back, "
+                 f"{len(report.failures)} not")
+        return 1 if report.failures else 0
+
+
+def export_decisions(path: str, args: argparse.Namespace) -> dict[str, str]:
+    """Decisions of the documents under folder ``path`` keyed by export id
+    (``go_join(path, rel)``); a stale one is written ``stale:<decision>``."""
+    from ditto_tui.cli import CommandError, _pipeline, _scan_options
+    from ditto_tui.corpus.review import identity_of
+    from ditto_tui.corpus.session import CorpusSession
+    from ditto_tui.corpus.walk import go_join
+
+    if not os.path.isdir(path):
+        raise CommandError("--decisions needs one folder PATH")
+    notices: list[str] = []
+    cache = None
+    if args.cache is not None:
+        from ditto_tui.corpus.cache import default_cache_path
+
+        cache = Path(args.cache) / default_cache_path(path).name
+    with _store(path, args.cache, notices) as store, CorpusSession(
+        path, _pipeline(args), options=_scan_options(args), cache=cache,
+        use_cache=not args.no_cache, jobs=args.jobs, reconcile_every=None,
+    ) as session:
+        session.scan()
+        idents = {i: identity_of(d, int(session.fingerprints[i]))
+                  for i, d in session.documents.items()}
+        got = store.decisions(idents, follow=False)
+    out = {go_join(path, i): v for i, v in got.current.items()}
+    out.update({go_join(path, i): f"stale:{v}" for i, v in got.stale.items()})
+    return out

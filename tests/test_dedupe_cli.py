@@ -1,0 +1,216 @@
+"""``ditto-tui dedupe`` / ``undo`` / ``export --decisions`` on real folders."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from ditto_tui import cli
+from ditto_tui.corpus.actions import PAUSE_ENV
+from ditto_tui.corpus.journal import journals
+from ditto_tui.corpus.review import ReviewStore, identity_of
+from ditto_tui.corpus.session import CorpusSession
+
+TEXT = "Your Apple ID has been locked. Please verify your account now, today. " * 8
+
+
+def tree(root: Path) -> dict[str, str]:
+    out = {}
+    for dirpath, _, files in os.walk(root):
+        for name in files:
+            p = os.path.join(dirpath, name)
+            with open(p, "rb") as fh:
+                out[os.path.relpath(p, root)] = hashlib.sha256(fh.read()).hexdigest()
+    return out
+
+
+@pytest.fixture
+def env(tmp_path: Path, monkeypatch) -> dict[str, Path]:
+    places = {"cache": tmp_path / "cache", "trash": tmp_path / "trash"}
+    monkeypatch.setenv("XDG_CACHE_HOME", str(places["cache"]))
+    monkeypatch.setenv("DITTO_TUI_TRASH_DIR", str(places["trash"]))
+    return places
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    root = tmp_path / "docs"
+    for rel, text in {
+        "ref/orig.txt": TEXT,
+        "copies/one.txt": TEXT,
+        "copies/two.txt": TEXT + "!",
+        "copies/deep/three.txt": TEXT,
+        "other/unrelated.txt": "Minutes of the garden committee: compost and tomatoes. " * 6,
+    }.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    # distinct mtimes, oldest first in this order
+    for n, rel in enumerate(["copies/one.txt", "ref/orig.txt", "copies/two.txt",
+                             "copies/deep/three.txt"]):
+        os.utime(root / rel, ns=(1_600_000_000_000_000_000 + n, 1_600_000_000_000_000_000 + n))
+    return root
+
+
+def run(capfdbinary, *argv: str) -> tuple[int, str, str]:
+    code = cli.main(list(argv))
+    captured = capfdbinary.readouterr()
+    return code, captured.out.decode("utf-8", "replace"), captured.err.decode("utf-8", "replace")
+
+
+def test_dry_run_lists_the_plan_and_touches_nothing(corpus, env, capfdbinary) -> None:
+    before = tree(corpus)
+    code, out, err = run(capfdbinary, "dedupe", str(corpus), "-k", "3", "--keep", "oldest",
+                         "--action", "trash", "--dry-run")
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0] == "keep    copies/one.txt"
+    assert set(lines[1:4]) == {"trash   ref/orig.txt", "trash   copies/two.txt",
+                               "trash   copies/deep/three.txt"}
+    assert "3 file(s) to trash" in lines[-1]
+    assert tree(corpus) == before
+
+
+def test_reference_folder_wins_and_is_never_acted_on(corpus, env, capfdbinary) -> None:
+    code, out, err = run(capfdbinary, "dedupe", str(corpus), "--keep", "newest",
+                         "--prefer-folder", str(corpus / "ref"), "--action", "trash", "-n")
+    assert code == 0, err
+    assert out.splitlines()[0] == "keep    ref/orig.txt"
+    assert "ref/orig.txt" not in "".join(out.splitlines()[1:])
+    code, out, _ = run(capfdbinary, "dedupe", str(corpus), "--prefer-folder", "/elsewhere", "-n")
+    assert code == 2
+
+
+def test_acting_needs_confirmation_when_not_a_terminal(corpus, env, capfdbinary) -> None:
+    before = tree(corpus)
+    code, _, err = run(capfdbinary, "dedupe", str(corpus), "--action", "trash")
+    assert code == 1 and "not acting without confirmation" in err
+    assert tree(corpus) == before
+
+
+def test_trash_then_undo_restores_every_byte(corpus, env, capfdbinary) -> None:
+    before = tree(corpus)
+    code, out, err = run(capfdbinary, "dedupe", str(corpus), "--keep", "oldest",
+                         "--action", "trash", "--yes")
+    assert code == 0, err
+    assert "3 file(s) done" in out
+    assert set(tree(corpus)) == {"copies/one.txt", "other/unrelated.txt"}
+    assert len(list((env["trash"] / "info").iterdir())) == 3
+    code, out, err = run(capfdbinary, "undo", str(corpus), "--list")
+    assert code == 0 and "\ttrash\t3 file(s)\tdone" in out
+    code, out, err = run(capfdbinary, "undo", str(corpus))
+    assert code == 0, err
+    assert "3 file(s) put back" in out
+    assert tree(corpus) == before
+    code, _, err = run(capfdbinary, "undo", str(corpus))
+    assert code == 0 and "nothing to undo" in err
+
+
+def test_move_link_and_list_actions(corpus, env, tmp_path, capfdbinary) -> None:
+    before = tree(corpus)
+    q = tmp_path / "quarantine"
+    code, _, err = run(capfdbinary, "dedupe", str(corpus), "--keep", "oldest", "--only-folder",
+                       str(corpus / "copies"), "--action", "move", str(q), "-y")
+    assert code == 0, err
+    assert sorted(tree(q)) == ["copies/deep/three.txt", "copies/two.txt"]
+    run(capfdbinary, "undo", str(corpus))
+    assert tree(corpus) == before
+    code, out, err = run(capfdbinary, "dedupe", str(corpus), "--keep", "oldest",
+                         "--action", "link", "-y")
+    assert code == 0, err
+    assert "refuse  copies/two.txt  (not byte-identical" in out
+    one = os.stat(corpus / "copies/one.txt").st_ino
+    assert os.stat(corpus / "ref/orig.txt").st_ino == one
+    run(capfdbinary, "undo", str(corpus))
+    assert tree(corpus) == before and os.stat(corpus / "ref/orig.txt").st_ino != one
+    code, out, err = run(capfdbinary, "dedupe", str(corpus), "--action", "list",
+                         str(tmp_path / "removal"), "--only-glob", "two.*")
+    assert code == 0, err
+    rows = list(csv.reader(open(tmp_path / "removal.csv")))
+    assert [r[0] for r in rows[1:]] == ["copies/two.txt"]
+    assert tree(corpus) == before
+    assert run(capfdbinary, "dedupe", str(corpus), "--action", "move")[0] == 2
+    assert run(capfdbinary, "dedupe", str(corpus), "--action", "shred")[0] == 2
+
+
+def _identities(root: Path, cache: Path) -> dict:
+    from ditto_tui.core import make_pipeline
+
+    with CorpusSession(root, make_pipeline("ditto")) as session:
+        session.scan()
+        return {i: identity_of(d, int(session.fingerprints[i]))
+                for i, d in session.documents.items()}
+
+
+def test_stored_decisions_and_ignored_pairs_are_respected(corpus, env, capfdbinary) -> None:
+    idents = _identities(corpus, env["cache"])
+    with ReviewStore.for_root(corpus) as store:
+        store.set_decision("copies/deep/three.txt", idents["copies/deep/three.txt"], "keep")
+        # two.txt is "not a duplicate" of anything it links to: cut all its edges
+        for other in ("ref/orig.txt", "copies/one.txt", "copies/deep/three.txt"):
+            store.ignore_pair(("copies/two.txt", idents["copies/two.txt"]), (other, idents[other]))
+    code, out, err = run(capfdbinary, "dedupe", str(corpus), "--keep", "oldest", "-n",
+                         "--action", "trash")
+    assert code == 0, err
+    body = [ln for ln in out.splitlines() if ln]
+    assert body[0] == "keep    copies/one.txt"
+    assert body[1:-1] == ["trash   ref/orig.txt"]  # three.txt decided keep; two.txt split off
+    # export carries the decisions and the family's reference
+    out_csv = env["cache"].parent / "export.csv"
+    code, _, err = run(capfdbinary, "export", str(corpus), "--decisions", "-o", str(out_csv))
+    assert code == 0, err
+    rows = list(csv.DictReader(io.StringIO(out_csv.read_text())))
+    by_member = {r["member"]: r for r in rows}
+    three = by_member[os.path.join(str(corpus), "copies/deep/three.txt")]
+    assert three["decision"] == "keep"
+    assert three["reference"].endswith("copies/deep/three.txt")
+
+
+def test_mail_messages_are_refused(tmp_path, env, capfdbinary) -> None:
+    root = tmp_path / "mail"
+    for sub in ("cur", "new", "tmp"):
+        (root / "box" / sub).mkdir(parents=True)
+    body = "From: a@example.org\nSubject: hi\n\n" + TEXT
+    (root / "box/cur/1:2,S").write_text(body)
+    (root / "box/cur/2:2,S").write_text(body)
+    code, out, err = run(capfdbinary, "dedupe", str(root), "--action", "trash", "-y")
+    assert code == 0, err
+    assert "refuse  box/cur/" in out and "mail message" in out
+    assert len(tree(root)) == 2
+
+
+def test_killed_dedupe_is_rolled_back_at_the_next_start(corpus, env, capfdbinary) -> None:
+    for n in range(6):
+        (corpus / f"more/c{n}.txt").parent.mkdir(exist_ok=True)
+        (corpus / f"more/c{n}.txt").write_text(TEXT)
+    before = tree(corpus)
+    child = subprocess.Popen(
+        [sys.executable, "-m", "ditto_tui", "dedupe", str(corpus), "--action", "trash", "--yes"],
+        env=dict(os.environ, **{PAUSE_ENV: "4"}), stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    with ReviewStore.for_root(corpus) as store:
+        jdir = store.journal_dir
+    deadline = time.monotonic() + 90
+    done = 0
+    while time.monotonic() < deadline and done < 4:
+        assert child.poll() is None
+        found = journals(jdir)
+        done = sum(1 for o in found[0].outcomes.values() if o["status"] == "done") if found else 0
+        time.sleep(0.05)
+    child.send_signal(signal.SIGKILL)
+    child.wait()
+    assert len(tree(corpus)) == len(before) - 4
+    code, out, err = run(capfdbinary, "undo", str(corpus), "--list")
+    assert code == 0
+    assert "an interrupted trash was rolled back: 4 file(s) put back" in err
+    assert "rolled-back" in out
+    assert tree(corpus) == before
