@@ -134,7 +134,7 @@ def test_move_link_and_list_actions(corpus, env, tmp_path, capfdbinary) -> None:
     code, out, err = run(capfdbinary, "dedupe", str(corpus), "--action", "list",
                          str(tmp_path / "removal"), "--only-glob", "two.*")
     assert code == 0, err
-    rows = list(csv.reader(open(tmp_path / "removal.csv")))
+    rows = list(csv.reader(io.StringIO((tmp_path / "removal.csv").read_text())))
     assert [r[0] for r in rows[1:]] == ["copies/two.txt"]
     assert tree(corpus) == before
     assert run(capfdbinary, "dedupe", str(corpus), "--action", "move")[0] == 2
