@@ -17,7 +17,6 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -38,11 +37,10 @@ __all__ = [
 RULES = ("newest", "oldest", "largest", "smallest", "shortest-path", "first-name", "preferred")
 
 
-def _ranks(keys: Sequence[Any]) -> np.ndarray:
-    """Rank (0..n-1) of each key in sorted order; equal keys get distinct, stable ranks."""
-    order = sorted(range(len(keys)), key=lambda i: keys[i])
-    ranks = np.empty(len(keys), np.int64)
-    ranks[np.asarray(order, dtype=np.int64)] = np.arange(len(keys), dtype=np.int64)
+def _rank_of(order: list[int]) -> np.ndarray:
+    """Ranks from a permutation: ``rank[order[r]] = r``."""
+    ranks = np.empty(len(order), np.int64)
+    ranks[np.asarray(order, dtype=np.int64)] = np.arange(len(order), dtype=np.int64)
     return ranks
 
 
@@ -91,8 +89,11 @@ class DocumentTable:
         sz = np.asarray(size, dtype=np.int64).reshape(n)
         depth = np.fromiter((i.count("/") for i in ids), np.int64, n)
         length = np.fromiter((len(i) for i in ids), np.int64, n)
-        path_rank = _ranks(ids)
-        name_rank = _ranks([(i.rsplit("/", 1)[-1], i) for i in ids])
+        by_path = sorted(range(n), key=ids.__getitem__)
+        names = [i.rsplit("/", 1)[-1] for i in ids]
+        by_name = sorted(by_path, key=names.__getitem__)  # stable: ties stay in path order
+        path_rank = _rank_of(by_path)
+        name_rank = _rank_of(by_name)
         return cls(ids, mt, sz, depth, length, path_rank, name_rank,
                    in_folders(ids, reference_folders))
 

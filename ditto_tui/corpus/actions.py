@@ -37,7 +37,7 @@ import stat
 import time
 import uuid
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -431,7 +431,7 @@ def _move(src: str, dst: str, step: Step) -> None:
         raise Refused("replaced by another file while acting")
 
 
-def _do(plan: Plan, step: Step, made: set[str]) -> str:
+def _do(plan: Plan, step: Step, made: set[str], touched: set[str]) -> str:
     """Act on one planned file; return the destination shown to the user."""
     path, st = _verify(plan.root, step)
     ref_path, ref_st = _reference(plan.root, step.reference)
@@ -468,7 +468,7 @@ def _do(plan: Plan, step: Step, made: set[str]) -> str:
             with contextlib.suppress(OSError):
                 os.unlink(step.dest)
             raise
-        _fsync_dir(os.path.dirname(path))
+        touched.add(os.path.dirname(path))
         return step.reference
     raise ValueError(f"{plan.action} is not executed file by file")
 
@@ -493,14 +493,15 @@ def execute(
         return report
     header = {"action": plan.action, "root": plan.root, "tag": plan.tag,
               "quarantine": plan.quarantine, "files": len(plan.steps)}
-    journal = Journal.create(journal_dir, header, [asdict(s) for s in plan.steps])
+    journal = Journal.create(journal_dir, header, [dict(vars(s)) for s in plan.steps])
     report.journal = journal.id
     pause_after = int(os.environ.get(PAUSE_ENV, "0") or 0)
     made: set[str] = set()
+    touched: set[str] = set()
     try:
         for count, step in enumerate(plan.steps, 1):
             try:
-                dest = _do(plan, step, made)
+                dest = _do(plan, step, made, touched)
                 journal.record(step.n, "done")
                 report.outcomes.append(Outcome(step.id, "done", "", dest))
             except Refused as exc:
@@ -515,6 +516,8 @@ def execute(
             if pause_after and count == pause_after:
                 journal.sync()
                 time.sleep(3600)
+        for folder in touched:
+            _fsync_dir(folder)
         journal.finish("done")
     finally:
         journal.close()
@@ -530,7 +533,7 @@ def _remove_quietly(path: str) -> None:
             os.unlink(path)
 
 
-def _undo_rename(root: str, op: dict[str, Any], rolling_back: bool) -> str:
+def _undo_rename(root: str, op: dict[str, Any], rolling_back: bool, touched: set[str]) -> str:
     rel, dest, info = op["id"], op["dest"], op.get("info", "")
     src = os.path.join(root, *rel.split("/"))
     _remove_quietly(dest + ".ditto-part")
@@ -544,7 +547,7 @@ def _undo_rename(root: str, op: dict[str, Any], rolling_back: bool) -> str:
                 raise
             _copy_verified(dest, src, op["sha256"])
             os.unlink(dest)
-        _fsync_dir(os.path.dirname(src))
+        touched.add(os.path.dirname(src))
         _remove_quietly(info)
         return "undone"
     if src_there and not dest_there:
@@ -564,7 +567,7 @@ def _undo_rename(root: str, op: dict[str, Any], rolling_back: bool) -> str:
     raise Refused(f"no longer at {dest} (was the trash emptied?)")
 
 
-def _undo_link(root: str, op: dict[str, Any], rolling_back: bool) -> str:
+def _undo_link(root: str, op: dict[str, Any], rolling_back: bool, touched: set[str]) -> str:
     rel = op["id"]
     _remove_quietly(op["dest"])  # a link made but not yet renamed into place
     path = os.path.join(root, *rel.split("/"))
@@ -589,7 +592,7 @@ def _undo_link(root: str, op: dict[str, Any], rolling_back: bool) -> str:
     except Refused:
         raise Refused("its content changed since it was linked; left as is") from None
     os.rename(tmp, path)
-    _fsync_dir(os.path.dirname(path))
+    touched.add(os.path.dirname(path))
     return "undone"
 
 
@@ -606,6 +609,7 @@ def undo_journal(journal: Journal, *, rolling_back: bool = False) -> Report:
     report = Report(journal.action, journal.id)
     root = journal.header["root"]
     undo = _undo_link if journal.action == "link" else _undo_rename
+    touched: set[str] = set()
     try:
         for op in reversed(journal.ops):
             n = int(op["n"])
@@ -615,7 +619,7 @@ def undo_journal(journal: Journal, *, rolling_back: bool = False) -> Report:
             if not rolling_back and last != "done":
                 continue
             try:
-                status = undo(root, op, rolling_back)
+                status = undo(root, op, rolling_back, touched)
                 journal.record(n, status)
                 report.outcomes.append(Outcome(op["id"], status))
             except Refused as exc:
@@ -625,6 +629,8 @@ def undo_journal(journal: Journal, *, rolling_back: bool = False) -> Report:
                 reason = os_reason(exc)
                 journal.record(n, "done", reason)
                 report.outcomes.append(Outcome(op["id"], "failed", reason))
+        for folder in touched:
+            _fsync_dir(folder)
         if report.count("failed"):
             journal.finish("undo-incomplete")
         else:
