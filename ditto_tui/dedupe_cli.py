@@ -15,8 +15,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from ditto_tui.core.keep import RULES
 
 ACTION_CHOICES = ("trash", "move", "link", "list")
@@ -149,12 +147,8 @@ def _confirm(question: str, yes: bool) -> None:
 def run_dedupe(args: argparse.Namespace, out: Any) -> int:
     """The ``dedupe`` command (see :func:`add_parsers`)."""
     from ditto_tui.cli import CommandError, _pipeline, _scan_options, escape_id, warn
-    from ditto_tui.core.decisions import family_key
-    from ditto_tui.core.keep import DocumentTable, by_folder, by_glob, preview
-    from ditto_tui.core.linkage import ignore_aware_labels
-    from ditto_tui.core.pairs import UniquePairs
-    from ditto_tui.corpus.actions import Target, execute, plan_action, write_removal_list
-    from ditto_tui.corpus.review import identity_of
+    from ditto_tui.corpus.actions import execute, plan_action, write_removal_list
+    from ditto_tui.corpus.dedupe import select
     from ditto_tui.corpus.session import CorpusSession
 
     action, arg = _parse_action(args.action)
@@ -188,73 +182,33 @@ def run_dedupe(args: argparse.Namespace, out: Any) -> int:
             for s in session.skipped:
                 warn(f"skipped {s.id}: {s.reason}")
             docs = session.documents
-            fps_map = session.fingerprints
-            ids = sorted(docs)
-            n = len(ids)
-            fps = np.fromiter((int(fps_map[i]) for i in ids), np.uint64, n)
-            idents = {i: identity_of(docs[i], int(fps_map[i])) for i in ids}
-            pos = {d: x for x, d in enumerate(ids)}
-            pairs, lapsed = store.ignored_pairs(idents)
-            if lapsed:
-                warn(f"{lapsed} ignored pair(s) no longer apply (a document changed or left)")
-            u, inv = np.unique(fps, return_inverse=True)
-            up = UniquePairs.compute(u, min(args.k, 64))
-            labels = ignore_aware_labels(
-                inv, len(u), up.i, up.j, up.d, args.k,
-                np.array([pos[a] for a, _ in pairs], np.int64),
-                np.array([pos[b] for _, b in pairs], np.int64),
+            selection = select(
+                docs, session.fingerprints, args.k, rules, store=store,
+                reference_folders=prefer, only_globs=args.only_glob, only_folders=only_folders,
             )
-            sizes = np.bincount(labels) if n else np.zeros(0, np.int64)
-            labels = np.where(sizes[labels] >= 2, labels, -1) if n else labels
-            # families marked "fine" are left out
-            fine = store.family_marks("ignored")
-            if fine:
-                for lab in np.unique(labels[labels >= 0]).tolist():
-                    members = np.flatnonzero(labels == lab)
-                    if family_key(idents[ids[m]] for m in members) in fine:
-                        labels[members] = -1
-            inside = labels >= 0
-            labels[inside] = np.unique(labels[inside], return_inverse=True)[1].reshape(-1)
-            table = DocumentTable.from_documents(
-                ids, [docs[i].mtime_ns for i in ids], [docs[i].size for i in ids],
-                reference_folders=prefer,
-            )
-            result = preview(labels, table, rules)
-            marked = result.marked.copy()
-            decided = store.decisions(idents)
-            for doc_id, value in decided.current.items():
-                if value in ("keep", "not-duplicate"):
-                    marked[pos[doc_id]] = False
-            if args.only_glob:
-                marked &= np.logical_or.reduce([by_glob(ids, g) for g in args.only_glob])
-            if only_folders:
-                marked &= np.logical_or.reduce([by_folder(ids, f) for f in only_folders])
-            targets = [
-                Target.from_document(docs[ids[x]], ids[int(result.refs[labels[x]])])
-                for x in np.flatnonzero(marked).tolist()
-            ]
+            if selection.lapsed_pairs:
+                warn(f"{selection.lapsed_pairs} ignored pair(s) no longer apply "
+                     "(a document changed or left)")
+            targets = selection.targets(docs)
             plan = plan_action(root, action, targets,
                                quarantine=arg if action == "move" else None,
                                trash_dir=args.trash_dir)
 
-            families = int(len(result.refs))
-            by_family: dict[int, list[int]] = {}
-            for x in np.flatnonzero(marked).tolist():
-                by_family.setdefault(int(labels[x]), []).append(x)
+            ids = selection.ids
             step_ids = {s.id for s in plan.steps}
             refused = {o.id: o.reason for o in plan.refused}
-            verb = {"trash": "trash", "move": "move", "link": "link", "list": "list"}[action]
-            for lab in sorted(by_family):
-                out.line(b"keep    " + escape_id(ids[int(result.refs[lab])]))
-                for x in by_family[lab]:
+            verb = action
+            for ref, members in selection.by_family():
+                out.line(b"keep    " + escape_id(ids[ref]))
+                for x in members:
                     doc_id = ids[x]
                     if doc_id in step_ids:
                         out.line(f"{verb:<8}".encode() + escape_id(doc_id))
                     else:
                         out.line(b"refuse  " + escape_id(doc_id) + b"  ("
-                                 + refused.get(doc_id, "").encode() + b")")
+                                 + escape_id(refused.get(doc_id, "")) + b")")
                 out.line(b"")
-            out.line(f"{n} document(s), {families} family(ies) at k={args.k}; "
+            out.line(f"{len(ids)} document(s), {selection.family_count} family(ies) at k={args.k}; "
                      f"{len(plan.steps)} file(s) to {verb} ({_human(plan.bytes)}), "
                      f"{len(plan.refused)} refused")
             out.flush()

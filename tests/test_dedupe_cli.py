@@ -214,3 +214,23 @@ def test_killed_dedupe_is_rolled_back_at_the_next_start(corpus, env, capfdbinary
     assert "an interrupted trash was rolled back: 4 file(s) put back" in err
     assert "rolled-back" in out
     assert tree(corpus) == before
+
+
+def test_select_leaves_out_families_marked_fine(corpus, env) -> None:
+    from ditto_tui.core import make_pipeline
+    from ditto_tui.core.decisions import family_key
+    from ditto_tui.corpus.dedupe import select
+
+    with CorpusSession(corpus, make_pipeline("ditto")) as session:
+        session.scan()
+        docs, fps = session.documents, session.fingerprints
+        with ReviewStore.for_root(corpus) as store:
+            first = select(docs, fps, 3, ["oldest"], store=store)
+            assert first.family_count == 1 and int(first.marked.sum()) == 3
+            assert first.reference_of(first.ids.index("copies/two.txt")) == "copies/one.txt"
+            members = [i for x, i in enumerate(first.ids) if first.labels[x] == 0]
+            idents = [identity_of(docs[i], int(fps[i])) for i in members]
+            store.mark_family("ignored", family_key(idents), len(members))
+            again = select(docs, fps, 3, ["oldest"], store=store)
+            assert again.family_count == 0 and not again.marked.any()
+            assert again.targets(docs) == []

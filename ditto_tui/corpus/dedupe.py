@@ -1,0 +1,129 @@
+"""What to act on in a corpus: families without ignored pairs, references by rule, marks.
+
+:func:`select` is the whole review pipeline minus the acting, shared by ``ditto-tui dedupe``
+and (through the explorer's writer) the UI: families at distance ``k`` over the current
+documents with the review store's ignored pairs cut and its "fine" families left out
+(:mod:`ditto_tui.core.linkage`), a reference per family by keep rules with reference folders
+protected (:mod:`ditto_tui.core.keep`), documents the user decided to keep (or not a
+duplicate) never marked, and optional glob/folder restrictions. Nothing is written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ditto_tui.core.decisions import Identity, Resolution, family_key
+from ditto_tui.core.keep import DocumentTable, by_folder, by_glob, preview
+from ditto_tui.core.linkage import ignore_aware_labels
+from ditto_tui.core.pairs import UniquePairs
+from ditto_tui.corpus.actions import Target
+from ditto_tui.corpus.documents import Document
+from ditto_tui.corpus.review import ReviewStore, identity_of
+
+__all__ = ["Selection", "select"]
+
+
+@dataclass
+class Selection:
+    """The outcome of :func:`select`, over documents ``ids`` (code-point order).
+
+    ``labels[x]`` is document x's family (``-1``: none; families numbered ``0..f-1`` by
+    first document), ``refs[f]`` family f's reference, ``marked`` the documents to act on,
+    ``protected`` members in reference folders; ``decisions`` the store's decisions
+    matched to the corpus; ``lapsed_pairs`` ignored pairs that no longer apply.
+    """
+
+    ids: list[str]
+    labels: np.ndarray
+    refs: np.ndarray
+    marked: np.ndarray
+    protected: np.ndarray
+    decisions: Resolution
+    lapsed_pairs: int = 0
+
+    @property
+    def family_count(self) -> int:
+        return len(self.refs)
+
+    def reference_of(self, x: int) -> str | None:
+        lab = int(self.labels[x])
+        return None if lab < 0 else self.ids[int(self.refs[lab])]
+
+    def targets(self, documents: Mapping[str, Document]) -> list[Target]:
+        """Action targets for the marked documents, each with its family's reference."""
+        return [Target.from_document(documents[self.ids[x]], self.reference_of(x))
+                for x in np.flatnonzero(self.marked).tolist()]
+
+    def by_family(self) -> list[tuple[int, list[int]]]:
+        """(reference index, marked indices) of each family with marks, in family order."""
+        groups: dict[int, list[int]] = {}
+        for x in np.flatnonzero(self.marked).tolist():
+            groups.setdefault(int(self.labels[x]), []).append(x)
+        return [(int(self.refs[lab]), groups[lab]) for lab in sorted(groups)]
+
+
+def select(
+    documents: Mapping[str, Document],
+    fingerprints: Mapping[str, int],
+    k: int,
+    rules: Sequence[str],
+    *,
+    store: ReviewStore | None = None,
+    reference_folders: Sequence[str] = (),
+    only_globs: Sequence[str] = (),
+    only_folders: Sequence[str] = (),
+    pairs: UniquePairs | None = None,
+) -> Selection:
+    """Families, references and marks for the corpus (see the module docstring).
+
+    ``pairs`` may give the near pairs of the sorted distinct fingerprints for some
+    ``k' >= k`` (computed when absent). Folders are root-relative.
+    """
+    ids = sorted(documents)
+    n = len(ids)
+    fps = np.fromiter((int(fingerprints[i]) for i in ids), np.uint64, n)
+    idents: dict[str, Identity] = {i: identity_of(documents[i], int(fingerprints[i])) for i in ids}
+    pos = {d: x for x, d in enumerate(ids)}
+    ignored: list[tuple[str, str]] = []
+    lapsed = 0
+    if store is not None:
+        ignored, lapsed = store.ignored_pairs(idents)
+    u, inv = np.unique(fps, return_inverse=True)
+    inv = inv.reshape(-1)
+    if pairs is None or pairs.k < k:
+        pairs = UniquePairs.compute(u, min(max(k, 0), 64))
+    labels = ignore_aware_labels(
+        inv, len(u), pairs.i, pairs.j, pairs.d, k,
+        np.array([pos[a] for a, _ in ignored], np.int64),
+        np.array([pos[b] for _, b in ignored], np.int64),
+    )
+    if n:
+        sizes = np.bincount(labels)
+        labels = np.where(sizes[labels] >= 2, labels, -1)
+    if store is not None:
+        fine = store.family_marks("ignored")
+        if fine:
+            for lab in np.unique(labels[labels >= 0]).tolist():
+                members = np.flatnonzero(labels == lab)
+                if family_key(idents[ids[m]] for m in members.tolist()) in fine:
+                    labels[members] = -1
+    inside = labels >= 0
+    labels[inside] = np.unique(labels[inside], return_inverse=True)[1].reshape(-1)
+    table = DocumentTable.from_documents(
+        ids, [documents[i].mtime_ns for i in ids], [documents[i].size for i in ids],
+        reference_folders=reference_folders,
+    )
+    result = preview(labels, table, rules)
+    marked = result.marked.copy()
+    decisions = store.decisions(idents) if store is not None else Resolution()
+    for doc_id, value in decisions.current.items():
+        if value in ("keep", "not-duplicate") and doc_id in pos:
+            marked[pos[doc_id]] = False
+    if only_globs:
+        marked &= np.logical_or.reduce([by_glob(ids, g) for g in only_globs])
+    if only_folders:
+        marked &= np.logical_or.reduce([by_folder(ids, f) for f in only_folders])
+    return Selection(ids, labels, result.refs, marked, result.protected, decisions, lapsed)
