@@ -37,9 +37,12 @@ CSV_HEADER = (
 
 
 class _Family(Protocol):
-    members: tuple[str, ...]
-    centre: str
-    diameter: int
+    @property
+    def members(self) -> tuple[str, ...]: ...
+    @property
+    def centre(self) -> str: ...
+    @property
+    def diameter(self) -> int: ...
 
 
 def _lookup(fingerprints: Mapping[str, int] | Callable[[str], int]) -> Callable[[str], int]:
