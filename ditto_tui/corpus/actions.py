@@ -533,6 +533,20 @@ def _remove_quietly(path: str) -> None:
             os.unlink(path)
 
 
+def _is_original(path: str, op: dict[str, Any], *, same_inode: bool = True) -> bool:
+    """Whether ``path`` holds the op's original file again (size, mtime, sha256, and the
+    inode when it was renamed back)."""
+    try:
+        st = os.lstat(path)
+        if not stat.S_ISREG(st.st_mode) or (st.st_size, st.st_mtime_ns) != (op["size"], op["mtime_ns"]):
+            return False
+        if same_inode and st.st_ino != op["inode"]:
+            return False
+        return _hash(path)[0] == op["sha256"]
+    except (OSError, Refused):
+        return False
+
+
 def _undo_rename(root: str, op: dict[str, Any], rolling_back: bool, touched: set[str]) -> str:
     rel, dest, info = op["id"], op["dest"], op.get("info", "")
     src = os.path.join(root, *rel.split("/"))
@@ -554,6 +568,9 @@ def _undo_rename(root: str, op: dict[str, Any], rolling_back: bool, touched: set
         if rolling_back:
             _remove_quietly(info)
             return "not-done"
+        if _is_original(src, op):  # restored by an undo interrupted before its record
+            _remove_quietly(info)
+            return "undone"
         raise Refused(f"{dest} is gone and a file is back at {rel}")
     if src_there and dest_there:
         if rolling_back and os.path.isfile(dest) and _hash(dest)[0] == op["sha256"]:
@@ -580,6 +597,8 @@ def _undo_link(root: str, op: dict[str, Any], rolling_back: bool, touched: set[s
             return "not-done"
         raise Refused("is not linked any more")
     if st is not None and st.st_ino != op["ref_inode"]:
+        if _is_original(path, op, same_inode=False):  # an interrupted undo got this far
+            return "undone"
         raise Refused("was replaced since the action; left as is")
     source = path
     if st is None:

@@ -318,3 +318,30 @@ def test_a_journal_in_use_is_not_rolled_back(corpus: Path, tmp_path: Path) -> No
     finally:
         journal.close()
     assert len(recover(tmp_path / "j")) == 1
+
+
+@pytest.mark.parametrize("action", ["trash", "link"])
+def test_an_undo_interrupted_before_its_record_finishes_cleanly(
+    corpus: Path, tmp_path: Path, action: str
+) -> None:
+    before = tree(corpus)
+    jdir = tmp_path / "j"
+    plan = plan_action(corpus, action, [target(corpus, "copies/a1.txt", "keep/a.txt"),
+                                        target(corpus, "copies/deep/a2.txt", "keep/a.txt")],
+                       trash_dir=tmp_path / "trash")
+    execute(plan, jdir)
+    # an undo that restored a1.txt and was killed before writing its outcome
+    step = plan.steps[0]
+    path = corpus / "copies/a1.txt"
+    if action == "trash":
+        os.rename(step.dest, path)
+    else:
+        data = path.read_bytes()
+        os.unlink(path)
+        path.write_bytes(data)
+        os.chmod(path, step.mode & 0o7777)
+        os.utime(path, ns=(step.atime_ns, step.mtime_ns))
+    report = undo_last(jdir)
+    assert report is not None and report.failures == []
+    assert report.count("undone") == 2
+    assert tree(corpus) == before
