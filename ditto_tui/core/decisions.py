@@ -18,7 +18,7 @@ as soon as a member is edited, added or removed. Pure functions, no I/O.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -29,6 +29,7 @@ __all__ = [
     "Resolution",
     "family_key",
     "resolve",
+    "review_progress",
 ]
 
 #: Per-document decisions: keep it, act on it (a duplicate), or not a duplicate at all.
@@ -122,3 +123,13 @@ def family_key(identities: Iterable[Identity]) -> str:
     for ident in sorted(identities):
         h.update(b"%d,%d,%d,%d;" % ident)
     return h.hexdigest()
+
+
+def review_progress(keys: Iterable[str], reviewed: Collection[str]) -> tuple[int, int]:
+    """(reviewed, total) over the families whose :func:`family_key` are ``keys``, for a
+    status line such as "312 of 601 families reviewed"."""
+    total = done = 0
+    for key in keys:
+        total += 1
+        done += key in reviewed
+    return done, total

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ditto_tui.core.decisions import Identity, Record, family_key, resolve
+from ditto_tui.core.decisions import Identity, Record, family_key, resolve, review_progress
 from ditto_tui.corpus.review import ReviewStore, SessionState, identity_of, review_path_for
 from ditto_tui.corpus.session import CorpusSession
 
@@ -86,6 +86,8 @@ def test_family_marks_follow_members_not_paths(store_path: Path) -> None:
         store.mark_family("ignored", family_key([a]), 1)
     with ReviewStore(store_path) as store:
         assert store.family_marks("reviewed") == {key}
+        other = family_key([Identity(9, 9, 9, 9), b])
+        assert review_progress([key, other], store.family_marks("reviewed")) == (1, 2)
         store.mark_family("reviewed", key, 2, on=False)
         assert store.family_marks("reviewed") == set()
         assert len(store.family_marks("ignored")) == 1
