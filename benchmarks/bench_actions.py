@@ -12,6 +12,7 @@ Run: ``python benchmarks/bench_actions.py`` (``--files N`` changes the file coun
   10,000 files of 2 KiB in a temporary folder (sha256 at plan and again before each move,
   a .trashinfo per file, the journal fsync'ed), then undoing it (files/s; the plan alone
   is ``plan_10k_files``). The tree is checked byte for byte after the undo.
+  ``move_10k_files`` is the same into a quarantine folder (no .trashinfo to create).
 """
 
 from __future__ import annotations
@@ -107,7 +108,14 @@ def bench_files(n: int) -> None:
         t3 = time.perf_counter()
         assert undone is not None and undone.count("undone") == n
         assert tree(root) == before
+        plan = plan_action(root, "move", targets, quarantine=Path(tmp) / "quarantine")
+        t5 = time.perf_counter()
+        assert execute(plan, Path(tmp) / "journals").count("done") == n
+        t6 = time.perf_counter()
+        assert undo_last(Path(tmp) / "journals") is not None
+        assert tree(root) == before
         emit(f"plan_{n // 1000}k_files", n / (t1 - t0), "files/s")
+        emit(f"move_{n // 1000}k_files", n / (t6 - t5), "files/s")
         emit(f"trash_{n // 1000}k_files", n / (t2 - t1), "files/s")
         emit(f"trash_plan_and_execute_{n // 1000}k_files", n / (t2 - t0), "files/s")
         emit(f"undo_{n // 1000}k_files", n / (t3 - t2), "files/s")
