@@ -172,6 +172,17 @@ class Report:
 # -- checks ---------------------------------------------------------------------------
 
 
+def _inside(path: str, root: str) -> str | None:
+    """``path`` (resolved) relative to the real ``root`` (``"."`` for the root itself), or
+    None when it lies outside."""
+    real = os.path.realpath(path)
+    if real == root:
+        return "."
+    if real.startswith(root.rstrip(os.sep) + os.sep):
+        return os.path.relpath(real, root).replace(os.sep, "/")
+    return None
+
+
 def _parts(rel: str) -> list[str]:
     parts = rel.split("/")
     if not rel or rel.startswith("/") or any(p in ("", ".", "..") for p in parts):
@@ -295,11 +306,9 @@ def plan_action(
         raise ValueError("the move action needs a quarantine folder")
     real = os.path.realpath(root)
     qdir = os.path.abspath(quarantine) if quarantine is not None else None
-    qrel: str | None = None
-    if qdir is not None:
-        qreal = os.path.realpath(qdir)
-        if qreal == real or qreal.startswith(real.rstrip(os.sep) + os.sep):
-            qrel = os.path.relpath(qreal, real).replace(os.sep, "/")
+    qrel = _inside(qdir, real) if qdir is not None else None
+    if qrel == ".":
+        raise ValueError("the quarantine folder cannot be the corpus folder itself")
     tag = f"ditto-{time.strftime('%Y%m%dT%H%M%S', time.gmtime())}-{uuid.uuid4().hex[:6]}"
     targets = list(dict((t.id, t) for t in targets).values())
     marked = {t.id for t in targets}
@@ -330,6 +339,9 @@ def plan_action(
             ref_inode = 0
             if action == "trash":
                 folder = trash_folder_for(path, trash_dir)
+                inside = _inside(str(folder), real)
+                if inside is not None and not inside.split("/")[0].startswith(".Trash"):
+                    raise Refused(f"the trash folder {folder} is inside the corpus folder")
                 name = trash_name(f"{tag}-{n}", path)
                 dest = str(folder / "files" / name)
                 info = str(folder / "info" / f"{name}.trashinfo")
@@ -451,7 +463,12 @@ def _do(plan: Plan, step: Step, made: set[str], touched: set[str]) -> str:
     if plan.action == "move":
         parent = os.path.dirname(step.dest)
         if parent not in made:
-            os.makedirs(parent, exist_ok=True)
+            assert plan.quarantine is not None
+            os.makedirs(plan.quarantine, exist_ok=True)
+            try:
+                _safe_parent(plan.quarantine, step.id)
+            except Refused:
+                raise Refused(f"{parent} leads out of the quarantine folder (a symlink)") from None
             made.add(parent)
         _move(path, step.dest, step)
         return step.dest

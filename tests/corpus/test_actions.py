@@ -345,3 +345,24 @@ def test_an_undo_interrupted_before_its_record_finishes_cleanly(
     assert report is not None and report.failures == []
     assert report.count("undone") == 2
     assert tree(corpus) == before
+
+
+def test_trash_inside_the_corpus_and_quarantine_escapes_are_refused(
+    corpus: Path, tmp_path: Path
+) -> None:
+    plan = plan_action(corpus, "trash", [target(corpus, "copies/a1.txt", "keep/a.txt")],
+                       trash_dir=corpus / "bin")
+    assert "inside the corpus folder" in plan.refused[0].reason
+    q = tmp_path / "q"
+    q.mkdir()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    os.symlink(elsewhere, q / "copies")
+    plan = plan_action(corpus, "move", [target(corpus, "copies/deep/a2.txt", "keep/a.txt")],
+                       quarantine=q)
+    report = execute(plan, tmp_path / "j")
+    assert report.outcomes[0].status == "refused"
+    assert "leads out of the quarantine" in report.outcomes[0].reason
+    assert (corpus / "copies/deep/a2.txt").exists() and list(elsewhere.iterdir()) == []
+    with pytest.raises(ValueError):
+        plan_action(corpus, "move", [], quarantine=corpus)
