@@ -7,6 +7,8 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ditto_tui.core.decisions import Identity, Record, family_key, resolve, review_progress
 from ditto_tui.corpus.review import ReviewStore, SessionState, identity_of, review_path_for
@@ -133,3 +135,27 @@ def test_review_store_is_never_inside_the_root(root: Path, tmp_path: Path) -> No
     assert review_path_for(root, tmp_path / "c").parent == tmp_path / "c"
     with pytest.raises(ValueError):
         review_path_for(root, root / "inside")
+
+PATHS = ["a", "b", "c", "d", "e"]
+IDENTS = [Identity(1, 1, 1, 1), Identity(1, 2, 1, 1), Identity(2, 2, 2, 2), Identity(3, 3, 3, 3)]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.dictionaries(st.sampled_from(PATHS), st.sampled_from(IDENTS)),
+    st.dictionaries(st.sampled_from(PATHS), st.tuples(st.sampled_from(IDENTS),
+                                                      st.sampled_from(["keep", "duplicate"]))),
+)
+def test_resolve_accounts_for_every_record_once(documents, stored) -> None:
+    records = [Record(p, ident, v) for p, (ident, v) in stored.items()]
+    got = resolve(records, documents)
+    assert not set(got.current) & set(got.stale)
+    assert set(got.current) | set(got.stale) <= set(documents)
+    assert len(got.current) + len(got.stale) + len(got.orphaned) == len(records)
+    for r in records:
+        if documents.get(r.path) == r.identity:
+            assert got.current[r.path] == r.value
+    for old, new in got.moved.items():
+        assert documents[new] == stored[old][0] and got.current[new] == stored[old][1]
+    for doc_id in got.stale:
+        assert documents[doc_id] != stored[doc_id][0]
