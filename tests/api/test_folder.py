@@ -1,0 +1,49 @@
+"""fingerprint_folder: the corpus walker from Python, with skips and their reasons."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import ditto_tui as dt
+
+
+def test_documents_and_skips_in_walk_order(tmp_path: Path) -> None:
+    root = tmp_path / "corpus"
+    (root / "b").mkdir(parents=True)
+    (root / "a.txt").write_text("alpha document text")
+    (root / "b" / "c.html").write_text("<p>a page</p>")
+    (root / "bin.dat").write_bytes(b"\x00\x01binary")
+    (root / "big.txt").write_text("x" * 5000)
+    os.mkfifo(root / "pipe")
+    os.symlink("/etc/hostname", root / "escape")
+    items = list(dt.fingerprint_folder(root, max_size=4096, cache=False))
+    docs = {i.id: i.fingerprint for i in items if isinstance(i, dt.Fingerprinted)}
+    skips = {os.path.basename(i.id): i.reason for i in items if isinstance(i, dt.Skipped)}
+    assert docs == {
+        f"{root}/a.txt": dt.fingerprint(b"alpha document text"),
+        f"{root}/b/c.html": dt.fingerprint(b"<p>a page</p>"),
+    }
+    assert set(skips) == {"bin.dat", "big.txt", "pipe", "escape"}
+    assert "binary" in skips["bin.dat"] and "symlink" in skips["escape"]
+    assert "FIFO" in skips["pipe"] or "fifo" in skips["pipe"].lower()
+    order = [i.id for i in items]
+    assert order == sorted(order, key=lambda s: s.encode())
+    html = list(dt.fingerprint_folder(root, dt.html_distance(), cache=False))
+    assert [i.id for i in html if isinstance(i, dt.Fingerprinted)] == [f"{root}/b/c.html"]
+    assert any(isinstance(i, dt.Skipped) and "not accepted" in i.reason for i in html)
+
+
+def test_missing_folder_is_one_skip(tmp_path: Path) -> None:
+    (item,) = dt.fingerprint_folder(tmp_path / "nope", cache=False)
+    assert isinstance(item, dt.Skipped) and item.reason == "no such file or folder"
+
+
+def test_cache_is_used_and_gives_the_same_answer(tmp_path: Path) -> None:
+    root = tmp_path / "c"
+    root.mkdir()
+    for i in range(5):
+        (root / f"{i}.txt").write_text(f"document number {i} " * 20)
+    first = list(dt.fingerprint_folder(root))
+    assert list(dt.fingerprint_folder(root)) == first
+    assert first == list(dt.fingerprint_folder(root, cache=False))

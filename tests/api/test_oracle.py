@@ -1,0 +1,48 @@
+"""The Oracle against a brute-force reading of html-distance's BK-tree semantics."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ditto_tui as dt
+from tests.core.index_reference import fingerprint_sets
+
+
+def go_seen(seen: list[int], f: int, r: int, sentinel: bool) -> bool:
+    """Go's Oracle: a BK-tree rooted at 0 whose Seen is "some node at distance < r"."""
+    nodes = ([0] if sentinel else []) + seen
+    return any(bin(n ^ f).count("1") < r for n in nodes)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    fingerprint_sets(max_size=40),
+    st.lists(st.integers(0, 2**64 - 1), max_size=5),
+    st.integers(0, 8),
+    st.booleans(),
+)
+def test_seen_equals_brute_force(fps: list[int], extra: list[int], k: int, sentinel: bool) -> None:
+    o = dt.Oracle(k, go_sentinel=sentinel)
+    half = fps[: len(fps) // 2]
+    for f in half:
+        assert o.see(f) is o
+    assert len(o) == len(set(half))
+    for q in fps + extra + [0]:
+        for r in (-1, 0, 1, 2, k, k + 1, k + 2, 20, 65, 255):
+            assert o.seen(q, r) == go_seen(half, q, r, sentinel), (q, r)
+            assert o.seen_within(q, r) == go_seen(half, q, r + 1, sentinel)
+
+
+def test_semantics_spelled_out() -> None:
+    o = dt.Oracle()
+    assert not o.seen(0, 5)  # Go would say True here: its tree holds 0
+    assert dt.Oracle(go_sentinel=True).seen(0, 5)
+    o.see(0b111)
+    assert not o.seen(0b111, 0)  # strict: distance < 0 never holds
+    assert o.seen(0b111, 1)  # exactly this one
+    assert not o.seen(0b110, 1) and o.seen(0b110, 2)
+    assert o.seen_within(0b110, 1) and not o.seen_within(0b110, 0)
+    with pytest.raises(ValueError):
+        o.see(-1)
