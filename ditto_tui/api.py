@@ -4,7 +4,7 @@ Import from the package itself (``import ditto_tui``); this module is the same l
 The names in ``__all__`` are stable: they keep their meaning across minor versions, and a
 test pins the list. Everything else in the package is internal and may change.
 
-Quick start::
+Quick start:
 
     import ditto_tui as dt
 

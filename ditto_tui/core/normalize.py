@@ -2,7 +2,7 @@
 
 ``normalize`` must produce, code point for code point, what Go ditto's ``Normalize``
 produces for the same bytes: any difference changes fingerprints. The rules (see
-``shared/spec/ditto2.md``) are applied in this order:
+``docs/spec/ditto2.md`` in the repository) are applied in this order:
 
 1. decode UTF-8 the Go way: every byte that does not start a valid shortest-form scalar
    value becomes one U+FFFD;

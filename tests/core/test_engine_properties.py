@@ -1,6 +1,6 @@
 """The fast engine against a slow, obviously correct reference of the ditto/2 spec.
 
-The reference below follows ``shared/spec/ditto2.md`` rule by rule in plain Python:
+The reference below follows ``docs/spec/ditto2.md`` rule by rule in plain Python:
 byte-by-byte UTF-8 decoding, a tag-depth loop over code points, a dict lowercase read
 from the TSV, a split on the whitespace set, a dict of counts and per-bit sums. It shares
 no code with ``ditto_tui.core`` except the data files.
