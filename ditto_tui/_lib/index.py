@@ -154,7 +154,7 @@ class Index:
         :func:`load_index` rebuilds them. O(n log n).
         """
         ids = self._engine.ids()
-        fps = np.fromiter((self._engine.fingerprint(i) for i in ids), np.uint64, len(ids))
+        fps = np.fromiter(map(self._engine.fingerprint, ids), np.uint64, len(ids))
         return write_index(path, StoredIndex(self._pipeline.identity, self.k, ids, fps))
 
     @classmethod

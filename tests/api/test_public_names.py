@@ -39,7 +39,7 @@ MEMBERS = {
         "k", "pipeline", "ids", "fingerprint", "add", "add_document", "add_many", "remove",
         "near", "clusters", "save", "load", "from_documents",
     },
-    "Oracle": {"k", "see", "seen", "seen_within"},
+    "Oracle": {"k", "see", "see_many", "seen", "seen_within"},
     "Fingerprinted": {"id", "fingerprint"},
 }
 
