@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import overload
 
 import numpy as np
 
@@ -184,6 +185,12 @@ def fingerprint_many(
     return (pipeline or _DEFAULT).fingerprint_many(documents)
 
 
+@overload
+def distance(a: int, b: int) -> int: ...
+@overload
+def distance(a: np.ndarray, b: int | np.ndarray) -> np.ndarray: ...
+@overload
+def distance(a: int, b: np.ndarray) -> np.ndarray: ...
 def distance(a: int | np.ndarray, b: int | np.ndarray) -> int | np.ndarray:
     """Hamming distance between fingerprints: the number of differing bits, 0..64.
 
