@@ -33,8 +33,8 @@ def fingerprint_folder(
 ) -> Iterator[Fingerprinted | Skipped]:
     """Walk ``path`` (a folder or one file) and yield each document's fingerprint.
 
-    Yields :class:`Fingerprinted` ``(id, fingerprint)`` for every document and
-    :class:`Skipped` ``(id, path, reason)`` for everything refused (binary, larger than
+    Yields ``Fingerprinted(id, fingerprint)`` for every document and
+    ``Skipped(id, path, reason)`` for everything refused (binary, larger than
     ``max_size`` bytes, unreadable, a FIFO or device, a symlink leaving the folder or
     looping, not accepted by the pipeline, ...), in walk order: depth-first, names in
     byte order, as Go ditto's CLI. An id is ``path`` joined with the relative path (the

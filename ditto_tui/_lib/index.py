@@ -31,7 +31,7 @@ class Index:
 
     * **Ids are unique.** :meth:`add` with an id already present *replaces* its
       fingerprint (Go ditto's ``Add`` keeps both as separate entries instead).
-    * **Pipeline.** The index belongs to one pipeline (default :func:`ditto` ``()``);
+    * **Pipeline.** The index belongs to one pipeline (default ``ditto()``);
       :meth:`add_document` fingerprints with it, :meth:`save` stores its identity and
       :func:`load_index` refuses a file of another pipeline. :meth:`add` cannot check
       where a fingerprint came from: only add fingerprints of this pipeline.
@@ -118,7 +118,7 @@ class Index:
     # -- queries ---------------------------------------------------------------------
     def near(self, fp: int, k: int | None = None) -> list[Match]:
         """Every entry within ``k`` bits of ``fp`` (default: the build k), as
-        :class:`Match` ``(id, fp, distance)`` sorted by ``(distance, id)``.
+        ``Match(id, fp, distance)`` sorted by ``(distance, id)``.
 
         The query's own entry and exact duplicates come first at distance 0. ``k`` above
         the build k is clamped to it; a negative ``k`` finds nothing.

@@ -20,9 +20,9 @@ class Oracle:
     The Go package html-distance answers this with a BK-tree; this answers the same
     question exactly with a banded index. Semantics, and where they follow Go:
 
-    * :meth:`seen` ``(fp, r)`` is Go's ``Seen(f, r)``: **strictly** closer than ``r``
+    * ``seen(fp, r)`` is Go's ``Seen(f, r)``: **strictly** closer than ``r``
       (``distance < r``), so ``r = 0`` is never seen and ``r = 1`` means "exactly this
-      fingerprint". :meth:`seen_within` ``(fp, k)`` is the inclusive form used by ditto
+      fingerprint". ``seen_within(fp, k)`` is the inclusive form used by ditto
       and the rest of this library (``distance <= k``, so ``seen_within(fp, k) ==
       seen(fp, k + 1)``).
     * Go's tree always contains the fingerprint 0 as its root, so there a query within

@@ -168,7 +168,7 @@ _DEFAULT = ditto()
 
 
 def fingerprint(document: Document, pipeline: Pipeline | None = None) -> Fingerprint:
-    """Fingerprint one document with ``pipeline`` (default: :func:`ditto` ``()``).
+    """Fingerprint one document with ``pipeline`` (default: ``ditto()``).
 
     Shortcut for ``pipeline.fingerprint(document)``; see :meth:`Pipeline.fingerprint`.
     """
