@@ -9,11 +9,11 @@ Layout, all integers little-endian::
     12+H    8*n       fingerprints, uint64
     ...     8*(n+1)   id offsets into the id blob, uint64, starting at 0
     ...     B         id blob: every id encoded UTF-8 ("surrogatepass"), concatenated
+    ...     4         CRC-32 (zlib) of every byte before it, uint32
 
 Header keys: ``format`` (1), ``pipeline`` (identity string), ``k`` (int), ``count`` (n),
-``id_bytes`` (B), ``crc32`` (zlib CRC-32 of everything after the header). A reader
-checks the magic, the format number, the exact file length and the checksum before it
-trusts any of it. Documents are stored sorted by id, so the same content always gives
+``id_bytes`` (B). A reader checks the magic, the format number, the exact file length
+and the checksum (which covers the header too) before it trusts any of it. Documents are stored sorted by id, so the same content always gives
 the same bytes.
 """
 
@@ -35,6 +35,7 @@ __all__ = ["FORMAT_VERSION", "MAGIC", "IndexFileError", "StoredIndex", "read_ind
 MAGIC = b"DITTOIX\n"
 FORMAT_VERSION = 1
 _LEN = struct.Struct("<I")
+_CRC = struct.Struct("<I")
 _MAX_HEADER = 1 << 20
 
 
@@ -64,10 +65,6 @@ def write_index(path: str | os.PathLike[str], stored: StoredIndex) -> int:
     offsets = np.zeros(len(encoded) + 1, dtype="<u8")
     np.cumsum(lengths, out=offsets[1:])
     blob = b"".join(encoded)
-    body = [fps.tobytes(), offsets.tobytes(), blob]
-    crc = 0
-    for part in body:
-        crc = zlib.crc32(part, crc)
     header = json.dumps(
         {
             "format": FORMAT_VERSION,
@@ -75,18 +72,19 @@ def write_index(path: str | os.PathLike[str], stored: StoredIndex) -> int:
             "k": stored.k,
             "count": len(encoded),
             "id_bytes": len(blob),
-            "crc32": crc,
         },
         sort_keys=True,
     ).encode("utf-8")
+    parts = [MAGIC, _LEN.pack(len(header)), header, fps.tobytes(), offsets.tobytes(), blob]
+    crc = 0
+    for part in parts:
+        crc = zlib.crc32(part, crc)
+    parts.append(_CRC.pack(crc))
     target = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent or ".")
     try:
         with os.fdopen(fd, "wb") as out:
-            out.write(MAGIC)
-            out.write(_LEN.pack(len(header)))
-            out.write(header)
-            for part in body:
+            for part in parts:
                 out.write(part)
             size = out.tell()
         os.replace(tmp, target)
@@ -133,20 +131,24 @@ def read_index(path: str | os.PathLike[str]) -> StoredIndex:
         )
     try:
         pipeline, k = str(header["pipeline"]), int(header["k"])
-        count, id_bytes, crc = int(header["count"]), int(header["id_bytes"]), int(header["crc32"])
+        count, id_bytes = int(header["count"]), int(header["id_bytes"])
     except (KeyError, TypeError, ValueError) as exc:
         raise bad(f"corrupted header (missing or bad field {exc})") from None
-    if count < 0 or id_bytes < 0 or not 0 <= k <= 64:
-        raise bad("corrupted header (negative sizes or k outside 0..64)")
+    if count < 0 or id_bytes < 0:
+        raise bad("corrupted header (negative sizes)")
     body = start + hlen
-    expected = body + 8 * count + 8 * (count + 1) + id_bytes
+    end = body + 8 * count + 8 * (count + 1) + id_bytes
+    expected = end + _CRC.size
     if len(data) < expected:
         raise bad(f"truncated: {len(data)} bytes, expected {expected} for {count} documents")
     if len(data) > expected:
         raise bad(f"corrupted: {len(data) - expected} unexpected bytes after the data")
-    view = memoryview(data)[body:]
-    if zlib.crc32(view) != crc:
+    (crc,) = _CRC.unpack_from(data, end)
+    if zlib.crc32(memoryview(data)[:end]) != crc:
         raise bad("corrupted: checksum mismatch")
+    if not 0 <= k <= 64:
+        raise bad(f"corrupted header (k={k} outside 0..64)")
+    view = memoryview(data)[body:end]
     fps = np.frombuffer(view, dtype="<u8", count=count).astype(np.uint64)
     offsets = np.frombuffer(view, dtype="<u8", count=count + 1, offset=8 * count)
     if offsets[0] != 0 or offsets[-1] != id_bytes or np.any(offsets[1:] < offsets[:-1]):

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ditto_tui as dt
+from ditto_tui._lib.indexfile import MAGIC
 from tests.core.index_reference import fingerprint_sets, ref_clusters, ref_near
 
 ids_strategy = st.text(min_size=0, max_size=12)  # any code points, surrogates included
@@ -150,11 +151,13 @@ def test_damage_is_detected(tmp_path: Path) -> None:
     data = bytearray(path.read_bytes())
     bad = tmp_path / "bad.ditto"
     header_end = 12 + int.from_bytes(data[8:12], "little")
-    for pos in range(header_end, len(data)):
+    for pos in range(len(MAGIC) + 4, len(data)):
         flipped = bytearray(data)
         flipped[pos] ^= 0x40
         bad.write_bytes(bytes(flipped))
-        with pytest.raises(dt.IndexFileError, match="checksum"):
+        # past the header only the checksum can tell; in it, the first check that fails
+        expect = "checksum" if pos >= header_end else "checksum|header|format|truncated|unexpected"
+        with pytest.raises(dt.IndexFileError, match=expect):
             dt.load_index(bad)
     bad.write_bytes(bytes(data) + b"\0")
     with pytest.raises(dt.IndexFileError, match="unexpected bytes"):
@@ -179,3 +182,28 @@ def test_save_is_atomic_and_leaves_no_temporary(tmp_path: Path) -> None:
     assert path.read_bytes() != before
     assert sorted(os.listdir(tmp_path)) == ["ix.ditto"]
     assert dt.load_index(path).ids() == ["only"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.data())
+def test_any_damage_gives_a_clear_error_never_a_crash(tmp_path_factory, data: st.DataObject) -> None:
+    ix = dt.Index(2)
+    ix.add_many(["a", "bé", "c\x00d"], [1, 2**64 - 1, 12345])
+    folder = tmp_path_factory.mktemp("fuzz")
+    path = folder / "ix.ditto"
+    ix.save(path)
+    raw = bytearray(path.read_bytes())
+    for _ in range(data.draw(st.integers(1, 4))):
+        pos = data.draw(st.integers(0, len(raw) - 1))
+        raw[pos] = data.draw(st.integers(0, 255))
+    cut = data.draw(st.integers(0, len(raw)))
+    path.write_bytes(bytes(raw[:cut]) + data.draw(st.binary(max_size=8)))
+    try:
+        loaded = dt.load_index(path)
+    except (dt.IndexFileError, dt.PipelineMismatchError) as exc:
+        assert str(path) in str(exc) or "unknown pipeline identity" in str(exc)
+    else:  # the mutation left the file intact (same byte written back, nothing cut)
+        assert loaded.k == 2 and loaded.pipeline == dt.ditto()
+        assert {i: int(loaded.fingerprint(i)) for i in loaded.ids()} == {
+            "a": 1, "bé": 2**64 - 1, "c\x00d": 12345
+        }
