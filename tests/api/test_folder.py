@@ -16,7 +16,9 @@ def test_documents_and_skips_in_walk_order(tmp_path: Path) -> None:
     (root / "bin.dat").write_bytes(b"\x00\x01binary")
     (root / "big.txt").write_text("x" * 5000)
     os.mkfifo(root / "pipe")
-    os.symlink("/etc/hostname", root / "escape")
+    outside = tmp_path / "outside.txt"
+    outside.write_text("not part of the corpus")
+    os.symlink(outside, root / "escape")
     items = list(dt.fingerprint_folder(root, max_size=4096, cache=False))
     docs = {i.id: i.fingerprint for i in items if isinstance(i, dt.Fingerprinted)}
     skips = {os.path.basename(i.id): i.reason for i in items if isinstance(i, dt.Skipped)}
