@@ -612,6 +612,10 @@ def _undo_link(root: str, op: dict[str, Any], rolling_back: bool, touched: set[s
     if st is not None and st.st_ino == op["inode"]:
         if rolling_back:
             return "not-done"
+        # the file system may give a copy put back by an interrupted undo the inode number
+        # the original had before it was linked: judge by content, not by the number
+        if _is_original(path, op, same_inode=False):
+            return "undone"
         raise Refused("is not linked any more")
     if st is not None and st.st_ino != op["ref_inode"]:
         if _is_original(path, op, same_inode=False):  # an interrupted undo got this far
