@@ -33,6 +33,7 @@ GO_STYLE_FLAGS = ("char", "word", "min", "json", "strict", "pipeline", "shingle"
 SUBCOMMANDS = (
     "explore", "fingerprint", "fp", "cluster", "near", "compare", "export", "version", "spark", "open",
     "dedupe", "undo",
+    "explain",
 )
 
 
@@ -270,6 +271,14 @@ def build_parser() -> argparse.ArgumentParser:
     from ditto_tui.dedupe_cli import add_parsers as add_dedupe_parsers
 
     add_dedupe_parsers(sub, [_add_pipeline_options, _add_corpus_options], non_negative)
+
+    from ditto_tui.cli_explain import add_explain_parser
+
+    def explain_options(p: argparse.ArgumentParser) -> None:
+        _add_pipeline_options(p)
+        _add_corpus_options(p)
+
+    add_explain_parser(sub, explain_options)
     return parser
 
 
@@ -584,6 +593,12 @@ def cmd_explore(args: argparse.Namespace, out: Output) -> int:
     return int(app.return_code or 0)
 
 
+def cmd_explain(args: argparse.Namespace, out: Output) -> int:
+    from ditto_tui.cli_explain import cmd_explain as run
+
+    return run(args, out)
+
+
 def cmd_spark(args: argparse.Namespace, out: Output) -> int:
     from ditto_tui.scale.cli import run_spark
 
@@ -621,6 +636,7 @@ COMMANDS = {
     "open": cmd_open,
     "dedupe": cmd_dedupe,
     "undo": cmd_undo,
+    "explain": cmd_explain,
 }
 
 

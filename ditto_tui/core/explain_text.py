@@ -1,0 +1,136 @@
+"""Plain-text reports of explanations, for the command line and the explorer.
+
+Pure functions returning lists of lines. Document text in the lines is made visible
+(``display.visible``): control characters and escapes are shown, never obeyed.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Sequence
+
+import numpy as np
+
+from ditto_tui.core.display import visible
+from ditto_tui.core.explain import PairExplanation
+from ditto_tui.core.simhash import similarity_percent
+
+__all__ = ["LineIndex", "format_table", "pair_report", "passages", "snippet"]
+
+
+class LineIndex:
+    """Line numbers (1-based) of character offsets in one text."""
+
+    def __init__(self, text: str) -> None:
+        self._starts = [0]
+        pos = text.find("\n")
+        while pos >= 0:
+            self._starts.append(pos + 1)
+            pos = text.find("\n", pos + 1)
+
+    def line(self, offset: int) -> int:
+        return bisect_right(self._starts, offset)
+
+
+def snippet(text: str, start: int, end: int, width: int = 60) -> str:
+    """``text[start:end]`` on one line, visible, shortened to ``width`` with an ellipsis."""
+    piece = " ".join(text[start:end].split())
+    if len(piece) > width:
+        piece = piece[: width - 1] + "…"
+    return visible(piece)
+
+
+def passages(
+    text: str, spans: np.ndarray, *, limit: int = 5, width: int = 60
+) -> list[str]:
+    """The longest ``limit`` of the character ``spans`` of ``text`` as lines
+    ``"line L: «snippet»"``, in document order."""
+    if not len(spans):
+        return []
+    lengths = spans[:, 1] - spans[:, 0]
+    keep = np.sort(np.argsort(-lengths, kind="stable")[:limit])
+    lines = LineIndex(text)
+    return [
+        f"line {lines.line(int(spans[i, 0]))}: «{snippet(text, int(spans[i, 0]), int(spans[i, 1]), width)}»"
+        for i in keep.tolist()
+    ]
+
+
+def _signed(x: int) -> str:
+    return f"{x:+d}"
+
+
+def pair_report(
+    e: PairExplanation,
+    names: tuple[str, str],
+    texts: tuple[str, str] | None = None,
+    spans: tuple[np.ndarray, np.ndarray] | None = None,
+    *,
+    max_bits: int = 64,
+    limit: int = 5,
+) -> list[str]:
+    """A human report of ``e`` for documents named ``names``; with their decoded
+    ``texts`` and the character ``spans`` only each has, the passages that differ."""
+    name_a, name_b = (visible(n) for n in names)
+    lines = [
+        f"A  {e.fingerprint_a:016x}  {e.features_a:,} distinct features, weight {e.total_a:,}  {name_a}",
+        f"B  {e.fingerprint_b:016x}  {e.features_b:,} distinct features, weight {e.total_b:,}  {name_b}",
+        f"Distance {e.distance} bits ({similarity_percent(e.distance)} similar); pipeline {e.pipeline}",
+    ]
+    union = e.features_a + e.features_b - e.shared
+    share = e.shared / union if union else 1.0
+    low, high = e.predicted_range
+    lines.append(
+        f"Shared features: {e.shared:,} of {union:,} ({share:.1%}); cosine of the weighted "
+        f"features {e.cosine:.4f}"
+    )
+    lines.append(
+        f"SimHash expects {e.predicted_distance:.1f} bits from that (90% range {low}-{high}): "
+        f"{e.verdict}"
+    )
+    if not e.differing_bits:
+        lines.append("No bit differs.")
+    else:
+        fragile = set(e.fragile_bits)
+        lines.append(
+            f"Differing bits: {' '.join(str(b) + ('*' if b in fragile else '') for b in e.differing_bits)}"
+            f"  (* fragile: {len(fragile)} of {e.distance} were close votes)"
+        )
+    if texts is not None and spans is not None:
+        for side, text, sp in (("A", texts[0], spans[0]), ("B", texts[1], spans[1])):
+            chars = int((sp[:, 1] - sp[:, 0]).sum()) if len(sp) else 0
+            lines.append("")
+            if not len(sp):
+                lines.append(f"Only in {side}: nothing (every feature of {side} is also in the other)")
+                continue
+            lines.append(f"Only in {side}: {len(sp)} passage(s), {chars:,} characters; the longest:")
+            lines.extend("  " + p for p in passages(text, sp, limit=limit))
+    index = (LineIndex(texts[0]), LineIndex(texts[1])) if texts is not None else None
+    for b in e.bits[:max_bits]:
+        lines.append("")
+        flag = "  fragile" if b.fragile else ""
+        lines.append(
+            f"bit {b.bit:2d}: A={b.value_a} (margin {_signed(b.margin_a)}, {b.strength_a:+.2f}σ)  "
+            f"B={b.value_b} (margin {_signed(b.margin_b)}, {b.strength_b:+.2f}σ){flag}"
+        )
+        lines.append(
+            f"  gap {b.push_a + b.push_b + b.push_shared}: features only in A {_signed(b.push_a)}, "
+            f"only in B {_signed(b.push_b)}, shared with other counts {_signed(b.push_shared)}"
+        )
+        for ev in b.evidence:
+            where = f"chars {ev.char_span[0]}-{ev.char_span[1]}"
+            if index is not None:
+                where = f"line {index[0 if ev.side == 'a' else 1].line(ev.char_span[0])}"
+            lines.append(
+                f"  {ev.side.upper()} only ×{ev.weight}: «{visible(ev.text)}» ({where})"
+            )
+    if len(e.bits) > max_bits:
+        lines.append(f"... {len(e.bits) - max_bits} more differing bit(s) (--bits to show more)")
+    return lines
+
+
+def format_table(rows: Sequence[Sequence[object]], header: Sequence[str]) -> list[str]:
+    """Right-aligned columns under ``header``."""
+    cells = [[str(h) for h in header]] + [[str(c) for c in r] for r in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
+    return ["  ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)) for r in cells]
