@@ -8,8 +8,11 @@ a trailing comment gives the median CPU time, steadier on a shared machine):
   for two 1 MB ASCII documents 1% apart: what the explain panel shows first;
   ``explain_1mb_spans_ms``: then the merged spans only each document has (highlights);
 - ``explain_1mb_utf8_first_view_ms``: the same for 1 MB of mixed UTF-8 text;
-- ``chain_path_100k_ms``: the minimax path between two far members of one chain family of
-  100,000 documents, from the index's pairs (see ``core/family_paths``);
+- ``chain_snapshot_100k_ms``: ``NearIndex.linkage()`` (pairs and merge order) for them;
+- ``chain_path_100k_ms``: the minimax path between the two ends of one chain family of
+  100,000 documents (a random walk, ~70,000 hops), from that snapshot (see
+  ``core/family_paths``); ``chain_path_100k_again_ms``: another path in the same family
+  (its links are cached); ``chain_bridges_100k_ms``: its split points (Python DFS);
 - ``k_sweep_ms``: families and documents in families for every k of an index of 100,000.
 
     python benchmarks/bench_explain.py
@@ -77,10 +80,52 @@ def bench_pair(name: str, a: bytes, b: bytes, repeat: int) -> None:
         print(f"explain_{name}_spans_ms {spans}")
 
 
+def _chain_family(rng: random.Random, n: int) -> list[int]:
+    """n fingerprints on a random walk (1 to 3 bits per step): one chain family at k=3."""
+    fp = rng.getrandbits(64)
+    out = []
+    for _ in range(n):
+        for b in rng.sample(range(64), rng.randint(1, 3)):
+            fp ^= 1 << b
+        out.append(fp)
+    return out
+
+
+def bench_family(n: int, repeat: int) -> None:
+    from ditto_tui.core.family_paths import chain_path, family_nodes, k_sweep, split_points
+    from ditto_tui.core.index import NearIndex
+
+    rng = random.Random(7)
+    fps = _chain_family(rng, n)
+    ids = [f"doc{i:06d}" for i in range(n)]
+    index = NearIndex(max_k=3)
+    index.add_many(ids, fps)
+    print(f"chain_snapshot_100k_ms {_median_ms(index.linkage, repeat)}")
+    linkage = index.linkage()
+    src, dst = linkage.node_of(ids[0]), linkage.node_of(ids[-1])
+    size = len(family_nodes(linkage, src, 3))
+    path = chain_path(linkage, src, dst)
+    print(f"chain_family_size {size} documents  # path of {len(path.hops)} hops, max {path.bottleneck}")
+    def first() -> None:
+        linkage._graphs.clear()  # as after a change: the family's links are gathered again
+        chain_path(linkage, src, dst)
+
+    print(f"chain_path_100k_ms {_median_ms(first, repeat)}")
+    print(f"chain_path_100k_again_ms {_median_ms(lambda: chain_path(linkage, src, dst), repeat)}")
+    nodes = family_nodes(linkage, src, 3)
+    print(f"chain_bridges_100k_ms {_median_ms(lambda: split_points(linkage, nodes, 3), 1)}")
+    print(f"k_sweep_100k_ms {_median_ms(lambda: k_sweep(linkage), repeat)}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--only", choices=("pair", "family"), default=None)
     args = parser.parse_args()
+    if args.only != "pair":
+        bench_family(100_000, args.repeat)
+    if args.only == "family":
+        return
     rng = random.Random(15)
     vocab = _words(rng, "abcdefghijklmnopqrstuvwxyz", 8000)
     text = _document(rng, vocab, 1_000_000)

@@ -214,6 +214,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("paths", nargs="+", metavar="PATH", help="files or folders")
     p.add_argument("-k", type=integer, default=DEFAULT_K, metavar="K",
                    help=f"maximum Hamming distance (default {DEFAULT_K})")
+    p.add_argument("--sweep", action="store_true",
+                   help="instead, count families (>= 2 documents) and their documents for k = 0..K")
     p.add_argument("--min", type=integer, default=2, metavar="M",
                    help="smallest family to print (default 2; 1 includes singletons)")
     p.add_argument("--mode", choices=("chain", "star"), default="chain",
@@ -404,6 +406,10 @@ def _families(ids: list[str], fps: np.ndarray, k: int, min_size: int, mode: str)
 
 
 def cmd_cluster(args: argparse.Namespace, out: Output) -> int:
+    if args.sweep:
+        from ditto_tui.cli_explain import cmd_sweep
+
+        return cmd_sweep(args, out)
     report = _SkipReporter()
     got = _collect(args, args.paths, report)
     groups = _families(got.ids, got.fps, args.k, args.min, args.mode)

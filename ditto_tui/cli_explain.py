@@ -8,11 +8,13 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 if TYPE_CHECKING:
     from ditto_tui.cli import Output
     from ditto_tui.corpus.session import CorpusSession
 
-__all__ = ["add_explain_parser", "cmd_explain"]
+__all__ = ["add_explain_parser", "cmd_explain", "cmd_sweep"]
 
 
 def add_explain_parser(
@@ -137,6 +139,104 @@ def _explain_pair(args: argparse.Namespace, out: Output, data: tuple[bytes, byte
 
 
 def _chain(args: argparse.Namespace, out: Output) -> int:
-    from ditto_tui.cli import CommandError
+    """The path of links joining A to B (default: the representative of A's family)."""
+    from ditto_tui.cli import escape_id
+    from ditto_tui.core.clusters import describe_family
+    from ditto_tui.core.family_paths import chain_path, family_nodes, split_points
+    from ditto_tui.core.index import NearIndex
 
-    raise CommandError("--chain is not available yet")
+    with _open_session(args) as session:
+        fingerprints = dict(session.fingerprints)
+    for doc_id in (args.a, args.b):
+        if doc_id is not None and doc_id not in fingerprints:
+            raise _Failed(f"{doc_id}: no such document in {args.root}")
+    index = NearIndex(max_k=max(args.k, 8))  # beyond k: to say at which k they would join
+    ids = list(fingerprints)
+    index.add_many(ids, [int(fingerprints[i]) for i in ids])
+    linkage = index.linkage()
+    src = linkage.node_of(args.a)
+    nodes = family_nodes(linkage, src, args.k)
+    members = [m for group in linkage.documents_of(nodes) for m in group]
+    member_fps = [int(fingerprints[m]) for m in members]
+    centre, diameter, exact = describe_family(members, member_fps)
+    target = args.b if args.b is not None else centre
+    path = chain_path(linkage, src, linkage.node_of(target))
+    docs = linkage.documents_of(np.array(path.nodes, dtype=np.int64)) if path.linked else []
+    for group, doc_id in ((docs[0], args.a), (docs[-1], target)) if docs else ():
+        group.remove(doc_id)  # the ends are the documents asked about
+        group.insert(0, doc_id)
+    bridges = split_points(linkage, nodes, args.k) if diameter > 2 * args.k else []
+    bridge_docs = linkage.documents_of(np.array([p.node for p in bridges], dtype=np.int64))
+    if args.json:
+        out.json({
+            "a": args.a, "b": target, "b_is_representative": args.b is None, "k": args.k,
+            "family": {"size": len(members), "distinct": len(nodes), "representative": centre,
+                       "diameter": diameter, "diameter_exact": exact},
+            "linked": path.linked, "joins_at_k": path.bottleneck if path.linked else None,
+            "path": [
+                {"id": group[0], "identical": len(group) - 1, "fp": f"{int(linkage.fps[n]):016x}",
+                 "hop": path.hops[i - 1] if i else 0}
+                for i, (n, group) in enumerate(zip(path.nodes, docs, strict=True))
+            ],
+            "bridges": [{"id": group[0], "pieces": list(p.pieces)}
+                        for p, group in zip(bridges, bridge_docs, strict=True)],
+        })
+        return 0
+    about = "~" if not exact else ""
+    out.line(b"Family of %s at k=%d: %d document(s), %d distinct fingerprint(s), diameter %s%d, "
+             b"representative %s" % (escape_id(args.a), args.k, len(members), len(nodes),
+                                     about.encode(), diameter, escape_id(centre)))
+    who = b"the representative" if args.b is None else escape_id(target)
+    if not path.linked:
+        out.line(b"%s and %s are not linked within %d bits." % (escape_id(args.a), who, index.max_k))
+        return 0
+    where = "in this family" if path.bottleneck <= args.k else f"they join only from k={path.bottleneck} on"
+    if len(path.nodes) == 1:
+        if args.b is None:
+            out.line(b"%s is the representative (or identical to it)." % escape_id(args.a))
+        else:
+            out.line(b"%s and %s have the same fingerprint." % (escape_id(args.a), who))
+    elif len(path.nodes) == 2:
+        out.line(b"Linked to %s directly, %s (%s):" % (who, _bits(path.bottleneck), where.encode()))
+    else:
+        out.line(b"Linked to %s through %d document(s), max hop %s (%s):"
+                 % (who, len(path.nodes) - 2, _bits(path.bottleneck), where.encode()))
+    for i, group in enumerate(docs):
+        hop = _bits(path.hops[i - 1]).rjust(7) if i else b"  start"
+        extra = f"  (+{len(group) - 1} identical)" if len(group) > 1 else ""
+        out.line(b"  %s  %016x  %s%s" % (hop, int(linkage.fps[path.nodes[i]]),
+                                        escape_id(group[0]), extra.encode()))
+    if bridges:
+        out.line(f"Bridge documents (the diameter, {diameter}, is far above k={args.k}): removing one "
+                 "splits the family into pieces of so many documents:")
+        for p, group in zip(bridges, bridge_docs, strict=True):
+            pieces = " + ".join(map(str, p.pieces))
+            out.line(b"  %s: %s" % (escape_id(group[0]), pieces.encode()))
+    return 0
+
+
+def _bits(n: int) -> bytes:
+    return f"{n} bit{'' if n == 1 else 's'}".encode()
+
+
+def cmd_sweep(args: argparse.Namespace, out: Output) -> int:
+    """``cluster --sweep``: families (>= 2 documents) and documents in them for k = 0..K."""
+    from ditto_tui.cli import _collect, _finish, _SkipReporter
+    from ditto_tui.core.explain_text import format_table
+    from ditto_tui.core.family_paths import k_sweep
+    from ditto_tui.core.index import NearIndex
+
+    report = _SkipReporter()
+    got = _collect(args, args.paths, report)
+    index = NearIndex(max_k=max(args.k, 0))
+    # duplicate ids (a path given twice) are one document here
+    index.add_many(got.ids, got.fps)
+    rows = k_sweep(index.linkage())
+    if args.json:
+        for k, families, documents in rows:
+            out.json({"k": k, "families": families, "documents": documents, "of": len(index)})
+    else:
+        out.line(f"{len(index)} document(s); families of at least 2 documents by k:")
+        for line in format_table(rows, ("k", "families", "documents")):
+            out.line(line)
+    return _finish(args, report)

@@ -56,6 +56,10 @@ def passages(
     ]
 
 
+def _bits(n: int) -> str:
+    return f"{n} bit{'' if n == 1 else 's'}"
+
+
 def _signed(x: int) -> str:
     return f"{x:+d}"
 
@@ -75,7 +79,7 @@ def pair_report(
     lines = [
         f"A  {e.fingerprint_a:016x}  {e.features_a:,} distinct features, weight {e.total_a:,}  {name_a}",
         f"B  {e.fingerprint_b:016x}  {e.features_b:,} distinct features, weight {e.total_b:,}  {name_b}",
-        f"Distance {e.distance} bits ({similarity_percent(e.distance)} similar); pipeline {e.pipeline}",
+        f"Distance {_bits(e.distance)} ({similarity_percent(e.distance)} similar); pipeline {e.pipeline}",
     ]
     union = e.features_a + e.features_b - e.shared
     share = e.shared / union if union else 1.0

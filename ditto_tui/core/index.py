@@ -31,12 +31,16 @@ import math
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ditto_tui.core.clusters import Family, components, describe_family, family_diameter
 from ditto_tui.core.pairs import PairsLookup, UniquePairs, fingerprints_digest
 from ditto_tui.core.simhash import Fingerprint, popcount64
+
+if TYPE_CHECKING:
+    from ditto_tui.core.family_paths import Linkage
 
 __all__ = ["Match", "NearIndex", "ProbeDesign"]
 
@@ -844,6 +848,19 @@ class NearIndex:
             + sum(sys.getsizeof(v) for v in self._slot_of.values() if v > 256),
             "pairs": pairs,
         }
+
+    def linkage(self) -> Linkage:
+        """A snapshot of the pairs and the merge order, for ``core.family_paths``."""
+        from ditto_tui.core.family_paths import Linkage
+
+        a, b = self._edges(self.max_k)
+        n, fps = self._n_u, self._u_fp[: self._n_u].copy()
+        docs = np.flatnonzero(self._doc_u >= 0)
+        return Linkage(
+            fps, self._u_count[:n].astype(np.int64), a, b, popcount64(fps[a] ^ fps[b]).astype(np.int64),
+            tuple(self.labels(k) for k in range(self.max_k + 1)),
+            [self._doc_id[d] for d in docs.tolist()], self._doc_u[docs].copy(), self.max_k,  # type: ignore[misc]
+        )
 
     def pair_count(self, k: int | None = None) -> int:
         """Number of live distinct-fingerprint pairs within ``k`` (default ``max_k``)."""

@@ -266,7 +266,7 @@ def test_report_shows_what_differs_and_escapes_text() -> None:
     lines = pair_report(e, ("a.txt", "b\x1b.txt"), (a, b), spans)
     report = "\n".join(lines)
     assert "\x1b" not in report
-    assert f"Distance {e.distance} bits" in report
+    assert f"Distance {e.distance} bit" in report
     assert "Only in B" in report and "high" in report
     assert "cosine" in report
 
