@@ -6,6 +6,7 @@ Pure functions returning lists of lines. Document text in the lines is made visi
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from collections.abc import Sequence
 
@@ -15,7 +16,9 @@ from ditto_tui.core.display import visible
 from ditto_tui.core.explain import PairExplanation
 from ditto_tui.core.simhash import similarity_percent
 
-__all__ = ["LineIndex", "format_table", "pair_report", "passages", "snippet"]
+__all__ = ["LineIndex", "display_spans", "format_table", "pair_report", "passages", "snippet"]
+
+_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 class LineIndex:
@@ -30,6 +33,35 @@ class LineIndex:
 
     def line(self, offset: int) -> int:
         return bisect_right(self._starts, offset)
+
+
+def display_spans(text: str, spans: np.ndarray, *, limit: int = 5000) -> dict[int, list[tuple[int, int]]]:
+    """Character ``spans`` of ``text`` as spans of its display lines: line number ->
+    sorted ``[start, stop)`` columns in ``display.visible_lines(text)[line]``.
+
+    Lines break as ``visible_lines`` breaks them (``\\r\\n``, ``\\r``, ``\\n``) and columns
+    follow its tab expansion and escapes. At most ``limit`` spans are mapped.
+    """
+    starts = [0]
+    ends = []
+    for m in _BREAK.finditer(text):
+        ends.append(m.start())
+        starts.append(m.end())
+    ends.append(len(text))
+    out: dict[int, list[tuple[int, int]]] = {}
+    for start, stop in spans[:limit].tolist():
+        line = bisect_right(starts, start) - 1
+        while line < len(starts) and starts[line] < stop:
+            lo, hi = max(start, starts[line]), min(stop, ends[line])
+            if lo < hi:
+                raw = text[starts[line] : ends[line]]
+                first = len(visible(raw[: lo - starts[line]]))
+                last = len(visible(raw[: hi - starts[line]]))
+                out.setdefault(line, []).append((first, last))
+            line += 1
+    for pieces in out.values():
+        pieces.sort()
+    return out
 
 
 def snippet(text: str, start: int, end: int, width: int = 60) -> str:

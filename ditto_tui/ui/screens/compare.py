@@ -22,6 +22,8 @@ from ditto_tui.core.display import html_text, visible_lines
 from ditto_tui.core.textdiff import TextDiff, diff_lines
 from ditto_tui.ui.listing import shown
 from ditto_tui.ui.widgets.bit_diff import BitDiff
+from ditto_tui.ui.widgets.explain_panel import ExplainPanel
+from ditto_tui.ui.widgets.explained_diff import ExplainedDiff
 from ditto_tui.ui.widgets.side_by_side import SideBySideDiff
 from ditto_tui.ui.widgets.title_line import TitleLine
 
@@ -44,6 +46,7 @@ class CompareScreen(Screen):
         Binding("w", "toggle_wrap", "Wrap on/off"),
         Binding("s", "swap", "Swap sides"),
         Binding("t", "toggle_source", "HTML text/source", show=False),
+        Binding("e", "explain", "Explain why"),
     ]
 
     def __init__(self, left: str, right: str) -> None:
@@ -57,8 +60,9 @@ class CompareScreen(Screen):
     def compose(self) -> ComposeResult:
         yield TitleLine(Text(""), id="compare-title")
         yield BitDiff(id="bits")
+        yield ExplainPanel(id="explain")
         yield TitleLine(Text(""), id="diff-summary")
-        yield SideBySideDiff(id="diff")
+        yield ExplainedDiff(id="diff")
         yield Footer()
 
     AUTO_FOCUS = "#diff"
@@ -82,7 +86,8 @@ class CompareScreen(Screen):
         self.query_one("#diff-summary", TitleLine).update(Text("computing diff…"))
         view = self.query_one(SideBySideDiff)
         view.set_diff(None)
-
+        if self.query_one(ExplainPanel).shown:
+            self.action_explain(again=True)
         self.compute(self.left, self.right, self.html_source)
 
     @work(thread=True, exclusive=True, group="diff")
@@ -147,6 +152,20 @@ class CompareScreen(Screen):
     def action_toggle_bits(self) -> None:
         bits = self.query_one(BitDiff)
         bits.display = not bits.display
+
+    def action_explain(self, again: bool = False) -> None:
+        """Show (or hide) why the two documents are this far apart, computed in a worker."""
+        panel, bits = self.query_one(ExplainPanel), self.query_one(BitDiff)
+        if panel.shown and not again:
+            panel.hide(self.query_one(ExplainedDiff))
+            bits.display = True
+            return
+        docs = self.app.session.documents
+        mapped = tuple(self.html_source or getattr(docs.get(d), "kind", "") != "html"
+                       for d in (self.left, self.right))
+        bits.display = False  # the panel has its own bit grid, with the margins
+        panel.explain(self.app.session, self.app.pipeline, self.left, self.right,
+                      target=self.query_one(ExplainedDiff), mapped=mapped)  # type: ignore[arg-type]
 
     def action_swap(self) -> None:
         self.left, self.right = self.right, self.left

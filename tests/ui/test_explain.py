@@ -1,0 +1,87 @@
+"""A user asks why two documents matched: the explain panel, its bit grid and the
+underlined text in the side-by-side diff."""
+
+from __future__ import annotations
+
+from ditto_tui.core.explain import explain_pair
+from ditto_tui.core.explain_features import document_features
+from ditto_tui.core.pipeline import make_pipeline
+from ditto_tui.ui.screens.compare import CompareScreen
+from ditto_tui.ui.widgets.bit_diff import BitDiff
+from ditto_tui.ui.widgets.explain_panel import ExplainPanel
+from ditto_tui.ui.widgets.explained_diff import ExplainedDiff
+from ditto_tui.ui.widgets.member_table import MemberTable
+
+from .conftest import settle, wait_for
+
+LETTER = "letters/heating-complaint.txt"
+LETTER2 = "letters/heating-complaint-v2.txt"
+
+
+async def open_compare(pilot) -> CompareScreen:
+    screen = pilot.app.main_screen
+    await pilot.press("/", *"heating", "enter")
+    await settle(pilot)
+    screen.query_one(MemberTable).focus()
+    await pilot.press("c")
+    await settle(pilot)
+    assert isinstance(pilot.app.screen, CompareScreen)
+    return pilot.app.screen
+
+
+async def test_explain_shows_why_and_underlines_the_differences(corpus_dir, make_app):
+    app = make_app(corpus_dir)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        screen = await open_compare(pilot)
+        panel = screen.query_one(ExplainPanel)
+        assert not panel.shown
+        await pilot.press("e")
+        await settle(pilot)
+        await wait_for(pilot, lambda: any(screen.query_one(ExplainedDiff).highlights))
+        assert panel.shown and not screen.query_one(BitDiff).display
+        e = panel.explanation
+        assert e is not None
+        pipeline = make_pipeline()
+        a = (corpus_dir / LETTER).read_bytes()
+        b = (corpus_dir / LETTER2).read_bytes()
+        expected = explain_pair(document_features(pipeline, a), document_features(pipeline, b))
+        assert e.distance == expected.distance == (app.live.fingerprint(LETTER) ^ app.live.fingerprint(LETTER2)).bit_count()
+        assert e.differing_bits == expected.differing_bits
+        body = str(panel.query_one("#explain-body").render())
+        assert "SimHash expects" in body and "shared features" in body
+        for bit in e.differing_bits:
+            assert f"bit {bit:>2}" in body
+        # the underlines sit on (or, for shingles across a line break, next to) changed lines
+        view = screen.query_one(ExplainedDiff)
+        left, right = view.highlights
+        assert left and right
+        changed_a = {r.left for r in view.diff.rows if r.kind != "equal"}
+        changed_b = {r.right for r in view.diff.rows if r.kind != "equal"}
+        for marks, changed, lines in ((left, changed_a, view.diff.a), (right, changed_b, view.diff.b)):
+            assert set(marks) & changed
+            solid = [i for i, text in enumerate(lines) if text.strip()]  # shingles skip blank lines
+            for line, spans in marks.items():
+                at = solid.index(line)
+                assert set(solid[max(at - 1, 0) : at + 2]) & changed
+                assert all(0 <= start < stop <= len(lines[line]) for start, stop in spans)
+        # e again hides the panel and the underlines, and brings the bit diff back
+        await pilot.press("e")
+        assert not panel.shown and screen.query_one(BitDiff).display
+        assert view.highlights == ({}, {})
+
+
+async def test_swapping_sides_explains_again(corpus_dir, make_app):
+    app = make_app(corpus_dir)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        screen = await open_compare(pilot)
+        await pilot.press("e")
+        await settle(pilot)
+        await wait_for(pilot, lambda: screen.query_one(ExplainPanel).explanation is not None)
+        before = screen.query_one(ExplainPanel).explanation
+        await pilot.press("s")
+        await settle(pilot)
+        await wait_for(pilot, lambda: screen.query_one(ExplainPanel).explanation is not None)
+        after = screen.query_one(ExplainPanel).explanation
+        assert (after.fingerprint_a, after.fingerprint_b) == (before.fingerprint_b, before.fingerprint_a)
