@@ -13,6 +13,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
+from ditto_tui.core.family_paths import Linkage
 from ditto_tui.core.index import Match, NearIndex
 from ditto_tui.core.pairs import PairsLookup, UniquePairs
 
@@ -104,6 +105,16 @@ class LiveIndex:
             if cancelled():
                 return
             self.families(k, mode)
+
+    @property
+    def generation(self) -> int:
+        """Increases on every change of the content (lock-free read)."""
+        return self._index.generation
+
+    def linkage(self) -> Linkage:
+        """A snapshot of the index's pairs and merge order (``core.family_paths``)."""
+        with self._lock:
+            return self._index.linkage()
 
     def near(self, fp: int, k: int) -> list[Match]:
         """Every document within ``k`` bits of ``fp``, sorted by (distance, id)."""

@@ -85,3 +85,33 @@ async def test_swapping_sides_explains_again(corpus_dir, make_app):
         await wait_for(pilot, lambda: screen.query_one(ExplainPanel).explanation is not None)
         after = screen.query_one(ExplainPanel).explanation
         assert (after.fingerprint_a, after.fingerprint_b) == (before.fingerprint_b, before.fingerprint_a)
+
+
+async def test_k_chart_counts_families_at_every_k_and_follows_the_slider(corpus_dir, make_app):
+    from ditto_tui.core.clusters import clusters
+    from ditto_tui.ui.widgets.k_chart import KChart, bars
+    from ditto_tui.ui.widgets.k_slider import KSlider
+
+    app = make_app(corpus_dir)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        chart = app.main_screen.query_one(KChart)
+        await wait_for(pilot, lambda: len(chart.sweep) == app.live.max_k + 1)
+        ids = app.live.ids()
+        fps = [app.live.fingerprint(i) for i in ids]
+        for k, families, documents in chart.sweep:
+            groups = clusters(ids, fps, k, 2)
+            assert (families, documents) == (len(groups), sum(map(len, groups)))
+        rendered = str(chart.render())
+        assert bars([f for _, f, _ in chart.sweep]) in rendered
+        assert "k=3:" in chart.tooltip_text
+        slider = app.main_screen.query_one(KSlider)
+        await pilot.press("]")
+        await wait_for(pilot, lambda: chart.k == slider.value == app.initial_k + 1)
+        # a new near-duplicate changes the counts
+        (corpus_dir / "notes" / "todo-copy.txt").write_bytes((corpus_dir / "notes" / "todo.txt").read_bytes())
+        before = chart.sweep
+        await pilot.press("f5")
+        await settle(pilot)
+        await wait_for(pilot, lambda: chart.sweep != before)
+        assert chart.sweep[0][1] == before[0][1] + 1

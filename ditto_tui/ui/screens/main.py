@@ -38,6 +38,7 @@ from ditto_tui.ui.messages import (
     WatchStateChanged,
 )
 from ditto_tui.ui.widgets.family_table import FamilyTable
+from ditto_tui.ui.widgets.k_chart import KChart
 from ditto_tui.ui.widgets.k_slider import KSlider
 from ditto_tui.ui.widgets.member_table import Member, MemberTable
 from ditto_tui.ui.widgets.preview import Preview
@@ -202,6 +203,7 @@ class MainScreen(Screen):
         yield StatusBar(id="status")
         with Horizontal(id="controls"):
             yield KSlider(self.app.initial_k, self.app.live.max_k, id="k-slider")
+            yield KChart(id="k-chart")
             yield Input(
                 placeholder="filter: path substring or glob  (/)", id="filter", compact=True
             )
@@ -268,6 +270,7 @@ class MainScreen(Screen):
         A listing already cached is shown at once; otherwise a worker computes it and the
         list is redrawn when it arrives (the old one stays on screen meanwhile)."""
         self._last_refresh = time.monotonic()
+        self.query_one(KChart).poll()
         if keep is None:
             keep = self.selected_member()
         listing = self.app.live.peek(self.k, self.mode)
