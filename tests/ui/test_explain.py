@@ -115,3 +115,67 @@ async def test_k_chart_counts_families_at_every_k_and_follows_the_slider(corpus_
         await settle(pilot)
         await wait_for(pilot, lambda: chart.sweep != before)
         assert chart.sweep[0][1] == before[0][1] + 1
+
+
+async def test_links_of_a_member_show_the_chain_to_the_representative(corpus_dir, make_app):
+    from textual.widgets import DataTable
+
+    from ditto_tui.ui.screens.chain_path import ChainPathScreen
+
+    app = make_app(corpus_dir)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("]", "]", "]")  # k=6: the four press releases form one chain family
+        await settle(pilot)
+        screen = app.main_screen
+        await pilot.press("/", *"press", "enter")
+        await settle(pilot)
+        members = screen.query_one(MemberTable)
+        members.focus()
+        family = screen.table.families[0]
+        far = max(family.members, key=lambda m: (app.live.fingerprint(m) ^ app.live.fingerprint(family.centre)).bit_count())
+        members.move_cursor(row=[m.id for m in members.members].index(far))
+        await pilot.press("l")
+        await settle(pilot)
+        assert isinstance(app.screen, ChainPathScreen)
+        await wait_for(pilot, lambda: app.screen.report is not None)
+        report = app.screen.report
+        assert report.source == far and report.target == family.centre and report.to_representative
+        ids = [hop[0] for hop in report.hops]
+        assert ids[0] == far and ids[-1] == family.centre
+        fp = app.live.fingerprint
+        for before, after, hop in zip(ids, ids[1:], report.hops[1:], strict=False):
+            assert hop[2] == (fp(before) ^ fp(after)).bit_count() <= 6
+        assert report.path.bottleneck == max(h[2] for h in report.hops)
+        assert "linked to the representative" in report.summary()
+        table = app.screen.query_one("#hops", DataTable)
+        assert table.row_count == len(report.hops)
+        # c on a hop compares it with the document before it
+        table.move_cursor(row=1)
+        await pilot.press("c")
+        await settle(pilot)
+        assert isinstance(app.screen, CompareScreen)
+        assert (app.screen.left, app.screen.right) == (ids[0], ids[1])
+
+
+def test_chain_report_names_bridges_of_a_wide_family() -> None:
+    from ditto_tui.core.index import NearIndex
+    from ditto_tui.ui.screens.chain_path import chain_report
+
+    index = NearIndex(max_k=4)
+    fps = [0, 1, 3, 7, 15, 31, 63]  # a path at k=1, diameter 6
+    ids = [f"v{i}" for i in range(len(fps))]
+    index.add_many(ids, fps)
+
+    class Live:
+        def linkage(self):
+            return index.linkage()
+
+    report = chain_report(Live(), "v0", None, 1)
+    assert report.target == "v3" and report.diameter == 6  # the medoid is the middle
+    assert [h[0] for h in report.hops] == ["v0", "v1", "v2", "v3"]
+    assert report.summary() == "linked to the representative through 2 documents, max hop 1 bit"
+    assert [(name, p.pieces) for name, p in report.bridges][:1] == [("v3", (3, 3))]
+    direct = chain_report(Live(), "v0", "v6", 4)
+    assert direct.path.bottleneck == 1 and len(direct.hops) == 7  # minimax: small hops, not a 4-bit jump
+    assert not direct.bridges  # diameter 6 is not above 2k = 8

@@ -20,3 +20,9 @@ def test_compare_screen_explained_80x24(snap_compare, corpus_dir, make_app):
         await settle(pilot)
 
     assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+
+
+def test_links_screen(snap_compare, corpus_dir, make_app):
+    app = make_app(corpus_dir)
+    keys = ("]", "]", "]", "/", *"press", "enter", "tab", "down", "down", "l")
+    assert snap_compare(app, terminal_size=(120, 40), run_before=steps(*keys))

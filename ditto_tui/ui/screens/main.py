@@ -135,6 +135,8 @@ class MainScreen(Screen):
             tooltip="show HTML as readable text or as source",
             show=False,
         ),
+        Binding("l", "chain_path", "Links", tooltip="how the member is linked to the representative",
+                show=False),
         Binding("e", "edit", "Edit", tooltip="open the document in $EDITOR", show=False),
         Binding("v", "page", "Pager", tooltip="open the document in $PAGER", show=False),
         Binding(
@@ -706,6 +708,15 @@ class MainScreen(Screen):
         doc_id = self.selected_member()
         if doc_id is not None:
             self.app.open_neighbours(doc_id, self.k)
+
+    def action_chain_path(self) -> None:
+        """The links joining the member to its representative (or to the one marked)."""
+        from ditto_tui.ui.screens.chain_path import ChainPathScreen
+
+        doc_id = self.selected_member()
+        if doc_id is not None:
+            other = self.marked[0] if len(self.marked) == 1 and self.marked[0] != doc_id else None
+            self.app.push_screen(ChainPathScreen(doc_id, other, self.k))
 
     def action_toggle_source(self) -> None:
         self.html_source = not self.html_source
