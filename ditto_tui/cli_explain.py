@@ -71,8 +71,18 @@ def _open_session(args: argparse.Namespace) -> CorpusSession:
 
     if not os.path.isdir(args.root):
         raise _Failed(f"{args.root}: not a folder")
-    session = CorpusSession(args.root, _pipeline(args), options=_scan_options(args),
-                            use_cache=not args.no_cache, jobs=args.jobs)
+    cache = None
+    if args.cache is not None:  # as the explorer does: one database per root in that folder
+        from pathlib import Path
+
+        from ditto_tui.corpus.cache import default_cache_path
+
+        cache = Path(args.cache) / default_cache_path(args.root).name
+    try:
+        session = CorpusSession(args.root, _pipeline(args), options=_scan_options(args),
+                                cache=cache, use_cache=not args.no_cache, jobs=args.jobs)
+    except ValueError as exc:
+        raise _Failed(str(exc)) from None
     session.scan()
     for notice in session.notices:
         warn(notice)
