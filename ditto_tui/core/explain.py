@@ -301,22 +301,43 @@ def _evidence(
     return picked
 
 
+_SIEVE_BITS = 20  # a bitmap of 2**20 low-bit patterns screens values before the exact test
+
+
+def _candidates(values: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
+    """Positions of ``values`` that may be in ``sorted_set`` (a superset of the hits):
+    one gather in a bitmap of the set's low bits, far cheaper than a binary search each."""
+    if len(sorted_set) > len(values) // 8:
+        return np.arange(len(values))
+    mask = np.uint64((1 << _SIEVE_BITS) - 1)
+    sieve = np.zeros(1 << _SIEVE_BITS, dtype=bool)
+    sieve[(sorted_set & mask).astype(np.intp)] = True
+    return np.flatnonzero(sieve[(values & mask).astype(np.intp)])
+
+
+def _hits(values: np.ndarray, sorted_set: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(where, index)``: positions of ``values`` found in ``sorted_set`` and where there."""
+    if not len(sorted_set) or not len(values):
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    where = _candidates(values, sorted_set)
+    pos = np.searchsorted(sorted_set, values[where])
+    np.minimum(pos, len(sorted_set) - 1, out=pos)
+    found = sorted_set[pos] == values[where]
+    return where[found], pos[found]
+
+
 def _member(values: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
     """Boolean mask: which of ``values`` are in the sorted array ``sorted_set``."""
-    if not len(sorted_set):
-        return np.zeros(len(values), dtype=bool)
-    pos = np.searchsorted(sorted_set, values)
-    np.minimum(pos, len(sorted_set) - 1, out=pos)
-    return sorted_set[pos] == values
+    out = np.zeros(len(values), dtype=bool)
+    out[_hits(values, sorted_set)[0]] = True
+    return out
 
 
 def _first_occurrences(occ: np.ndarray, wanted: np.ndarray) -> np.ndarray:
     """Index in ``occ`` of the first occurrence of each of ``wanted`` (sorted, all present)."""
-    pos = np.searchsorted(wanted, occ)
-    np.minimum(pos, len(wanted) - 1, out=pos)
-    hit = np.flatnonzero(wanted[pos] == occ)
+    where, pos = _hits(occ, wanted)
     first = np.full(len(wanted), len(occ), dtype=np.int64)
-    np.minimum.at(first, pos[hit], hit)
+    np.minimum.at(first, pos, where)
     return first
 
 

@@ -278,3 +278,21 @@ def test_other_pipelines_are_refused() -> None:
     fb = document_features(HtmlStructure(), b"<p>hello</p>")
     with pytest.raises(ValueError):
         explain_pair(fa, fb)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, (1 << 64) - 1), min_size=1, max_size=12), st.integers(0, 2**32), st.integers(200, 400))
+def test_membership_sieve_equals_a_set_lookup(wanted: list[int], seed: int, n: int) -> None:
+    from ditto_tui.core.explain import _first_occurrences, _member
+
+    rng = np.random.default_rng(seed)
+    noise = rng.integers(0, 2**63, size=n, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+    # values: random hashes, some sharing low bits with the wanted ones, and the wanted ones
+    lookalikes = np.array([(w & 0xFFFFF) | (1 << 40) for w in wanted], dtype=np.uint64)
+    values = np.concatenate((noise, lookalikes, np.array(wanted, dtype=np.uint64)))
+    rng.shuffle(values)
+    sorted_set = np.unique(np.array(wanted, dtype=np.uint64))
+    expected = np.array([int(v) in set(wanted) for v in values.tolist()])
+    assert (_member(values, sorted_set) == expected).all()
+    first = _first_occurrences(values, sorted_set)
+    assert first.tolist() == [values.tolist().index(int(w)) for w in sorted_set.tolist()]
