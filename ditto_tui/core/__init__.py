@@ -1,6 +1,7 @@
 """Pure computation: normalize, featurize, SimHash, the near-duplicate index and families.
 
-No I/O and no UI; depends on numpy (and scipy for components) only.
+No I/O and no UI; depends on numpy (and scipy for components), and on numba for the
+compiled fingerprint kernel when it is available (``kernel``; numpy is the fallback).
 """
 
 from ditto_tui.core.clusters import Family, all_pairs

@@ -11,6 +11,8 @@ The fingerprint path never builds the count table: Charikar's sum over every win
 occurrence equals the weighted sum over distinct features, so window hashes are
 computed for all windows at once with numpy (FNV's wrap-around is uint64 arithmetic)
 and folded into a ``BitTally`` chunk by chunk, which bounds memory for large documents.
+When the compiled kernel is in use (``kernel``), ``fingerprint`` runs the whole path in
+``_ditto_kernel`` instead, with the same result.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ditto_tui.core import kernel
 from ditto_tui.core.normalize import normalize_utf8
 from ditto_tui.core.simhash import BitTally, Fingerprint
 
@@ -184,6 +187,9 @@ class Featurizer:
 
     def fingerprint(self, data: bytes) -> Fingerprint:
         """The document's fingerprint, bit-identical to Go ``Featurizer{CharN, WordN}.Of``."""
+        compiled = kernel.ditto(len(data))
+        if compiled is not None:
+            return Fingerprint(compiled.fingerprint(data, self.char_n, self.word_n))
         norm = normalize_utf8(data)
         tally = BitTally()
         for hashes in _shingle_hashes(norm, self.char_n, self.word_n):

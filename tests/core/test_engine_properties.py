@@ -32,6 +32,9 @@ from ditto_tui.core import (
 from ditto_tui.core.featurize import _CHUNK
 from ditto_tui.core.simhash import charikar_sum, popcount64
 
+# every test here runs once per kernel (numpy, numba): see conftest.py
+pytestmark = pytest.mark.usefixtures("engine_kernel")
+
 # --------------------------------------------------------------------------- reference
 
 def _data_lines(name: str) -> list[str]:
@@ -255,11 +258,33 @@ def test_long_mixed_document_spans_several_chunks() -> None:
         assert Featurizer(char_n=char_n, word_n=word_n).fingerprint(data) == ref_sum(expected)
 
 
+@pytest.mark.parametrize("windows", [1, 15, 16, 17, 3839, 3840, 3841, 2 * 3840 + 23])
+def test_ascii_documents_of_any_window_count(windows: int) -> None:
+    """Window counts around the compiled vote's groups of 16 and blocks of 3840."""
+    rng = np.random.default_rng(windows)
+    words = [bytes(rng.integers(97, 123, int(rng.integers(1, 9)), dtype=np.uint8)) for _ in range(windows)]
+    data = b" ".join(words)[: windows + 3]
+    for char_n, word_n in ((4, 0), (5, 0), (1, 2)):
+        expected = ref_features(data, char_n, word_n)
+        assert Featurizer(char_n=char_n, word_n=word_n).fingerprint(data) == ref_sum(expected)
+
+
+@settings(max_examples=300, deadline=None)
+@given(any_docs)
+def test_the_compiled_normalizer_matches_reference(engine_kernel: str, data: bytes) -> None:
+    if engine_kernel != "numba":
+        pytest.skip("the compiled kernel only")
+    from ditto_tui.core import _ditto_kernel
+
+    assert _ditto_kernel.normalize_utf8(data) == ref_normalize(data).encode("utf-8")
+
+
 def test_a_word_longer_than_any_chunk_is_hashed_whole() -> None:
     word = bytes(np.random.default_rng(3).integers(97, 123, 5000, dtype=np.uint8))
     data = b"short " + word + b" tail " + word.upper()
     features = Featurizer(char_n=0, word_n=1).features(data)
     assert features == ref_features(data, 0, 1)
+    assert Featurizer(char_n=0, word_n=1).fingerprint(data) == ref_sum(features)
 
 
 # --------------------------------------------------------------------------- units

@@ -10,6 +10,9 @@ import pytest
 
 from ditto_tui.core import Featurizer, normalize
 
+# every test here runs once per kernel (numpy, numba): see conftest.py
+pytestmark = pytest.mark.usefixtures("engine_kernel")
+
 VECTORS = Path(__file__).resolve().parents[1] / "data" / "ditto2-vectors.jsonl"
 
 

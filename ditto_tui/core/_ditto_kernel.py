@@ -1,0 +1,443 @@
+"""The compiled ditto/2 kernel: decode, strip tags, lowercase, collapse, shingle, hash, vote.
+
+Imported only through ``ditto_tui.core.kernel`` (which sets numba's cache folder first).
+One pass over the raw bytes writes the normalized UTF-8 text (same rules, same order as
+``normalize``: tags are stripped on the bytes, each byte that does not start a valid
+shortest-form sequence becomes one U+FFFD, the code point table maps lowercase and
+whitespace to U+0020, spaces collapse). A second pass hashes every window of ``char_n``
+code points (and every window of ``word_n`` words) with FNV-1a 64 and votes.
+
+The vote: hashes are gathered in blocks of at most 255; per block, eight ``uint64``
+accumulators (one per byte of the hash) each hold eight packed 8-bit counters, fed by a
+256-entry table that spreads a byte's bits one per counter byte. That is eight look-ups
+and eight additions per window instead of 64; each block is then flushed into 64 wide
+totals. Bit i of the fingerprint is 1 iff twice its total exceeds the number of windows.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ditto_tui.core.normalize import _ascii_table, _code_point_table
+
+_OFFSET = np.uint64(0xCBF29CE484222325)
+_PRIME = np.uint64(0x100000001B3)
+_BLOCK = 3840  # windows per block: 240 + 15 sixteens per block fit an 8-bit counter
+_M8 = np.uint64(0xFF)
+_S8, _S16, _S24, _S32, _S40, _S48, _S56 = (np.uint64(8 * k) for k in range(1, 8))
+
+
+def spread_table() -> np.ndarray:
+    """uint64[256]: byte k of entry v is bit k of v."""
+    v = np.arange(256, dtype=np.uint64)
+    out = np.zeros(256, dtype=np.uint64)
+    for k in range(8):
+        out |= ((v >> np.uint64(k)) & np.uint64(1)) << np.uint64(8 * k)
+    return out
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _csa(a, b, c):  # pragma: no cover - compiled
+    """Carry-save adder on 64 bit lanes: (carries, sums) of a + b + c."""
+    u = a ^ b
+    return (a & b) | (u & c), u ^ c
+
+
+@njit(cache=True, nogil=True)
+def _vote_block(h, count, spread, planes, totals):  # pragma: no cover - compiled
+    """Add the bits of ``h[:count]`` (count <= 3840) to the running per-bit counts.
+
+    Per bit position the count is ``totals + ones + 2 twos + 4 fours + 8 eights`` where
+    ``planes`` holds the four bit-sliced digits (carried from block to block). Groups
+    of 16 hashes go through a Harley-Seal carry-save tree, the last ``count % 16``
+    ripple in one by one; each sixteens carry is spread into packed 8-bit counters (at
+    most 240 + 15 per block), added to ``totals`` (times 16) at the end of the block.
+    """
+    ones, twos, fours, eights = planes[0], planes[1], planes[2], planes[3]
+    a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = np.uint64(0)
+    full = count - count % 16
+    for i in range(0, full, 16):
+        twos_a, ones = _csa(ones, h[i], h[i + 1])
+        twos_b, ones = _csa(ones, h[i + 2], h[i + 3])
+        fours_a, twos = _csa(twos, twos_a, twos_b)
+        twos_a, ones = _csa(ones, h[i + 4], h[i + 5])
+        twos_b, ones = _csa(ones, h[i + 6], h[i + 7])
+        fours_b, twos = _csa(twos, twos_a, twos_b)
+        eights_a, fours = _csa(fours, fours_a, fours_b)
+        twos_a, ones = _csa(ones, h[i + 8], h[i + 9])
+        twos_b, ones = _csa(ones, h[i + 10], h[i + 11])
+        fours_a, twos = _csa(twos, twos_a, twos_b)
+        twos_a, ones = _csa(ones, h[i + 12], h[i + 13])
+        twos_b, ones = _csa(ones, h[i + 14], h[i + 15])
+        fours_b, twos = _csa(twos, twos_a, twos_b)
+        eights_b, fours = _csa(fours, fours_a, fours_b)
+        sixteens, eights = _csa(eights, eights_a, eights_b)
+        a0 += spread[sixteens & _M8]
+        a1 += spread[(sixteens >> _S8) & _M8]
+        a2 += spread[(sixteens >> _S16) & _M8]
+        a3 += spread[(sixteens >> _S24) & _M8]
+        a4 += spread[(sixteens >> _S32) & _M8]
+        a5 += spread[(sixteens >> _S40) & _M8]
+        a6 += spread[(sixteens >> _S48) & _M8]
+        a7 += spread[(sixteens >> _S56) & _M8]
+    for i in range(full, count):  # one hash at a time: a ripple through the digits
+        carry = h[i]
+        ones, carry = ones ^ carry, ones & carry
+        twos, carry = twos ^ carry, twos & carry
+        fours, carry = fours ^ carry, fours & carry
+        eights, carry = eights ^ carry, eights & carry
+        a0 += spread[carry & _M8]
+        a1 += spread[(carry >> _S8) & _M8]
+        a2 += spread[(carry >> _S16) & _M8]
+        a3 += spread[(carry >> _S24) & _M8]
+        a4 += spread[(carry >> _S32) & _M8]
+        a5 += spread[(carry >> _S40) & _M8]
+        a6 += spread[(carry >> _S48) & _M8]
+        a7 += spread[(carry >> _S56) & _M8]
+    planes[0], planes[1], planes[2], planes[3] = ones, twos, fours, eights
+    sixteen = np.int64(16)
+    for k in range(8):
+        shift = np.uint64(8 * k)
+        totals[k] += sixteen * np.int64((a0 >> shift) & _M8)
+        totals[8 + k] += sixteen * np.int64((a1 >> shift) & _M8)
+        totals[16 + k] += sixteen * np.int64((a2 >> shift) & _M8)
+        totals[24 + k] += sixteen * np.int64((a3 >> shift) & _M8)
+        totals[32 + k] += sixteen * np.int64((a4 >> shift) & _M8)
+        totals[40 + k] += sixteen * np.int64((a5 >> shift) & _M8)
+        totals[48 + k] += sixteen * np.int64((a6 >> shift) & _M8)
+        totals[56 + k] += sixteen * np.int64((a7 >> shift) & _M8)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _put(out, o, cp):  # pragma: no cover - compiled
+    """UTF-8 encode code point ``cp`` at ``out[o]``; returns the new end."""
+    if cp < 0x80:
+        out[o] = cp
+        return o + 1
+    if cp < 0x800:
+        out[o] = 0xC0 | (cp >> 6)
+        out[o + 1] = 0x80 | (cp & 0x3F)
+        return o + 2
+    if cp < 0x10000:
+        out[o] = 0xE0 | (cp >> 12)
+        out[o + 1] = 0x80 | ((cp >> 6) & 0x3F)
+        out[o + 2] = 0x80 | (cp & 0x3F)
+        return o + 3
+    out[o] = 0xF0 | (cp >> 18)
+    out[o + 1] = 0x80 | ((cp >> 12) & 0x3F)
+    out[o + 2] = 0x80 | ((cp >> 6) & 0x3F)
+    out[o + 3] = 0x80 | (cp & 0x3F)
+    return o + 4
+
+
+@njit(cache=True, nogil=True)
+def normalize_into(data, ascii_map, table, out):  # pragma: no cover - compiled
+    """Write the ditto/2 normalized UTF-8 text of ``data`` to ``out[1:end]``.
+
+    Returns ``(end, ascii)``: ``ascii`` is True when the text is all ASCII. ``ascii_map``
+    (uint8[128]) maps A-Z to a-z and ASCII whitespace to 0x20; ``table`` (uint32) maps
+    code points below its length (lowercase; whitespace to 0x20), others map to
+    themselves. ``out`` must hold ``3 * len(data) + 2`` bytes (one U+FFFD per byte).
+    A space is written only after a non-space (``out[0]`` is a space sentinel), so
+    runs collapse and none leads; a trailing one is cut before returning.
+    """
+    n = data.size
+    out[0] = 0x20
+    o = 1
+    last = np.uint8(0x20)  # the byte at out[o - 1]
+    depth = 0
+    high = np.uint8(0)  # 0x80 once a non-ASCII code point is written
+    i = 0
+    limit = table.size
+    while i < n:
+        b = data[i]
+        if b == 0x3C and i + 1 < n:  # '<' opens a tag before a letter or / ! ?
+            nb = data[i + 1]
+            if (0x61 <= (nb | 0x20) <= 0x7A) or nb == 0x2F or nb == 0x21 or nb == 0x3F:
+                depth += 1
+                i += 1
+                continue
+        if depth > 0:
+            if b == 0x3E:
+                depth -= 1
+                out[o] = 0x20
+                o += last != 0x20
+                last = np.uint8(0x20)
+            i += 1
+            continue
+        if b < 0x80:  # branch-free collapse: a space advances only after a non-space
+            c = ascii_map[b]
+            out[o] = c
+            o += (c != 0x20) | (last != 0x20)
+            last = c
+            i += 1
+            continue
+        # Fast paths: a valid 2- or 3-byte sequence whose mapping has the same length.
+        if 0xC2 <= b <= 0xDF:
+            if i + 1 < n:
+                b1 = data[i + 1]
+                if (b1 & 0xC0) == 0x80:
+                    m = table[(np.intp(b & 0x1F) << 6) | (b1 & 0x3F)]
+                    if 0x80 <= m < 0x800:
+                        out[o] = 0xC0 | (m >> 6)
+                        out[o + 1] = 0x80 | (m & 0x3F)
+                        o += 2
+                        last = np.uint8(0x80)
+                        high = np.uint8(0x80)
+                        i += 2
+                        continue
+        elif 0xE1 <= b <= 0xEF and b != 0xED and i + 2 < n:
+            b1 = data[i + 1]
+            b2 = data[i + 2]
+            if (b1 & 0xC0) == 0x80 and (b2 & 0xC0) == 0x80:
+                cp = (np.intp(b & 0x0F) << 12) | (np.intp(b1 & 0x3F) << 6) | (b2 & 0x3F)
+                m = table[cp] if cp < limit else np.uint32(cp)
+                if 0x800 <= m < 0x10000:
+                    out[o] = 0xE0 | (m >> 12)
+                    out[o + 1] = 0x80 | ((m >> 6) & 0x3F)
+                    out[o + 2] = 0x80 | (m & 0x3F)
+                    o += 3
+                    last = np.uint8(0x80)
+                    high = np.uint8(0x80)
+                    i += 3
+                    continue
+        # Go's decoding: a valid shortest-form sequence, else one U+FFFD for this byte
+        cp = 0xFFFD
+        size = 1
+        if 0xC2 <= b <= 0xDF:
+            if i + 1 < n and (data[i + 1] & 0xC0) == 0x80:
+                cp = (np.int64(b & 0x1F) << 6) | (data[i + 1] & 0x3F)
+                size = 2
+        elif 0xE0 <= b <= 0xEF:
+            if i + 2 < n:
+                b1 = data[i + 1]
+                b2 = data[i + 2]
+                lo = 0xA0 if b == 0xE0 else 0x80
+                hi = 0x9F if b == 0xED else 0xBF
+                if lo <= b1 <= hi and (b2 & 0xC0) == 0x80:
+                    cp = (np.int64(b & 0x0F) << 12) | (np.int64(b1 & 0x3F) << 6) | (b2 & 0x3F)
+                    size = 3
+        elif 0xF0 <= b <= 0xF4 and i + 3 < n:
+            b1 = data[i + 1]
+            b2 = data[i + 2]
+            b3 = data[i + 3]
+            lo = 0x90 if b == 0xF0 else 0x80
+            hi = 0x8F if b == 0xF4 else 0xBF
+            if lo <= b1 <= hi and (b2 & 0xC0) == 0x80 and (b3 & 0xC0) == 0x80:
+                cp = (
+                    (np.int64(b & 0x07) << 18)
+                    | (np.int64(b1 & 0x3F) << 12)
+                    | (np.int64(b2 & 0x3F) << 6)
+                    | (b3 & 0x3F)
+                )
+                size = 4
+        i += size
+        mapped = np.int64(table[cp]) if cp < limit else np.int64(cp)
+        if mapped == 0x20:
+            out[o] = 0x20
+            o += last != 0x20
+            last = np.uint8(0x20)
+            continue
+        o = _put(out, o, mapped)
+        last = out[o - 1]
+        if mapped >= 0x80:
+            high = np.uint8(0x80)
+    if last == 0x20 and o > 1:
+        o -= 1
+    return o, high == 0
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _utf8_size(lead):  # pragma: no cover - compiled
+    """Length of the valid UTF-8 sequence starting with byte ``lead``."""
+    if lead < 0x80:
+        return 1
+    if lead < 0xE0:
+        return 2
+    return 3 if lead < 0xF0 else 4
+
+
+@njit(cache=True, nogil=True)
+def vote(buf, start, end, ascii, char_n, word_n, spread, pairs):  # pragma: no cover - compiled
+    """Fingerprint (uint64) of the normalized text ``buf[start:end]``: Charikar's sum over
+    every char_n-code-point window and every word_n-word window, FNV-1a 64 each; the
+    hash of the whole text when there is no window at all. ``ascii``: no byte >= 0x80."""
+    totals = np.zeros(64, dtype=np.int64)
+    planes = np.zeros(4, dtype=np.uint64)
+    block = np.empty(_BLOCK, dtype=np.uint64)
+    filled = 0
+    windows = 0
+    length = end - start
+    if char_n > 0 and length >= char_n:
+        if ascii and char_n == 4:
+            for s in range(start, end - 3):
+                h = pairs[(np.intp(buf[s]) << 8) | buf[s + 1]]
+                h = (h ^ buf[s + 2]) * _PRIME
+                block[filled] = (h ^ buf[s + 3]) * _PRIME
+                filled += 1
+                if filled == _BLOCK:
+                    _vote_block(block, filled, spread, planes, totals)
+                    windows += filled
+                    filled = 0
+        elif ascii:
+            for s in range(start, end - char_n + 1):
+                h = _OFFSET
+                for k in range(s, s + char_n):
+                    h = (h ^ buf[k]) * _PRIME
+                block[filled] = h
+                filled += 1
+                if filled == _BLOCK:
+                    _vote_block(block, filled, spread, planes, totals)
+                    windows += filled
+                    filled = 0
+        else:
+            # One running FNV state per open window: each code point goes into all of
+            # them at once (one branch on its length per code point, not per window).
+            if char_n == 4:  # the default: the four states live in registers
+                w0 = w1 = w2 = w3 = _OFFSET  # w0 is the oldest open window
+                seen = 0
+                p = start
+                while p < end:
+                    b0 = buf[p]
+                    if b0 < 0x80:
+                        w0 = (w0 ^ b0) * _PRIME
+                        w1 = (w1 ^ b0) * _PRIME
+                        w2 = (w2 ^ b0) * _PRIME
+                        w3 = (w3 ^ b0) * _PRIME
+                        p += 1
+                    elif b0 < 0xE0:
+                        b1 = buf[p + 1]
+                        w0 = (((w0 ^ b0) * _PRIME) ^ b1) * _PRIME
+                        w1 = (((w1 ^ b0) * _PRIME) ^ b1) * _PRIME
+                        w2 = (((w2 ^ b0) * _PRIME) ^ b1) * _PRIME
+                        w3 = (((w3 ^ b0) * _PRIME) ^ b1) * _PRIME
+                        p += 2
+                    else:
+                        stop = p + (3 if b0 < 0xF0 else 4)
+                        for k in range(p, stop):
+                            c = buf[k]
+                            w0 = (w0 ^ c) * _PRIME
+                            w1 = (w1 ^ c) * _PRIME
+                            w2 = (w2 ^ c) * _PRIME
+                            w3 = (w3 ^ c) * _PRIME
+                        p = stop
+                    seen += 1
+                    if seen >= 4:
+                        block[filled] = w0
+                        filled += 1
+                        if filled == _BLOCK:
+                            _vote_block(block, filled, spread, planes, totals)
+                            windows += filled
+                            filled = 0
+                    w0, w1, w2, w3 = w1, w2, w3, _OFFSET
+            else:
+                states = np.empty(char_n, dtype=np.uint64)
+                slot = 0  # the state of the window starting at the current code point
+                seen = 0
+                p = start
+                while p < end:
+                    states[slot] = _OFFSET
+                    stop = p + _utf8_size(buf[p])
+                    for k in range(p, stop):
+                        c = buf[k]
+                        for t in range(char_n):
+                            states[t] = (states[t] ^ c) * _PRIME
+                    p = stop
+                    seen += 1
+                    slot += 1
+                    if slot == char_n:
+                        slot = 0
+                    if seen >= char_n:  # the window that started char_n - 1 code points ago
+                        block[filled] = states[slot]
+                        filled += 1
+                        if filled == _BLOCK:
+                            _vote_block(block, filled, spread, planes, totals)
+                            windows += filled
+                            filled = 0
+    if word_n > 0:
+        spaces = 0
+        for k in range(start, end):
+            spaces += buf[k] == 0x20
+        words = spaces + 1  # strings.Split: k separators give k + 1 fields
+        if words >= word_n:
+            starts = np.empty(words + 1, dtype=np.int64)  # starts[w + 1] - 1 ends word w
+            starts[0] = start
+            w = 1
+            for k in range(start, end):
+                if buf[k] == 0x20:
+                    starts[w] = k + 1
+                    w += 1
+            starts[words] = end + 1
+            for first in range(words - word_n + 1):
+                s = starts[first]
+                stop = starts[first + word_n] - 1
+                h = _OFFSET
+                if stop - s >= 2:
+                    h = pairs[(np.intp(buf[s]) << 8) | buf[s + 1]]
+                    s += 2
+                for k in range(s, stop):
+                    h = (h ^ buf[k]) * _PRIME
+                block[filled] = h
+                filled += 1
+                if filled == _BLOCK:
+                    _vote_block(block, filled, spread, planes, totals)
+                    windows += filled
+                    filled = 0
+    if filled:
+        _vote_block(block, filled, spread, planes, totals)
+        windows += filled
+    if windows == 0:
+        h = _OFFSET
+        for k in range(start, end):
+            h = (h ^ buf[k]) * _PRIME
+        return h
+    fp = np.uint64(0)
+    one = np.uint64(1)
+    for bit in range(64):
+        shift = np.uint64(bit)
+        count = totals[bit]
+        count += np.int64((planes[0] >> shift) & one)
+        count += 2 * np.int64((planes[1] >> shift) & one)
+        count += 4 * np.int64((planes[2] >> shift) & one)
+        count += 8 * np.int64((planes[3] >> shift) & one)
+        if 2 * count > windows:
+            fp |= one << shift
+    return fp
+
+
+@njit(cache=True, nogil=True)
+def _fingerprint(data, char_n, word_n, ascii_map, table, spread, pairs):  # pragma: no cover
+    out = np.empty(3 * data.size + 2, dtype=np.uint8)
+    end, ascii = normalize_into(data, ascii_map, table, out)
+    return vote(out, 1, end, ascii, char_n, word_n, spread, pairs)
+
+
+@njit(cache=True, nogil=True)
+def _normalize(data, ascii_map, table):  # pragma: no cover - compiled
+    out = np.empty(3 * data.size + 2, dtype=np.uint8)
+    end, _ascii = normalize_into(data, ascii_map, table, out)
+    return out[1:end].copy()
+
+
+def pair_table() -> np.ndarray:
+    """uint64[65536]: the FNV-1a 64 state after the two bytes ``i >> 8`` and ``i & 255``."""
+    first = (np.uint64(0xCBF29CE484222325) ^ np.arange(256, dtype=np.uint64)) * _PRIME
+    return ((first[:, None] ^ np.arange(256, dtype=np.uint64)[None, :]) * _PRIME).ravel()
+
+
+_ASCII_MAP = np.frombuffer(_ascii_table()[:128], dtype=np.uint8).copy()
+_TABLE = _code_point_table()
+_SPREAD = spread_table()
+_PAIRS = pair_table()
+
+
+def fingerprint(data: bytes, char_n: int, word_n: int) -> int:
+    """The ditto/2 fingerprint of a document's raw bytes (any bytes-like object)."""
+    return int(_fingerprint(np.frombuffer(data, dtype=np.uint8), char_n, word_n,
+                            _ASCII_MAP, _TABLE, _SPREAD, _PAIRS))
+
+
+def normalize_utf8(data: bytes) -> bytes:
+    """The ditto/2 normalized text of a document's raw bytes, as UTF-8."""
+    return _normalize(np.frombuffer(data, dtype=np.uint8), _ASCII_MAP, _TABLE).tobytes()

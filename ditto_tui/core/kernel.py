@@ -1,0 +1,147 @@
+"""Which engine computes fingerprints: the compiled (numba) kernel or the numpy code.
+
+Both give bit-identical fingerprints; the compiled kernel is several times faster, the
+numpy code needs nothing but numpy. The choice comes from the environment variable
+``DITTO_TUI_KERNEL``:
+
+- ``numba``: use the compiled kernel from the first document on;
+- ``numpy``: never load numba;
+- unset, empty or ``auto`` (the default): use the compiled kernel once the work done in
+  this process is large enough to pay for loading it (``AUTO_THRESHOLD`` bytes, each
+  document counting ``AUTO_DOC_COST`` extra), so a command on one small file never
+  waits for numba. ``warm`` loads it at once (before forking workers, say).
+
+When numba is not installed, or fails to load, the numpy code is used and ``status``
+says why. Compiled functions are cached on disk: in ``NUMBA_CACHE_DIR`` when set, else
+in ``<user cache folder>/ditto-tui/numba`` (numba itself falls back to its own user
+folder if that one is not writable). The first use on a machine compiles them (a few
+seconds, once); later processes load them from the cache.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import threading
+from types import ModuleType
+
+__all__ = [
+    "AUTO_DOC_COST",
+    "AUTO_THRESHOLD",
+    "ENV",
+    "KERNELS",
+    "active",
+    "cache_dir",
+    "ditto",
+    "html",
+    "select",
+    "status",
+    "warm",
+]
+
+ENV = "DITTO_TUI_KERNEL"
+KERNELS = ("numba", "numpy")
+#: Bytes of documents (auto mode) after which the compiled kernel is loaded.
+AUTO_THRESHOLD = 8 * 1024 * 1024
+#: What one document counts toward ``AUTO_THRESHOLD`` besides its bytes.
+AUTO_DOC_COST = 4096
+
+_MODULES = {"ditto": "ditto_tui.core._ditto_kernel"}
+
+_lock = threading.Lock()
+_forced: str | None = None
+_modules: dict[str, ModuleType] = {}
+_failure: str | None = None
+_work = 0
+
+
+def _mode() -> str:
+    if _forced is not None:
+        return _forced
+    value = os.environ.get(ENV, "").strip().lower()
+    return value if value in KERNELS else "auto"
+
+
+def select(name: str | None) -> None:
+    """Force ``"numba"`` or ``"numpy"`` in this process (``None``: back to the environment)."""
+    global _forced
+    if name is not None and name not in KERNELS:
+        raise ValueError(f"unknown kernel {name!r} (expected one of {', '.join(KERNELS)})")
+    _forced = name
+
+
+def cache_dir() -> str:
+    """Where compiled functions are cached (``NUMBA_CACHE_DIR`` or the user cache folder)."""
+    given = os.environ.get("NUMBA_CACHE_DIR")
+    if given:
+        return given
+    import platformdirs
+
+    return os.path.join(platformdirs.user_cache_dir("ditto-tui", appauthor=False), "numba")
+
+
+def _load() -> bool:
+    """Import the compiled kernels once; False (and ``status`` says why) when that fails."""
+    global _failure
+    if _modules:
+        return True
+    if _failure is not None:
+        return False
+    with _lock:
+        if _modules or _failure is not None:
+            return bool(_modules)
+        try:
+            os.environ.setdefault("NUMBA_CACHE_DIR", cache_dir())
+            import numba
+
+            settings = vars(numba.config)
+            if not settings.get("CACHE_DIR"):  # numba was imported before the variable was set
+                settings["CACHE_DIR"] = os.environ["NUMBA_CACHE_DIR"]
+            loaded = {kind: importlib.import_module(name) for kind, name in _MODULES.items()}
+        except Exception as exc:  # noqa: BLE001 - any failure means: use numpy
+            _failure = f"{type(exc).__name__}: {exc}"
+            return False
+        _modules.update(loaded)
+        return True
+
+
+def warm() -> bool:
+    """Load the compiled kernel now unless numpy is forced; True when it is in use."""
+    return _mode() != "numpy" and _load()
+
+
+def _get(kind: str, size: int) -> ModuleType | None:
+    global _work
+    mode = _mode()
+    if mode == "numpy":
+        return None
+    if _modules:
+        return _modules.get(kind)
+    if mode == "auto":
+        _work += size + AUTO_DOC_COST
+        if _work < AUTO_THRESHOLD:
+            return None
+    return _modules.get(kind) if _load() else None
+
+
+def ditto(size: int) -> ModuleType | None:
+    """The compiled ditto/2 kernel for a document of ``size`` bytes, or None for numpy."""
+    return _get("ditto", size)
+
+
+def html(size: int) -> ModuleType | None:
+    """The compiled html-distance kernel for a page of ``size`` bytes, or None for numpy."""
+    return _get("html", size)
+
+
+def active() -> str:
+    """``"numba"`` when the compiled kernel is loaded in this process, else ``"numpy"``."""
+    return "numba" if _modules and _mode() != "numpy" else "numpy"
+
+
+def status() -> str:
+    """One line for humans: the mode, what is loaded, and why numba is not, if it failed."""
+    text = f"kernel mode {_mode()} ({ENV}), active {active()}, cache {cache_dir()}"
+    if _failure is not None:
+        text += f"; numba unavailable: {_failure}"
+    return text

@@ -1,0 +1,85 @@
+"""Choosing the fingerprint kernel: environment, fallback, laziness, on-disk cache."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ditto_tui.core import kernel
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _run(code: str, **env: str) -> str:
+    environment = {k: v for k, v in os.environ.items() if k != kernel.ENV}
+    environment.update(env)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=environment, cwd=ROOT, check=True)
+    return done.stdout.strip()
+
+
+def test_select_rejects_unknown_kernels() -> None:
+    with pytest.raises(ValueError, match="unknown kernel"):
+        kernel.select("cuda")
+
+
+def test_forcing_numpy_never_loads_numba() -> None:
+    out = _run(
+        "import sys\n"
+        "from ditto_tui.core import Featurizer, kernel\n"
+        "Featurizer().fingerprint(b'x' * 20_000_000)\n"
+        "print(kernel.active(), 'numba' in sys.modules)",
+        DITTO_TUI_KERNEL="numpy",
+    )
+    assert out == "numpy False"
+
+
+def test_auto_mode_leaves_numba_unloaded_for_small_work() -> None:
+    out = _run(
+        "import sys\n"
+        "from ditto_tui.core import Featurizer, kernel\n"
+        "print(Featurizer().fingerprint(b'Hello, World'), kernel.active(), 'numba' in sys.modules)"
+    )
+    assert out.endswith("numpy False")
+
+
+def test_a_missing_numba_falls_back_to_numpy_and_says_why() -> None:
+    out = _run(
+        "import sys\n"
+        "sys.modules['numba'] = None  # import numba now raises ImportError\n"
+        "from ditto_tui.core import Featurizer, kernel\n"
+        "fp = Featurizer().fingerprint(b'Hello, World')\n"
+        "print(kernel.active(), fp)\n"
+        "print(kernel.status())",
+        DITTO_TUI_KERNEL="numba",
+    )
+    first, status = out.splitlines()
+    assert first.startswith("numpy ")
+    assert "numba unavailable: ModuleNotFoundError" in status
+
+
+def test_the_cache_folder_follows_numba_cache_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    assert kernel.cache_dir() == str(tmp_path)
+    monkeypatch.delenv("NUMBA_CACHE_DIR")
+    assert kernel.cache_dir().endswith(os.path.join("ditto-tui", "numba"))
+
+
+def test_compiled_functions_are_cached_on_disk() -> None:
+    pytest.importorskip("numba")
+    kernel.select("numba")
+    try:
+        assert kernel.warm(), kernel.status()
+        from ditto_tui.core import Featurizer
+
+        Featurizer().fingerprint("déjà vu".encode())  # compiled (or loaded) by now
+    finally:
+        kernel.select(None)
+    import numba
+
+    index = list(Path(numba.config.CACHE_DIR).rglob("_ditto_kernel.*.nbi"))
+    assert index, f"no cache index under {numba.config.CACHE_DIR}"
