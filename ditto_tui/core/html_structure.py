@@ -12,9 +12,10 @@ gives bit i = 1 iff at least as many shingle hashes have bit i set as not; a pag
 no tokens gives ``ffffffffffffffff``. Fingerprints of this pipeline are only comparable
 with each other, never with the ditto text pipeline.
 
-Speed comes from memoising across pages (in bounded memory): the features of each
-distinct token source (``html_features.FeatureTable``), and the FNV-1 hash of each
-distinct shingle, counted per page on packed feature numbers with numpy.
+With the compiled kernel (``kernel``), ``fingerprint`` runs the whole path in
+``_html_kernel``. Otherwise speed comes from memoising across pages (in bounded memory):
+the features of each distinct token source (``html_features.FeatureTable``), and the
+FNV-1 hash of each distinct shingle, counted per page on packed feature numbers with numpy.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from ditto_tui.core import kernel
 from ditto_tui.core.html_features import MAX_TOKENS, FeatureTable
 from ditto_tui.core.simhash import Fingerprint
 
@@ -240,8 +242,14 @@ class HtmlStructure:
 
     def fingerprint(self, data: bytes | str) -> Fingerprint:
         """The page's structure fingerprint, bit-identical to Go html-distance."""
+        data = _as_bytes(data)
+        compiled = kernel.html(len(data))
+        if compiled is not None:
+            fp = compiled.fingerprint(data, self.shingle, MAX_TOKENS)
+            if fp is not None:
+                return Fingerprint(fp)
         memo = self._memo.get()
-        ids = memo.table.page_ids(_as_bytes(data))
+        ids = memo.table.page_ids(data)
         if not ids.size:
             return Fingerprint(0xFFFFFFFFFFFFFFFF)
         hashes, counts = memo.shingle_hashes(ids, self.shingle)

@@ -46,7 +46,7 @@ AUTO_THRESHOLD = 8 * 1024 * 1024
 #: What one document counts toward ``AUTO_THRESHOLD`` besides its bytes.
 AUTO_DOC_COST = 4096
 
-_MODULES = {"ditto": "ditto_tui.core._ditto_kernel"}
+_MODULES = {"ditto": "ditto_tui.core._ditto_kernel", "html": "ditto_tui.core._html_kernel"}
 
 _lock = threading.Lock()
 _forced: str | None = None

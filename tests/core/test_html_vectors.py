@@ -39,14 +39,31 @@ from ditto_tui.core.pipeline import Pipeline, make_pipeline
 from ditto_tui.core.simhash import Fingerprint
 from tests.core.go_html_reference import go_tokens
 
+# every test here runs once per kernel (numpy, numba): see conftest.py
+pytestmark = pytest.mark.usefixtures("engine_kernel")
+
 VECTORS = Path(__file__).parents[1] / "data" / "html-distance-vectors.jsonl"
 _ROWS = [json.loads(line) for line in VECTORS.read_text().splitlines() if line.strip()]
 _PAGES = {row["id"]: base64.b64decode(row["b64"]) for row in _ROWS}
+# 18 tokenizer edge cases with current x/net's fingerprints (see shared/spec/html-distance.md)
+TOKENIZER_VECTORS = VECTORS.with_name("html-distance-tokenizer-vectors.jsonl")
+_TOKENIZER_ROWS = [
+    json.loads(line) for line in TOKENIZER_VECTORS.read_text().splitlines() if line.strip()
+]
 
 
 def test_the_vector_file_is_complete() -> None:
     assert len(_ROWS) == 130
     assert sum("source" in row for row in _ROWS) == 100
+    assert len(_TOKENIZER_ROWS) == 18
+    assert sum("gryffin_pin" in row for row in _TOKENIZER_ROWS) == 6
+
+
+@pytest.mark.parametrize("shingle", [1, 2, 3])
+@pytest.mark.parametrize("row", _TOKENIZER_ROWS, ids=[row["id"] for row in _TOKENIZER_ROWS])
+def test_tokenizer_vectors_follow_current_x_net(row: dict[str, str], shingle: int) -> None:
+    page = base64.b64decode(row["b64"])
+    assert HtmlStructure(shingle).fingerprint(page).hex == row[f"shingle{shingle}"]
 
 
 @pytest.mark.parametrize("shingle", [1, 2, 3])
@@ -310,6 +327,28 @@ def test_the_fast_tokenizer_agrees_with_the_literal_port(page: bytes) -> None:
     assert scan(page) == go_tokens(page)
 
 
+def _reference_features(page: bytes) -> list[bytes]:
+    """The features of the literal port's tokens (the oracle for the compiled kernel)."""
+    out: list[bytes] = []
+    for kind, _start, _end, name, attrs in go_tokens(page, MAX_TOKENS):
+        out += token_features((kind, name, attrs))
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=200) | _HTMLISH)
+def test_the_compiled_kernel_agrees_with_the_literal_port(engine_kernel: str, page: bytes) -> None:
+    if engine_kernel != "numba":
+        pytest.skip("the compiled kernel only")
+    from ditto_tui.core import _html_kernel
+
+    features = _html_kernel.feature_list(page, MAX_TOKENS)
+    if features is None:  # a class/name/rel value with '&', CR or NUL: Python's job
+        assert re.search(rb"[&\r\0]", page)
+    else:
+        assert features == _reference_features(page)
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.binary(max_size=200) | _HTMLISH)
 def test_tokens_tile_the_input_and_the_fingerprint_is_deterministic(page: bytes) -> None:
@@ -504,7 +543,7 @@ def test_the_memo_starts_afresh_when_full(monkeypatch: pytest.MonkeyPatch) -> No
 
 def test_a_pickled_pipeline_carries_no_memo() -> None:
     pipeline = HtmlStructure()
-    pipeline.fingerprint(_PAGES["table"])
+    pipeline.shingles(_PAGES["table"])  # fills the memo, whichever kernel fingerprints
     copy = pickle.loads(pickle.dumps(pipeline))
     assert copy._memo.memo.size < pipeline._memo.memo.size
     assert copy.fingerprint(_PAGES["table"]) == pipeline.fingerprint(_PAGES["table"])

@@ -1,0 +1,764 @@
+"""The compiled html-distance kernel: Go's x/net/html tokenizer, features, FNV-1, vote.
+
+Imported only through ``ditto_tui.core.kernel``. The tokenizer is a byte-at-a-time port
+of golang.org/x/net/html's ``Tokenizer.Next`` (the same structure as the literal test
+oracle ``tests/core/go_html_reference.py``: ``re`` is Go's ``z.raw.end``, a read at the
+end sets ``eof`` and leaves ``re`` alone). Each token's features (``A:div``,
+``G:a:href``, ...) are written to a flat byte buffer; then every window of ``shingle``
+features (padded with empty ones at the start) joined by spaces is hashed with FNV-1 64
+and voted (bit i is 1 iff at least half of the shingle hashes have it).
+
+Two rare cases are left to the Python pipeline, which returns ``None`` here: the value of
+a ``class``/``name``/``rel`` attribute holding ``&``, CR or NUL (character references and
+newline rules apply to it), and a shingle whose hash is 0 (Go stops summing there).
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+
+import numpy as np
+from numba import njit
+
+from ditto_tui.core._ditto_kernel import _vote_block, spread_table
+
+_OFFSET = np.uint64(0xCBF29CE484222325)
+_PRIME = np.uint64(0x100000001B3)
+_BLOCK = 3840
+_NEEDS_PYTHON = 1
+
+_TEXT, _START, _END, _SELF, _COMMENT, _DOCTYPE = 1, 2, 3, 4, 5, 6
+_PREFIX = np.frombuffer(b"?FABCED", dtype=np.uint8).copy()  # type -> prefix letter
+
+# raw-text elements: names in one flat array, (start, length) per name
+_RAW_NAMES = (b"iframe", b"noembed", b"noframes", b"noscript", b"plaintext", b"script",
+              b"style", b"textarea", b"title", b"xmp")
+_RAW_FLAT = np.frombuffer(b"".join(_RAW_NAMES), dtype=np.uint8).copy()
+_RAW_STARTS = np.cumsum([0] + [len(x) for x in _RAW_NAMES]).astype(np.int64)
+_SCRIPT = _RAW_NAMES.index(b"script")
+_PLAINTEXT = _RAW_NAMES.index(b"plaintext")
+_DOCTYPE_NAME = np.frombuffer(b"DOCTYPE", dtype=np.uint8).copy()
+_VALUED = (b"class", b"name", b"rel")
+_VALUED_FLAT = np.frombuffer(b"".join(_VALUED), dtype=np.uint8).copy()
+_VALUED_STARTS = np.cumsum([0] + [len(x) for x in _VALUED]).astype(np.int64)
+_SLOTS = 1024  # atom hash table size (a power of two, > 2x the atoms)
+
+
+def _atoms() -> list[bytes]:
+    text = resources.files("ditto_tui.core.data").joinpath("html-distance-atoms.txt")
+    names = text.read_text(encoding="utf-8").splitlines()
+    return [n.strip().encode("ascii") for n in names if n.strip() and n[0] != "#"]
+
+
+def _fnv1a_py(data: bytes) -> int:
+    h = 0xCBF29CE484222325
+    for b in data:
+        h = ((h ^ b) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+
+def atom_table() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(slots, flat names, starts): open addressing on FNV-1a of the name, -1 = empty."""
+    names = _atoms()
+    flat = np.frombuffer(b"".join(names), dtype=np.uint8).copy()
+    starts = np.cumsum([0] + [len(x) for x in names]).astype(np.int64)
+    slots = np.full(_SLOTS, -1, dtype=np.int64)
+    for i, name in enumerate(names):
+        s = _fnv1a_py(name) & (_SLOTS - 1)
+        while slots[s] != -1:
+            s = (s + 1) & (_SLOTS - 1)
+        slots[s] = i
+    return slots, flat, starts
+
+
+@njit(cache=True, nogil=True)
+def _ws(c):  # pragma: no cover - compiled
+    return c == 0x20 or c == 0x0A or c == 0x0D or c == 0x09 or c == 0x0C
+
+
+@njit(cache=True, nogil=True)
+def _letter(c):  # pragma: no cover - compiled
+    return (0x41 <= c <= 0x5A) or (0x61 <= c <= 0x7A)
+
+
+@njit(cache=True, nogil=True)
+def _lower(c):  # pragma: no cover - compiled
+    return c + 32 if 0x41 <= c <= 0x5A else c
+
+
+@njit(cache=True, nogil=True)
+def _skip_ws(buf, n, re, eof):  # pragma: no cover - compiled
+    if eof:
+        return re, eof
+    while True:
+        if re >= n:
+            return re, True
+        c = buf[re]
+        re += 1
+        if not _ws(c):
+            return re - 1, False
+
+
+@njit(cache=True, nogil=True)
+def _raw_end_tag(buf, n, re, tag):  # pragma: no cover - compiled
+    """Go's readRawEndTag after ``</``: (matched, re, eof)."""
+    a = _RAW_STARTS[tag]
+    length = _RAW_STARTS[tag + 1] - a
+    for i in range(length):
+        if re >= n:
+            return False, re, True
+        c = buf[re]
+        re += 1
+        t = _RAW_FLAT[a + i]
+        if c != t and c != t - 32:
+            return False, re - 1, False
+    if re >= n:
+        return False, re, True
+    c = buf[re]
+    re += 1
+    if _ws(c) or c == 0x2F or c == 0x3E:
+        return True, re - 3 - length, False
+    return False, re - 1, False
+
+
+@njit(cache=True, nogil=True)
+def _read_script(buf, n, re):  # pragma: no cover - compiled
+    """Go's readScript: returns (re, eof) where the script text ends."""
+    # states: 0 data, 1 lt, 2 endopen, 3 escstart, 4 escstartdash, 5 esc, 6 escdash,
+    # 7 escdashdash, 8 esclt, 9 escendopen, 10 dblstart, 11 dbl, 12 dbldash,
+    # 13 dbldashdash, 14 dbllt, 15 dblend
+    state = 0
+    eof = False
+    while True:
+        if state == 2 or state == 9:
+            ok, re, eof = _raw_end_tag(buf, n, re, _SCRIPT)
+            if ok or eof:
+                break
+            state = 0 if state == 2 else 5
+            continue
+        if state == 15:
+            ok, re, eof = _raw_end_tag(buf, n, re, _SCRIPT)
+            if ok:
+                re += 9
+                state = 5
+                continue
+            if eof:
+                break
+            state = 11
+            continue
+        if state == 10:
+            re -= 1
+            state = 11
+            for i in range(6):
+                if re >= n:
+                    eof = True
+                    break
+                c = buf[re]
+                re += 1
+                t = _RAW_FLAT[_RAW_STARTS[_SCRIPT] + i]
+                if c != t and c != t - 32:
+                    re -= 1
+                    state = 5
+                    break
+            if eof:
+                break
+            if state == 5:
+                continue
+            if re >= n:
+                eof = True
+                break
+            c = buf[re]
+            re += 1
+            if not (_ws(c) or c == 0x2F or c == 0x3E):
+                re -= 1
+                state = 5
+            continue
+        if re >= n:
+            eof = True
+            break
+        c = buf[re]
+        re += 1
+        if state == 0:
+            if c == 0x3C:
+                state = 1
+        elif state == 1:
+            if c == 0x2F:
+                state = 2
+            elif c == 0x21:
+                state = 3
+            else:
+                re -= 1
+                state = 0
+        elif state == 3 or state == 4:
+            if c == 0x2D:
+                state = 4 if state == 3 else 7
+            else:
+                re -= 1
+                state = 0
+        elif state == 5 or state == 6 or state == 7:
+            if c == 0x2D:
+                state = 6 if state == 5 else 7
+            elif c == 0x3C:
+                state = 8
+            elif c == 0x3E and state == 7:
+                state = 0
+            else:
+                state = 5
+        elif state == 8:
+            if c == 0x2F:
+                state = 9
+            elif _letter(c):
+                state = 10
+            else:
+                re -= 1
+                state = 0
+        elif state == 11 or state == 12 or state == 13:
+            if c == 0x2D:
+                state = 12 if state == 11 else 13
+            elif c == 0x3C:
+                state = 14
+            elif c == 0x3E and state == 13:
+                state = 0
+            else:
+                state = 11
+        else:  # 14: dbllt
+            if c == 0x2F:
+                state = 15
+            else:
+                re -= 1
+                state = 11
+    return re, eof
+
+
+@njit(cache=True, nogil=True)
+def _read_raw(buf, n, re, tag):  # pragma: no cover - compiled
+    """Go's readRawOrRCDATA for a raw tag other than script: (re, eof)."""
+    eof = False
+    while True:
+        if re >= n:
+            return re, True
+        c = buf[re]
+        re += 1
+        if c != 0x3C:
+            continue
+        if re >= n:
+            return re, True
+        c = buf[re]
+        re += 1
+        if c != 0x2F:
+            re -= 1
+            continue
+        ok, re, eof = _raw_end_tag(buf, n, re, tag)
+        if ok or eof:
+            return re, eof
+
+
+@njit(cache=True, nogil=True)
+def _read_comment(buf, n, re):  # pragma: no cover - compiled
+    dash = 0
+    beginning = True
+    while True:
+        if re >= n:
+            return re, True
+        c = buf[re]
+        re += 1
+        if c == 0x2D:
+            dash += 1
+            continue
+        if c == 0x3E:
+            if dash >= 2 or beginning:
+                return re, False
+        elif c == 0x21 and dash >= 2:
+            if re >= n:
+                return re, True
+            c = buf[re]
+            re += 1
+            if c == 0x3E:
+                return re, False
+            if c == 0x2D:
+                dash = 1
+                beginning = False
+                continue
+        dash = 0
+        beginning = False
+
+
+@njit(cache=True, nogil=True)
+def _until_close_angle(buf, n, re):  # pragma: no cover - compiled
+    while True:
+        if re >= n:
+            return re, True
+        c = buf[re]
+        re += 1
+        if c == 0x3E:
+            return re, False
+
+
+@njit(cache=True, nogil=True)
+def _markup_declaration(buf, n, re):  # pragma: no cover - compiled
+    """Go's readMarkupDeclaration after ``<!``: (kind, re, eof)."""
+    data_start = re
+    if re + 2 > n:
+        return _COMMENT, n, True
+    c0 = buf[re]
+    c1 = buf[re + 1]
+    re += 2
+    if c0 == 0x2D and c1 == 0x2D:
+        re, eof = _read_comment(buf, n, re)
+        return _COMMENT, re, eof
+    re -= 2
+    # readDoctype
+    doctype = True
+    for ch in _DOCTYPE_NAME:
+        if re >= n:
+            re = data_start
+            doctype = False
+            break
+        c = buf[re]
+        re += 1
+        if c != ch and c != ch + 32:
+            re = data_start
+            doctype = False
+            break
+    if doctype:
+        re, eof = _skip_ws(buf, n, re, False)
+        if eof:
+            return _DOCTYPE, re, True
+        re, eof = _until_close_angle(buf, n, re)
+        return _DOCTYPE, re, eof
+    re, eof = _until_close_angle(buf, n, re)
+    return _COMMENT, re, eof
+
+
+@njit(cache=True, nogil=True)
+def _same_key(buf, a0, a1, b0, b1):  # pragma: no cover - compiled
+    if a1 - a0 != b1 - b0:
+        return False
+    for k in range(a1 - a0):  # noqa: SIM110 - no generators in compiled code
+        if _lower(buf[a0 + k]) != _lower(buf[b0 + k]):
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _attr_value(buf, n, re, eof):  # pragma: no cover - compiled
+    """Go's readTagAttrVal: (value start, value end, re, eof)."""
+    v0 = v1 = re
+    if eof:
+        return v0, v1, re, eof
+    re, eof = _skip_ws(buf, n, re, eof)
+    if eof:
+        return v0, v1, re, eof
+    if re >= n:
+        return v0, v1, re, True
+    c = buf[re]
+    re += 1
+    if c == 0x2F:
+        return v0, v1, re, False
+    if c != 0x3D:
+        return v0, v1, re - 1, False
+    re, eof = _skip_ws(buf, n, re, eof)
+    if eof:
+        return v0, v1, re, eof
+    if re >= n:
+        return v0, v1, re, True
+    quote = buf[re]
+    re += 1
+    if quote == 0x3E:
+        return v0, v1, re - 1, False
+    if quote == 0x27 or quote == 0x22:
+        v0 = re
+        while True:
+            if re >= n:
+                return v0, re, re, True
+            c = buf[re]
+            re += 1
+            if c == quote:
+                return v0, re - 1, re, False
+    v0 = re - 1
+    while True:
+        if re >= n:
+            return v0, re, re, True
+        c = buf[re]
+        re += 1
+        if _ws(c):
+            return v0, re - 1, re, False
+        if c == 0x3E:
+            return v0, re - 1, re - 1, False
+
+
+@njit(cache=True, nogil=True)
+def _read_tag(buf, n, re, save, attrs):  # pragma: no cover - compiled
+    """Go's readTag (the tag name's first byte read): (re, eof, name_start, name_end, count, attrs).
+
+    Kept attributes go to ``attrs[i] = (key start, key end, value start, value end)``
+    (``attrs`` is replaced by a larger array when full, and returned); a repeated key
+    keeps the first.
+    """
+    count = 0
+    # readTagName
+    name_start = re - 1
+    eof = False
+    while True:
+        if re >= n:
+            eof = True
+            name_end = re
+            break
+        c = buf[re]
+        re += 1
+        if _ws(c):
+            name_end = re - 1
+            break
+        if c == 0x2F or c == 0x3E:
+            re -= 1
+            name_end = re
+            break
+    re, eof = _skip_ws(buf, n, re, eof)
+    if eof:
+        return re, eof, name_start, name_end, count, attrs
+    while True:
+        if re >= n:
+            eof = True
+            break
+        c = buf[re]
+        re += 1
+        if c == 0x3E:
+            break
+        re -= 1
+        # readTagAttrKey
+        k0 = re
+        while True:
+            if re >= n:
+                eof = True
+                k1 = re
+                break
+            c = buf[re]
+            re += 1
+            if c == 0x3D and k0 + 1 == re:
+                continue
+            if c == 0x3D or _ws(c) or c == 0x2F or c == 0x3E:
+                re -= 1
+                k1 = re
+                break
+        v0, v1, re, eof = _attr_value(buf, n, re, eof)
+        if save and k0 != k1:
+            fresh = True
+            for j in range(count):
+                if _same_key(buf, attrs[j, 0], attrs[j, 1], k0, k1):
+                    fresh = False
+                    break
+            if fresh:
+                if count == attrs.shape[0]:
+                    grown = np.empty((2 * count, 4), dtype=np.int64)
+                    grown[:count] = attrs
+                    attrs = grown
+                attrs[count, 0] = k0
+                attrs[count, 1] = k1
+                attrs[count, 2] = v0
+                attrs[count, 3] = v1
+                count += 1
+        re, eof = _skip_ws(buf, n, re, eof)
+        if eof:
+            break
+    return re, eof, name_start, name_end, count, attrs
+
+
+@njit(cache=True, nogil=True)
+def _reserve(arr, used, extra):  # pragma: no cover - compiled
+    if used + extra <= arr.size:
+        return arr
+    grown = np.empty(max(2 * arr.size, used + extra), dtype=arr.dtype)
+    grown[:used] = arr[:used]
+    return grown
+
+
+@njit(cache=True, nogil=True)
+def _atom(buf, a, b, slots, flat, starts):  # pragma: no cover - compiled
+    """Index of the atom equal to the lower-cased ``buf[a:b]``, or -1."""
+    h = _OFFSET
+    for k in range(a, b):
+        h = (h ^ np.uint64(_lower(buf[k]))) * _PRIME
+    s = np.intp(h & np.uint64(_SLOTS - 1))
+    while slots[s] != -1:
+        i = slots[s]
+        lo = starts[i]
+        if starts[i + 1] - lo == b - a:
+            same = True
+            for k in range(b - a):
+                if flat[lo + k] != _lower(buf[a + k]):
+                    same = False
+                    break
+            if same:
+                return i
+        s = (s + 1) & (_SLOTS - 1)
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def _put_lower(feat, used, buf, a, b):  # pragma: no cover - compiled
+    """Append lower-cased ``buf[a:b]`` with NUL -> U+FFFD (room for 3 bytes each)."""
+    for k in range(a, b):
+        c = buf[k]
+        if c == 0:
+            feat[used] = 0xEF
+            feat[used + 1] = 0xBF
+            feat[used + 2] = 0xBD
+            used += 3
+        else:
+            feat[used] = _lower(c)
+            used += 1
+    return used
+
+
+@njit(cache=True, nogil=True)
+def _valued(buf, a, b):  # pragma: no cover - compiled
+    """True when lower-cased ``buf[a:b]`` is class, name or rel."""
+    for v in range(3):
+        lo = _VALUED_STARTS[v]
+        if _VALUED_STARTS[v + 1] - lo == b - a:
+            same = True
+            for k in range(b - a):
+                if _VALUED_FLAT[lo + k] != _lower(buf[a + k]):
+                    same = False
+                    break
+            if same:
+                return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def features(buf, max_tokens, slots, flat, starts):  # pragma: no cover - compiled
+    """(status, feature bytes, feature starts, count): the page's features in order.
+
+    Feature i is ``feat[fstart[i]:fstart[i + 1]]``; status 1 means the page needs the
+    Python pipeline (see the module docstring).
+    """
+    n = buf.size
+    feat = np.empty(256 + n // 2, dtype=np.uint8)
+    fstart = np.empty(1024, dtype=np.int64)
+    fstart[0] = 0
+    nf = 0
+    used = 0
+    attrs = np.empty((16, 4), dtype=np.int64)
+    re = 0
+    eof = False
+    raw_tag = -1
+    tokens = 0
+    while tokens < max_tokens:
+        # -- Go's Next
+        raw_start = re
+        if eof:
+            break
+        kind = 0
+        count = 0
+        name_start = name_end = 0
+        if raw_tag >= 0:
+            data_start = re
+            if raw_tag == _PLAINTEXT:
+                re = n
+                eof = True
+            elif raw_tag == _SCRIPT:
+                re, eof = _read_script(buf, n, re)
+            else:
+                re, eof = _read_raw(buf, n, re, raw_tag)
+            raw_tag = -1
+            if re > data_start:
+                kind = _TEXT
+        if kind == 0:
+            while True:
+                if re >= n:
+                    eof = True
+                    break
+                c = buf[re]
+                re += 1
+                if c != 0x3C:
+                    continue
+                if re >= n:
+                    eof = True
+                    break
+                c = buf[re]
+                re += 1
+                if _letter(c):
+                    tag_kind = _START
+                elif c == 0x2F:
+                    tag_kind = _END
+                elif c == 0x21 or c == 0x3F:
+                    tag_kind = _COMMENT
+                else:
+                    re -= 1
+                    continue
+                x = re - 2
+                if raw_start < x:
+                    re = x
+                    kind = _TEXT
+                    break
+                if tag_kind == _START:
+                    re, eof, name_start, name_end, count, attrs = _read_tag(buf, n, re, True, attrs)
+                    if eof:
+                        kind = -1
+                        break
+                    # raw-text element?
+                    for t in range(len(_RAW_STARTS) - 1):
+                        lo = _RAW_STARTS[t]
+                        if _RAW_STARTS[t + 1] - lo == name_end - name_start:
+                            same = True
+                            for k in range(name_end - name_start):
+                                if _RAW_FLAT[lo + k] != _lower(buf[name_start + k]):
+                                    same = False
+                                    break
+                            if same:
+                                raw_tag = t
+                                break
+                    kind = _START
+                    if buf[re - 2] == 0x2F and (count == 0 or re - 2 != attrs[count - 1, 3] - 1):
+                        kind = _SELF
+                    break
+                if tag_kind == _END:
+                    if re >= n:
+                        eof = True
+                        break
+                    c = buf[re]
+                    re += 1
+                    if c == 0x3E:
+                        kind = _COMMENT
+                        break
+                    if _letter(c):
+                        re, eof, name_start, name_end, count, attrs = _read_tag(buf, n, re, False, attrs)
+                        kind = -1 if eof else _END
+                        break
+                    re -= 1
+                    re, eof = _until_close_angle(buf, n, re)
+                    kind = _COMMENT
+                    break
+                if c == 0x21:
+                    kind, re, eof = _markup_declaration(buf, n, re)
+                    break
+                re -= 1
+                re, eof = _until_close_angle(buf, n, re)
+                kind = _COMMENT
+                break
+            if kind == 0 and raw_start < re:
+                kind = _TEXT
+        if kind <= 0:
+            break
+        tokens += 1
+        # -- the token's features
+        if kind == _START or kind == _SELF or kind == _END:  # noqa: SIM109 - compiled
+            atom = _atom(buf, name_start, name_end, slots, flat, starts)
+        else:
+            atom = -1
+        atom_len = starts[atom + 1] - starts[atom] if atom >= 0 else 0
+        fstart = _reserve(fstart, nf + 1, count + 2)
+        feat = _reserve(feat, used, 2 + atom_len)
+        feat[used] = _PREFIX[kind]
+        feat[used + 1] = 0x3A
+        used += 2
+        for k in range(atom_len):
+            feat[used + k] = flat[starts[atom] + k]
+        used += atom_len
+        nf += 1
+        fstart[nf] = used
+        for j in range(count):
+            k0, k1, v0, v1 = attrs[j, 0], attrs[j, 1], attrs[j, 2], attrs[j, 3]
+            valued = _valued(buf, k0, k1)
+            if valued:
+                for k in range(v0, v1):
+                    c = buf[k]
+                    if c == 0x26 or c == 0x0D or c == 0:
+                        return _NEEDS_PYTHON, feat, fstart, 0
+            feat = _reserve(feat, used, 4 + atom_len + 3 * (k1 - k0) + (v1 - v0))
+            feat[used] = 0x47  # G
+            feat[used + 1] = 0x3A
+            used += 2
+            for k in range(atom_len):
+                feat[used + k] = flat[starts[atom] + k]
+            used += atom_len
+            feat[used] = 0x3A
+            used = _put_lower(feat, used + 1, buf, k0, k1)
+            if valued:
+                feat[used] = 0x3A
+                used += 1
+                for k in range(v0, v1):
+                    feat[used] = buf[k]
+                    used += 1
+            nf += 1
+            fstart[nf] = used
+    return 0, feat, fstart, nf
+
+
+@njit(cache=True, nogil=True)
+def _fingerprint(buf, shingle, max_tokens, slots, flat, starts, spread):  # pragma: no cover
+    status, feat, fstart, nf = features(buf, max_tokens, slots, flat, starts)
+    if status != 0:
+        return status, np.uint64(0)
+    if nf == 0:
+        return 0, np.uint64(0xFFFFFFFFFFFFFFFF)
+    totals = np.zeros(64, dtype=np.int64)
+    planes = np.zeros(4, dtype=np.uint64)
+    block = np.empty(_BLOCK, dtype=np.uint64)
+    filled = 0
+    # One running FNV-1 state per open window (shingle of them): every feature goes into
+    # all of them at once, so the states' multiply chains run side by side. The window
+    # that opens at feature j gets f_j, the others " " + f_j; the window opened
+    # shingle - 1 features earlier is then complete. The first windows open at the
+    # shingle - 1 empty features before feature 0.
+    states = np.empty(shingle, dtype=np.uint64)
+    space = np.uint64(0x20)
+    slot = 0  # the state of the window opening at the current feature
+    for j in range(1 - shingle, nf):
+        for t in range(shingle):
+            if t != slot:
+                states[t] = (states[t] * _PRIME) ^ space
+        states[slot] = _OFFSET
+        if j >= 0:
+            for k in range(fstart[j], fstart[j + 1]):
+                c = np.uint64(feat[k])
+                for t in range(shingle):
+                    states[t] = (states[t] * _PRIME) ^ c
+        slot += 1
+        if slot == shingle:
+            slot = 0
+        if j >= 0:  # the window that opened at feature j - shingle + 1 is complete
+            h = states[slot]
+            if h == 0:
+                return _NEEDS_PYTHON, np.uint64(0)
+            block[filled] = h
+            filled += 1
+            if filled == _BLOCK:
+                _vote_block(block, filled, spread, planes, totals)
+                filled = 0
+    if filled:
+        _vote_block(block, filled, spread, planes, totals)
+    fp = np.uint64(0)
+    one = np.uint64(1)
+    for bit in range(64):
+        shift = np.uint64(bit)
+        count = totals[bit]
+        count += np.int64((planes[0] >> shift) & one)
+        count += 2 * np.int64((planes[1] >> shift) & one)
+        count += 4 * np.int64((planes[2] >> shift) & one)
+        count += 8 * np.int64((planes[3] >> shift) & one)
+        if 2 * count >= nf:
+            fp |= one << shift
+    return 0, fp
+
+
+_SLOTS_TABLE, _ATOM_FLAT, _ATOM_STARTS = atom_table()
+_SPREAD = spread_table()
+
+
+def fingerprint(data: bytes, shingle: int, max_tokens: int) -> int | None:
+    """The html-distance fingerprint of a page, or None when the Python pipeline must do it."""
+    status, fp = _fingerprint(np.frombuffer(data, dtype=np.uint8), shingle, max_tokens,
+                              _SLOTS_TABLE, _ATOM_FLAT, _ATOM_STARTS, _SPREAD)
+    return None if status else int(fp)
+
+
+def feature_list(data: bytes, max_tokens: int) -> list[bytes] | None:
+    """The page's features in order (for tests), or None when Python must do it."""
+    status, feat, fstart, nf = features(np.frombuffer(data, dtype=np.uint8), max_tokens,
+                                        _SLOTS_TABLE, _ATOM_FLAT, _ATOM_STARTS)
+    if status:
+        return None
+    raw = feat.tobytes()
+    return [raw[fstart[i] : fstart[i + 1]] for i in range(nf)]
