@@ -16,6 +16,22 @@ log-uniform between 1 KB and 5 MB. Prints one figure a line as ``name value unit
   peak RSS of the largest process among the command and its workers. If the command
   fails, ``fingerprint_cli_mbps n/a`` is printed with the error.
 
+- ``fingerprint_1proc_ascii_mbps`` / ``fingerprint_1proc_nonascii_mbps``: the in-process
+  figure over the ASCII (prose, code) and the UTF-8 (accented, Cyrillic/Greek, CJK) files
+  only, with the compiled kernel (``_numpy`` twins: the numpy engine, for comparison);
+- ``fingerprint_cli_small_files_docs_per_s``: ``ditto-tui fingerprint --no-cache`` over
+  20,000 files of 1-4 KB, whole process, wall time;
+- ``fingerprint_cli_mbox_mbps``: the same over one mbox of 20,000 messages (headers and
+  bodies of realistic sizes, ~6 KB a message);
+- ``fingerprint_cli_one_file_s``: the command on one small file (median of 5, warm compile
+  cache: the start-up cost);
+- ``kernel_cold_compile_s`` / ``kernel_cache_load_s``: the first run of the command with an
+  empty numba cache (``DITTO_TUI_KERNEL=numba``, one text file and one HTML page) and the
+  same run with the cache filled, whole process.
+
+The peak RSS is the largest over every command run. The compiled kernel is used as the
+command would use it (``DITTO_TUI_KERNEL`` unset: loaded once the work pays for it).
+
     python benchmarks/bench_fingerprint.py            # ~300 MB corpus
     python benchmarks/bench_fingerprint.py --mb 30    # quick run
 """
@@ -25,15 +41,18 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import os
 import random
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
-from ditto_tui.core import Featurizer
+from ditto_tui.core import Featurizer, kernel
 
 HERE = Path(__file__).resolve().parent
 WORK = HERE / "_work"
@@ -200,6 +219,136 @@ def bench_in_process(files: list[Path]) -> tuple[float, float, float]:
     return total / elapsed / 1e6, len(files) / elapsed, total / cpu / 1e6
 
 
+def bench_kinds(files: list[Path]) -> list[str]:
+    """In-process MB/s (wall, reading excluded) over the ASCII and the UTF-8 files, per kernel."""
+    groups = {
+        "ascii": [p for p in files if p.stem.endswith(("-ascii", "-code"))],
+        "nonascii": [p for p in files if p.stem.endswith("-utf8")],
+    }
+    lines = []
+    for name in ("numba", "numpy"):
+        kernel.select(name)
+        if name == "numba" and not kernel.warm():
+            lines.append(f"fingerprint_1proc_ascii_mbps n/a ({kernel.status()})")
+            continue
+        suffix = "" if name == "numba" else "_numpy"
+        for label, group in groups.items():
+            if group:
+                mbps, _docs, _cpu = bench_in_process(group)
+                lines.append(f"fingerprint_1proc_{label}{suffix}_mbps {mbps:.1f} MB/s")
+    kernel.select(None)
+    return lines
+
+
+def _command() -> str:
+    return shutil.which("ditto-tui") or str(Path(sys.executable).with_name("ditto-tui"))
+
+
+_PEAK_RSS_KIB = [0]  # the largest peak RSS of a command run (with its workers)
+
+
+def _run_cli(args: list[str], env: dict[str, str] | None = None, lines: int | None = None) -> float:
+    """Wall seconds of one ``ditto-tui`` run; raises on failure or on a wrong line count."""
+    start = time.perf_counter()
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen([_command(), *args], stdout=out, stderr=err, env=env)
+        _pid, status, usage = os.wait4(proc.pid, 0)
+        elapsed = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        _PEAK_RSS_KIB[0] = max(_PEAK_RSS_KIB[0], usage.ru_maxrss)
+        if proc.returncode != 0:
+            err.seek(0)
+            error = err.read().decode(errors="replace").strip().splitlines()
+            raise RuntimeError(f"exit {proc.returncode}: {error[-1] if error else 'no message'}")
+        out.seek(0)
+        got = sum(1 for _ in out)
+    if lines is not None and got != lines:
+        raise RuntimeError(f"{got} fingerprints, expected {lines}: {args}")
+    return elapsed
+
+
+def small_files_folder(count: int = 20_000, seed: int = 2) -> Path:
+    """``count`` text files of 1-4 KB in 100 folders (built once in benchmarks/_work)."""
+    folder = WORK / f"small-v1-{count}-seed{seed}"
+    done = WORK / f"{folder.name}.complete"
+    if not done.exists():
+        shutil.rmtree(folder, ignore_errors=True)
+        rng = random.Random(seed)
+        vocab = _vocabulary(rng, 5000, _LETTERS, [26 - i for i in range(26)])
+        for i in range(count):
+            sub = folder / f"d{i % 100:02d}"
+            sub.mkdir(parents=True, exist_ok=True)
+            size = rng.randint(1000, 4000)
+            (sub / f"{i:05d}.txt").write_bytes(_prose(rng, size, vocab).encode()[:size])
+        done.write_text("ok")
+    return folder
+
+
+def mbox_file(count: int = 20_000, seed: int = 3) -> Path:
+    """One mbox of ``count`` messages (~2.7 KB each, 20,000 of them stay below the default
+    64 MiB size limit): 0.5-1 KB of headers and a log-uniform 0.3-6 KB body."""
+    path = WORK / f"mail-v2-{count}-seed{seed}.mbox"
+    if not path.exists():
+        rng = random.Random(seed)
+        vocab = _vocabulary(rng, 5000, _LETTERS, [26 - i for i in range(26)])
+        WORK.mkdir(parents=True, exist_ok=True)
+        with open(path.with_suffix(".tmp"), "wb") as out:
+            for i in range(count):
+                hops = "".join(
+                    f"Received: from mx{h}.example.net (mx{h}.example.net [192.0.2.{h}])\n"
+                    f"\tby relay.example.org with ESMTPS id {rng.getrandbits(64):x}\n"
+                    f"\tfor <list@example.org>; Mon, 5 Jan 2026 10:{h:02d}:00 +0000\n"
+                    for h in range(rng.randint(2, 6))
+                )
+                body = _prose(rng, int(300 * 20 ** rng.random()), vocab)
+                body = "\n".join(">" + line[1:] if line.startswith("From ") else line
+                                  for line in body.split("\n"))
+                out.write(
+                    f"From sender{i}@example.org Mon Jan  5 10:00:00 2026\n{hops}"
+                    f"Message-ID: <{rng.getrandbits(96):x}@example.org>\n"
+                    f"From: Sender {i} <sender{i}@example.org>\nTo: list@example.org\n"
+                    f"Subject: Re: note {rng.randint(0, 999)}\n"
+                    f"Date: Mon, 5 Jan 2026 10:00:00 +0000\nContent-Type: text/plain\n\n"
+                    f"{body}\n\n".encode()
+                )
+        path.with_suffix(".tmp").rename(path)
+    return path
+
+
+def bench_cli_cases() -> list[str]:
+    """Small files, one mbox, one file, and the cold compile: whole-process figures."""
+    lines = []
+    small = small_files_folder()
+    docs = sum(1 for p in small.rglob("*") if p.is_file())
+    seconds = statistics.median(
+        _run_cli(["fingerprint", "--no-cache", str(small)], lines=docs) for _ in range(3)
+    )
+    lines.append(f"fingerprint_cli_small_files_docs_per_s {docs / seconds:.0f} docs/s")
+    mbox = mbox_file()
+    seconds = statistics.median(
+        _run_cli(["fingerprint", "--no-cache", str(mbox)], lines=20_000) for _ in range(3)
+    )
+    lines.append(f"fingerprint_cli_mbox_mbps {mbox.stat().st_size / seconds / 1e6:.1f} MB/s")
+    one = next(iter(sorted(small.rglob("*.txt"))))
+    seconds = statistics.median(
+        _run_cli(["fingerprint", "--no-cache", str(one)], lines=1) for _ in range(5)
+    )
+    lines.append(f"fingerprint_cli_one_file_s {seconds:.3f} s")
+    page = WORK / "one-page.html"
+    page.write_bytes(_html(random.Random(4), 20_000, "words " * 4000).encode())
+    peak = _PEAK_RSS_KIB[0]  # the compile below takes more memory than a normal run
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache, DITTO_TUI_KERNEL="numba")
+        for label in ("cold_compile", "cache_load"):
+            seconds = _run_cli(["fingerprint", "--no-cache", str(one)], env, lines=1)
+            seconds += _run_cli(["fingerprint", "--no-cache", "--pipeline", "html", str(page)],
+                                env, lines=1)
+            lines.append(f"kernel_{label}_s {seconds:.2f} s")
+    lines.append(f"kernel_cold_compile_peak_rss_mb {_PEAK_RSS_KIB[0] / 1024:.1f} MB")
+    _PEAK_RSS_KIB[0] = peak
+    return lines
+
+
 def worst_cases(size: int = 5_000_000) -> dict[str, tuple[Featurizer, bytes]]:
     """Pathological 5 MB documents: binary noise, tags nested without end, one giant word."""
     rng = random.Random(7)
@@ -223,7 +372,7 @@ def bench_worst_cases() -> list[str]:
 
 def bench_cli(folder: Path, total_bytes: int, docs: int) -> list[str]:
     """Figures for ``ditto-tui fingerprint --no-cache`` over the folder, or an n/a line."""
-    script = shutil.which("ditto-tui") or str(Path(sys.executable).with_name("ditto-tui"))
+    script = _command()
     start = time.perf_counter()
     try:
         run = subprocess.run([script, "fingerprint", "--no-cache", str(folder)],
@@ -235,10 +384,10 @@ def bench_cli(folder: Path, total_bytes: int, docs: int) -> list[str]:
         error = run.stderr.decode(errors="replace").strip().splitlines()
         return [f"fingerprint_cli_mbps n/a (exit {run.returncode}: {error[-1] if error else 'no message'})"]
     peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # largest reaped process
+    _PEAK_RSS_KIB[0] = max(_PEAK_RSS_KIB[0], peak_kib)
     return [
         f"fingerprint_cli_mbps {total_bytes / elapsed / 1e6:.1f} MB/s",
         f"fingerprint_cli_docs_per_s {docs / elapsed:.1f} docs/s",
-        f"fingerprint_cli_peak_rss_mb {peak_kib / 1024:.1f} MB",
     ]
 
 
@@ -248,22 +397,39 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mb", type=float, default=300, help="size of the generated corpus (default 300)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--no-cli", action="store_true", help="skip the command-line figures")
+    parser.add_argument("--only-cli-cases", action="store_true",
+                        help="only the small-files, mbox, one-file and compile figures")
     args = parser.parse_args(argv)
+    if args.only_cli_cases:
+        for line in bench_cli_cases():
+            print(line)
+        print_peak_rss()
+        return 0
     folder = args.corpus or corpus_folder(args.mb, args.seed)
     files = sorted(p for p in folder.rglob("*") if p.is_file())
     total_bytes = sum(p.stat().st_size for p in files)
     print(f"corpus_docs {len(files)} docs")
     print(f"corpus_size {total_bytes / 1e6:.1f} MB")
+    print(f"kernel {'numba' if kernel.warm() else 'numpy'}")  # loaded before timing
     mbps, docs_per_s, cpu_mbps = bench_in_process(files)
     print(f"fingerprint_1proc_mbps {mbps:.1f} MB/s")
     print(f"fingerprint_1proc_docs_per_s {docs_per_s:.1f} docs/s")
     print(f"fingerprint_1proc_cpu_mbps {cpu_mbps:.1f} MB/s")
+    for line in bench_kinds(files):
+        print(line)
     for line in bench_worst_cases():
         print(line)
     if not args.no_cli:
-        for line in bench_cli(folder, total_bytes, len(files)):
+        for line in bench_cli(folder, total_bytes, len(files)) + bench_cli_cases():
             print(line)
+        print_peak_rss()
     return 0
+
+
+def print_peak_rss() -> None:
+    """The largest peak RSS among the command runs so far (and their workers), the cold
+    compile excepted."""
+    print(f"fingerprint_cli_peak_rss_mb {_PEAK_RSS_KIB[0] / 1024:.1f} MB")
 
 
 if __name__ == "__main__":

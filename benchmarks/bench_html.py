@@ -6,7 +6,11 @@ larger templated pages (~200 KB each, past the 5000-token cut, so most of each p
 never read: the figure for them measures that cut as much as the code). Reports the best
 of several rounds (CPU time), one figure a line as ``name value unit``:
 
-    python benchmarks/bench_html.py [--rounds 7]
+    python benchmarks/bench_html.py [--rounds 7] [--kernel numba|numpy]
+
+``html_structure_1proc_mbps`` is the headline: unseen real pages (the vector pages never
+fingerprinted before by this pipeline, after the other half), one process, with the
+chosen kernel (default: the compiled one; ``_numpy`` twin for comparison).
 
 A pipeline remembers the token sources, features and shingle hashes of the pages it has
 seen, so three figures per set: ``_mbps`` with one pipeline for all rounds (every page
@@ -28,6 +32,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from ditto_tui.core import kernel
 from ditto_tui.core.html_structure import HtmlStructure
 from ditto_tui.core.html_tokenizer import scan_classes, token_keys
 
@@ -122,8 +127,12 @@ def fingerprint_all(pipeline: object, pages: list[bytes]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--kernel", choices=kernel.KERNELS, default="numba")
     args = parser.parse_args()
     rounds = args.rounds
+    kernel.select(args.kernel)
+    kernel.warm()
+    print(f"kernel {kernel.active()}")
     vectors = vector_pages()
     for label, pages in (("html", vectors), ("html_large", generated_pages())):
         size = sum(map(len, pages))
@@ -148,6 +157,12 @@ def main() -> None:
     unseen = vectors[1::2]
     seconds = best_seconds(lambda warm: fingerprint_all(warm, unseen), rounds, warmed)
     print(f"html_unseen_mbps {sum(map(len, unseen)) / seconds / 1e6:.2f} MB/s")
+    print(f"html_structure_1proc_mbps {sum(map(len, unseen)) / seconds / 1e6:.2f} MB/s")
+    if args.kernel == "numba":
+        kernel.select("numpy")
+        seconds = best_seconds(lambda warm: fingerprint_all(warm, unseen), rounds, warmed)
+        print(f"html_structure_1proc_numpy_mbps {sum(map(len, unseen)) / seconds / 1e6:.2f} MB/s")
+        kernel.select("numba")
     # The worst case for the shingle hashing: one page of identical tags.
     same = b"<div class='x'>" * 5000
     seconds = best_seconds(lambda fresh: fresh.fingerprint(same), rounds, HtmlStructure)

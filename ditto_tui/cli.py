@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -56,6 +57,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 _CONTROL_ESCAPES = {0x09: b"\\t", 0x0A: b"\\n", 0x0D: b"\\r"}
+_CONTROL_BYTE = re.compile(rb"[\x00-\x1f\x7f]")
 _ESCAPE_TABLE: dict[int, bytes] = {
     c: _CONTROL_ESCAPES.get(c, b"\\x%02x" % c) for c in [*range(0x20), 0x7F]
 }
@@ -68,7 +70,7 @@ def escape_id(doc_id: str) -> bytes:
     UTF-8 in file names) is written exactly as ditto writes it.
     """
     raw = os.fsencode(doc_id)
-    if not any(b < 0x20 or b == 0x7F for b in raw):
+    if _CONTROL_BYTE.search(raw) is None:
         return raw
     return b"".join(_ESCAPE_TABLE.get(b, bytes((b,))) for b in raw)
 

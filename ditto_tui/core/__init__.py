@@ -2,14 +2,20 @@
 
 No I/O and no UI; depends on numpy (and scipy for components), and on numba for the
 compiled fingerprint kernel when it is available (``kernel``; numpy is the fallback).
+The index and family names are imported on first use, so a command that only
+fingerprints does not pay for them at start-up.
 """
 
-from ditto_tui.core.clusters import Family, all_pairs
+from typing import TYPE_CHECKING, Any
+
 from ditto_tui.core.featurize import PIPELINE_VERSION, Featurizer
-from ditto_tui.core.index import Match, NearIndex
 from ditto_tui.core.normalize import decode_go, normalize
 from ditto_tui.core.pipeline import Pipeline, make_pipeline
 from ditto_tui.core.simhash import Fingerprint, distance, similarity_percent
+
+if TYPE_CHECKING:
+    from ditto_tui.core.clusters import Family, all_pairs
+    from ditto_tui.core.index import Match, NearIndex
 
 __all__ = [
     "PIPELINE_VERSION",
@@ -26,3 +32,21 @@ __all__ = [
     "normalize",
     "similarity_percent",
 ]
+
+_LAZY = {
+    "Family": "ditto_tui.core.clusters",
+    "all_pairs": "ditto_tui.core.clusters",
+    "Match": "ditto_tui.core.index",
+    "NearIndex": "ditto_tui.core.index",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

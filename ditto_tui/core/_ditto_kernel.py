@@ -414,6 +414,15 @@ def _fingerprint(data, char_n, word_n, ascii_map, table, spread, pairs):  # prag
 
 
 @njit(cache=True, nogil=True)
+def _fingerprint_spans(data, offsets, sizes, char_n, word_n, ascii_map, table, spread, pairs):  # pragma: no cover
+    out = np.empty(offsets.size, dtype=np.uint64)
+    for i in range(offsets.size):
+        part = data[offsets[i] : offsets[i] + sizes[i]]
+        out[i] = _fingerprint(part, char_n, word_n, ascii_map, table, spread, pairs)
+    return out
+
+
+@njit(cache=True, nogil=True)
 def _normalize(data, ascii_map, table):  # pragma: no cover - compiled
     out = np.empty(3 * data.size + 2, dtype=np.uint8)
     end, _ascii = normalize_into(data, ascii_map, table, out)
@@ -436,6 +445,38 @@ def fingerprint(data: bytes, char_n: int, word_n: int) -> int:
     """The ditto/2 fingerprint of a document's raw bytes (any bytes-like object)."""
     return int(_fingerprint(np.frombuffer(data, dtype=np.uint8), char_n, word_n,
                             _ASCII_MAP, _TABLE, _SPREAD, _PAIRS))
+
+
+def fingerprint_spans(
+    data: bytes, spans: list[tuple[int, int]], char_n: int, word_n: int, threads: int = 1
+) -> list[int]:
+    """Fingerprints of ``data[offset : offset + size]`` for each (offset, size) span.
+
+    One compiled call per group of spans; with ``threads`` > 1 the spans are cut into
+    that many groups of about equal bytes, fingerprinted in parallel threads (the
+    kernel releases the GIL).
+    """
+    if not spans:
+        return []
+    buf = np.frombuffer(data, dtype=np.uint8)
+    table = np.array(spans, dtype=np.int64).reshape(-1, 2)
+    offsets, sizes = table[:, 0].copy(), table[:, 1].copy()
+
+    def run(lo: int, hi: int) -> np.ndarray:
+        return _fingerprint_spans(buf, offsets[lo:hi], sizes[lo:hi], char_n, word_n,
+                                  _ASCII_MAP, _TABLE, _SPREAD, _PAIRS)
+
+    threads = max(1, min(threads, len(spans)))
+    if threads == 1:
+        return run(0, len(spans)).tolist()
+    ends = np.cumsum(sizes)
+    cuts = [0, *np.searchsorted(ends, ends[-1] * np.arange(1, threads) / threads).tolist(),
+            len(spans)]
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        parts = list(pool.map(run, cuts[:-1], cuts[1:]))
+    return np.concatenate(parts).tolist()
 
 
 def normalize_utf8(data: bytes) -> bytes:

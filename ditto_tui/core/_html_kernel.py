@@ -648,8 +648,10 @@ def features(buf, max_tokens, slots, flat, starts):  # pragma: no cover - compil
         else:
             atom = -1
         atom_len = starts[atom + 1] - starts[atom] if atom >= 0 else 0
-        fstart = _reserve(fstart, nf + 1, count + 2)
-        feat = _reserve(feat, used, 2 + atom_len)
+        if nf + count + 3 > fstart.size:  # the calls only when growing
+            fstart = _reserve(fstart, nf + 1, count + 2)
+        if used + 2 + atom_len > feat.size:
+            feat = _reserve(feat, used, 2 + atom_len)
         feat[used] = _PREFIX[kind]
         feat[used + 1] = 0x3A
         used += 2
@@ -666,7 +668,9 @@ def features(buf, max_tokens, slots, flat, starts):  # pragma: no cover - compil
                     c = buf[k]
                     if c == 0x26 or c == 0x0D or c == 0:
                         return _NEEDS_PYTHON, feat, fstart, 0
-            feat = _reserve(feat, used, 4 + atom_len + 3 * (k1 - k0) + (v1 - v0))
+            need = 4 + atom_len + 3 * (k1 - k0) + (v1 - v0)
+            if used + need > feat.size:
+                feat = _reserve(feat, used, need)
             feat[used] = 0x47  # G
             feat[used + 1] = 0x3A
             used += 2

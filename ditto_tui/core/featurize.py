@@ -198,6 +198,18 @@ class Featurizer:
             return Fingerprint(fnv1a64(norm))  # one feature: its bits are the fingerprint
         return tally.fingerprint()
 
+    def fingerprint_spans(
+        self, data: bytes, spans: list[tuple[int, int]], threads: int = 1
+    ) -> list[int]:
+        """Fingerprints of ``data[offset : offset + size]`` for each (offset, size) span
+        (the messages of an mbox), as ints; ``threads`` > 1 splits the work between
+        threads when the compiled kernel is in use."""
+        total = sum(size for _, size in spans)
+        compiled = kernel.ditto(total, docs=len(spans))
+        if compiled is not None:
+            return compiled.fingerprint_spans(data, spans, self.char_n, self.word_n, threads)
+        return [int(self.fingerprint(data[off : off + size])) for off, size in spans]
+
     def fingerprint_many(self, docs: Iterable[bytes]) -> np.ndarray:
         """Fingerprints of several documents, in order, as a uint64 array."""
         return np.fromiter((self.fingerprint(d) for d in docs), dtype=np.uint64)

@@ -50,24 +50,33 @@ _MODULES = {"ditto": "ditto_tui.core._ditto_kernel", "html": "ditto_tui.core._ht
 
 _lock = threading.Lock()
 _forced: str | None = None
+_environment: str | None = None
 _modules: dict[str, ModuleType] = {}
 _failure: str | None = None
 _work = 0
 
 
-def _mode() -> str:
-    if _forced is not None:
-        return _forced
+def _env_mode() -> str:
     value = os.environ.get(ENV, "").strip().lower()
     return value if value in KERNELS else "auto"
 
 
+def _mode() -> str:
+    if _forced is not None:
+        return _forced
+    global _environment
+    if _environment is None:  # read once: the variable is looked at on every document
+        _environment = _env_mode()
+    return _environment
+
+
 def select(name: str | None) -> None:
     """Force ``"numba"`` or ``"numpy"`` in this process (``None``: back to the environment)."""
-    global _forced
+    global _forced, _environment
     if name is not None and name not in KERNELS:
         raise ValueError(f"unknown kernel {name!r} (expected one of {', '.join(KERNELS)})")
     _forced = name
+    _environment = None  # read the variable again
 
 
 def cache_dir() -> str:
@@ -110,7 +119,7 @@ def warm() -> bool:
     return _mode() != "numpy" and _load()
 
 
-def _get(kind: str, size: int) -> ModuleType | None:
+def _get(kind: str, size: int, docs: int = 1) -> ModuleType | None:
     global _work
     mode = _mode()
     if mode == "numpy":
@@ -118,15 +127,16 @@ def _get(kind: str, size: int) -> ModuleType | None:
     if _modules:
         return _modules.get(kind)
     if mode == "auto":
-        _work += size + AUTO_DOC_COST
+        _work += size + docs * AUTO_DOC_COST
         if _work < AUTO_THRESHOLD:
             return None
     return _modules.get(kind) if _load() else None
 
 
-def ditto(size: int) -> ModuleType | None:
-    """The compiled ditto/2 kernel for a document of ``size`` bytes, or None for numpy."""
-    return _get("ditto", size)
+def ditto(size: int, docs: int = 1) -> ModuleType | None:
+    """The compiled ditto/2 kernel for ``docs`` documents of ``size`` bytes in all, or
+    None for numpy."""
+    return _get("ditto", size, docs)
 
 
 def html(size: int) -> ModuleType | None:

@@ -11,8 +11,6 @@ import os
 import re
 from collections.abc import Iterable
 
-import pathspec
-
 #: Always ignored unless a later negation (``!pattern``) re-includes them.
 DEFAULT_IGNORES: tuple[str, ...] = (
     ".git/",
@@ -38,9 +36,14 @@ class IgnoreRules:
 
     def __init__(self, patterns: Iterable[str]) -> None:
         self.patterns: tuple[str, ...] = tuple(p for p in patterns if p.strip())
+        self._regex: re.Pattern[str] | None = None
+        if not self.patterns:  # nothing is ignored (a single file): pathspec is not needed
+            self._regex = re.compile("(?!)")
+            return
+        import pathspec
+
         self._spec = pathspec.GitIgnoreSpec.from_lines(self.patterns)
         # Fast path: without negations the rules are one alternation of the patterns' regexes.
-        self._regex: re.Pattern[str] | None = None
         active = [p for p in self._spec.patterns if p.include is not None]
         if all(p.include for p in active):
             parts = [

@@ -11,13 +11,9 @@ quoting left as is.
 
 from __future__ import annotations
 
-import email.errors
-import email.header
-import email.policy
 import os
 import re
 from collections.abc import Iterator
-from email.parser import BytesHeaderParser
 
 from ditto_tui.corpus.documents import MailInfo
 
@@ -67,10 +63,10 @@ def split_mbox(data: bytes) -> list[tuple[int, int]]:
         eol = data.find(b"\n", line_start)
         body = len(data) if eol == -1 else eol + 1
         end = starts[i + 1] if i + 1 < len(starts) else len(data)
-        chunk = data[body:end]
-        if chunk.endswith(b"\r\n\r\n") or chunk == b"\r\n":
+        size = end - body  # look at the message's end without copying it
+        if data.endswith(b"\r\n\r\n", body, end) or (size == 2 and data.startswith(b"\r\n", body)):
             end -= 2
-        elif chunk.endswith(b"\n\n") or chunk == b"\n":
+        elif data.endswith(b"\n\n", body, end) or (size == 1 and data[body] == 0x0A):
             end -= 1
         spans.append((body, end - body))
     return spans
@@ -97,6 +93,9 @@ def _bytes_text(raw: bytes, charset: str | None) -> str:
 def _decoded(value: object) -> str:
     """A header value as readable text: RFC 2047 encoded words decoded, raw 8-bit bytes read
     as UTF-8 (or Latin-1), whitespace folded; never raises."""
+    import email.errors
+    import email.header
+
     if value is None:
         return ""
     try:
@@ -116,6 +115,9 @@ def mail_info(message: bytes) -> MailInfo:
 
     Malformed headers never raise: they come back as raw text (or empty when absent).
     """
+    import email.policy
+    from email.parser import BytesHeaderParser
+
     head_end = message.find(b"\n\n")
     crlf_end = message.find(b"\r\n\r\n")
     cut = min((p for p in (head_end, crlf_end) if p != -1), default=len(message))

@@ -82,17 +82,25 @@ def _open_regular(path: str) -> tuple[int, os.stat_result]:
     return fd, st
 
 
-def _read_all(fd: int, limit: int) -> bytes:
-    """Read until EOF or ``limit + 1`` bytes (one more than allowed, to notice growth)."""
+def _read_all(fd: int, limit: int, expect: int) -> bytes:
+    """Read until EOF or ``limit + 1`` bytes (one more than allowed, to notice growth).
+
+    A short read once ``expect`` bytes (the size ``fstat`` gave) are in is taken as the
+    end of the file, which saves the extra read that would return nothing; a file that
+    grew meanwhile is caught by the caller's ``fstat`` after the read.
+    """
     chunks: list[bytes] = []
     got = 0
     want = limit + 1
     while got < want:
-        chunk = os.read(fd, min(want - got, 1 << 20))
+        size = min(want - got, max(expect - got + 1, 1 << 20))  # the whole file at once
+        chunk = os.read(fd, size)
         if not chunk:
             break
         chunks.append(chunk)
         got += len(chunk)
+        if len(chunk) < size and got >= expect:
+            break
     return b"".join(chunks)
 
 
@@ -116,8 +124,13 @@ def read_document_bytes(
                     head = os.read(fd, BINARY_PROBE)
                     if is_binary(head):
                         return head, st, True
-                    os.lseek(fd, 0, os.SEEK_SET)
-                data = _read_all(fd, max_size)
+                    if len(head) < BINARY_PROBE and len(head) >= st.st_size:
+                        data = head  # the whole (small) file: no second read
+                    else:
+                        os.lseek(fd, 0, os.SEEK_SET)
+                        data = _read_all(fd, max_size, st.st_size)
+                else:
+                    data = _read_all(fd, max_size, st.st_size)
                 after = os.fstat(fd)
             except OSError as exc:
                 raise SkipFile(os_reason(exc)) from exc

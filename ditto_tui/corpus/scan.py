@@ -21,6 +21,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING, NamedTuple
 
+from ditto_tui.core import kernel
 from ditto_tui.corpus.documents import DEFAULT_OPTIONS, Document, ScanOptions, Skipped
 from ditto_tui.corpus.mail import looks_like_mbox, split_mbox
 from ditto_tui.corpus.reading import SkipFile, read_document_bytes
@@ -70,9 +71,13 @@ class Resolved(NamedTuple):
 
 
 def fingerprint_file(
-    pipeline: Pipeline, entry: FileEntry, *, max_size: int, include_binary: bool
+    pipeline: Pipeline, entry: FileEntry, *, max_size: int, include_binary: bool, threads: int = 1
 ) -> FileResult:
-    """Read one file and fingerprint it (an mbox message by message); never raises."""
+    """Read one file and fingerprint it (an mbox message by message); never raises.
+
+    ``threads`` > 1 lets a pipeline that can (``fingerprint_spans``) share an mbox's
+    messages between threads.
+    """
     try:
         data, st, binary = read_document_bytes(
             entry.path, max_size=max_size, want_binary=include_binary
@@ -85,10 +90,13 @@ def fingerprint_file(
     try:
         name = entry.id.rsplit("/", 1)[-1]
         if entry.kind == "text" and looks_like_mbox(name, data[:256]):
-            parts = tuple(
-                (off, n, int(pipeline.fingerprint(data[off : off + n])))
-                for off, n in split_mbox(data)
-            )
+            spans = split_mbox(data)
+            by_spans = getattr(pipeline, "fingerprint_spans", None)
+            if by_spans is not None:  # one call for all messages
+                fps = by_spans(data, spans, threads=threads)
+            else:
+                fps = [int(pipeline.fingerprint(data[off : off + n])) for off, n in spans]
+            parts = tuple((off, n, fp) for (off, n), fp in zip(spans, fps, strict=True))
             return FileResult(entry.id, key, binary, True, None, parts, None)
         return FileResult(entry.id, key, binary, False, int(pipeline.fingerprint(data)), (), None)
     except Exception as exc:  # noqa: BLE001 - one bad file must not stop a scan
@@ -232,10 +240,11 @@ def resolve_entries(
         if chunk.items:
             yield chunk
 
-    def local(entries: list[FileEntry]) -> list[FileResult]:
+    def local(entries: list[FileEntry], threads: int = 1) -> list[FileResult]:
         return [
             fingerprint_file(
-                pipeline, e, max_size=options.max_size, include_binary=options.include_binary
+                pipeline, e, max_size=options.max_size, include_binary=options.include_binary,
+                threads=threads,
             )
             for e in entries
         ]
@@ -273,8 +282,8 @@ def resolve_entries(
             for chunk in all_chunks():
                 if cancelled():
                     return
-                if chunk.misses:
-                    chunk.results = local(chunk.misses)
+                if chunk.misses:  # no pool: threads may share an mbox's messages
+                    chunk.results = local(chunk.misses, n_jobs)
                 yield from emit(chunk)
             return
         yield from _pooled(all_chunks(), pipeline, options, n_jobs, local, emit, cancelled)
@@ -294,9 +303,12 @@ def _pooled(
 ) -> Iterator[Resolved | Skipped]:
     """Ordered, bounded parallel map of chunks over a process pool (falls back in-process
     for the rest of the run if the pool breaks, e.g. a worker killed by the OOM killer)."""
+    context = pool_context()
+    if context.get_start_method() == "fork":
+        kernel.warm()  # load the compiled kernel once: forked workers inherit it
     pool: ProcessPoolExecutor | None = ProcessPoolExecutor(
         max_workers=n_jobs,
-        mp_context=pool_context(),
+        mp_context=context,
         initializer=_init_worker,
         initargs=(pipeline, options.max_size, options.include_binary),
     )

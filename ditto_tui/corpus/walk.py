@@ -355,10 +355,11 @@ def iter_fingerprints(
     ``cache`` inside a folder argument raises ValueError before anything is yielded.
     """
     from ditto_tui.core.simhash import Fingerprint
-    from ditto_tui.corpus.cache import cache_file_for, is_inside, open_cache_for_root
     from ditto_tui.corpus.scan import resolve_entries
 
     folders = [p for p in paths if os.path.isdir(p)]
+    if use_cache and folders:  # only folders have a cache (sqlite3 costs start-up time)
+        from ditto_tui.corpus.cache import cache_file_for, is_inside, open_cache_for_root
     if cache is not None and use_cache:
         for folder in folders:
             if is_inside(os.path.dirname(os.path.abspath(cache)), folder):
@@ -372,8 +373,13 @@ def iter_fingerprints(
         )
         is_dir = os.path.isdir(arg)
         if is_dir:
-            def ident(rel: str, arg: str = arg) -> str:
-                return go_join(arg, rel)
+            # go_join(arg, rel) without cleaning each id: walked names are never "", "."
+            # or "..", so joining them to the cleaned argument is already clean.
+            clean = go_clean(arg)
+            prefix = "" if clean == "." else clean if clean.endswith("/") else clean + "/"
+
+            def ident(rel: str, arg: str = arg, base: str = prefix) -> str:
+                return base + rel if rel else go_join(arg, rel)
         else:
             def ident(rel: str, arg: str = arg, base: str = os.path.basename(walker.root)) -> str:
                 return arg + rel[len(base):] if rel.startswith(base) else arg

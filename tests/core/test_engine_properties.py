@@ -393,3 +393,16 @@ def test_make_pipeline_html_uses_the_structure_pipeline() -> None:
 )
 def test_tag_stripping_follows_the_depth_rules(html: str, expected: str) -> None:
     assert normalize(html) == expected == ref_normalize(html.encode())
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_fingerprint_spans_equal_one_fingerprint_per_part(threads: int) -> None:
+    rng = np.random.default_rng(threads)
+    plain = [t.encode() for t in TRAPS]
+    data = b"".join(plain[i] for i in rng.integers(0, len(plain), 3000))
+    cuts = np.sort(rng.integers(0, len(data), 40))
+    spans = [(int(a), int(b - a)) for a, b in zip(cuts[:-1], cuts[1:], strict=True)]
+    featurizer = Featurizer(char_n=3, word_n=1)
+    expected = [int(featurizer.fingerprint(data[a : a + n])) for a, n in spans]
+    assert featurizer.fingerprint_spans(data, spans, threads=threads) == expected
+    assert featurizer.fingerprint_spans(data, [], threads=threads) == []

@@ -78,9 +78,9 @@ def test_file_growing_while_read_is_read_again(tmp_path: Path, monkeypatch) -> N
     real = reading._read_all
     calls = {"n": 0}
 
-    def racing(fd: int, limit: int) -> bytes:
+    def racing(fd: int, limit: int, *expect: int) -> bytes:
         calls["n"] += 1
-        data = real(fd, limit)
+        data = real(fd, limit, *expect)
         if calls["n"] == 1:
             with open(path, "ab") as f:  # a writer appends between our read and our check
                 f.write(b"appended line\n")
@@ -96,8 +96,8 @@ def test_file_that_keeps_changing_or_vanishes_is_skipped(tmp_path: Path, monkeyp
     path = write(tmp_path, "hot.txt", b"x")
     real = reading._read_all
 
-    def always_growing(fd: int, limit: int) -> bytes:
-        data = real(fd, limit)
+    def always_growing(fd: int, limit: int, *expect: int) -> bytes:
+        data = real(fd, limit, *expect)
         with open(path, "ab") as f:
             f.write(b"x")
         return data
