@@ -45,7 +45,7 @@ pytestmark = pytest.mark.usefixtures("engine_kernel")
 VECTORS = Path(__file__).parents[1] / "data" / "html-distance-vectors.jsonl"
 _ROWS = [json.loads(line) for line in VECTORS.read_text().splitlines() if line.strip()]
 _PAGES = {row["id"]: base64.b64decode(row["b64"]) for row in _ROWS}
-# 18 tokenizer edge cases with current x/net's fingerprints (see shared/spec/html-distance.md)
+# 18 tokenizer edge cases with current x/net's fingerprints (see the README, Compatibility)
 TOKENIZER_VECTORS = VECTORS.with_name("html-distance-tokenizer-vectors.jsonl")
 _TOKENIZER_ROWS = [
     json.loads(line) for line in TOKENIZER_VECTORS.read_text().splitlines() if line.strip()
