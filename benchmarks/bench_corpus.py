@@ -199,7 +199,7 @@ def check_sphinx(pipeline: object, jobs: int) -> None:
     if not folder.is_dir() or not reference.exists():
         return
     from ditto_tui.corpus.documents import ScanOptions, Skipped
-    from ditto_tui.corpus.walk import iter_fingerprints
+    from ditto_tui.corpus.stream import iter_fingerprints
 
     want = [tuple(line.rstrip("\n").split("\t", 1)) for line in reference.open()]
     here = os.getcwd()

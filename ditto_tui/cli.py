@@ -158,6 +158,9 @@ def _add_corpus_options(p: argparse.ArgumentParser, *, cache: bool = True) -> No
     g.add_argument("--ignore", action="append", default=[], metavar="GLOB",
                    help="ignore paths matching GLOB (gitignore syntax; repeatable); "
                    ".dittoignore files are read too")
+    g.add_argument("--follow-symlinks", action="store_true",
+                   help="descend symlinked folders whose target is inside the folder "
+                   "(never outside it; a file met twice is counted once)")
     g.add_argument("--jobs", "-j", type=non_negative, default=None, metavar="N",
                    help="worker processes (default: one per core; 1 = in-process)")
     g.add_argument("--strict", action="store_true",
@@ -302,6 +305,7 @@ def _scan_options(args: argparse.Namespace):
         max_size=args.max_size,
         include_binary=args.include_binary,
         ignore=tuple(args.ignore),
+        follow_symlinks=args.follow_symlinks,
     )
 
 
@@ -328,7 +332,7 @@ def _documents(args: argparse.Namespace, paths: Sequence[str], report: _SkipRepo
                ) -> Iterator[tuple[str, int]]:
     """Yield (id, fingerprint) for PATHs in ditto's walk order; skips go to ``report``."""
     from ditto_tui.corpus.documents import Skipped
-    from ditto_tui.corpus.walk import iter_fingerprints
+    from ditto_tui.corpus.stream import iter_fingerprints
 
     pipeline = _pipeline(args)
     if not paths:
@@ -455,7 +459,7 @@ def _fingerprint_of_target(args: argparse.Namespace, target: str) -> int:
 
 
 def _fingerprint_of_file(args: argparse.Namespace, path: str) -> int:
-    from ditto_tui.corpus.reading import SkipFile, read_document_bytes
+    from ditto_tui.corpus.reading import read_document_file
 
     if not os.path.exists(path):
         raise CommandError(f"{path}: no such file, URL or fingerprint")
@@ -465,9 +469,9 @@ def _fingerprint_of_file(args: argparse.Namespace, path: str) -> int:
     if not pipeline.accepts(path):
         warn(f"{path}: not an HTML file; the html pipeline reads it anyway")
     try:
-        data, _, _ = read_document_bytes(path, max_size=getattr(args, "max_size", 64 << 20))
-    except SkipFile as exc:
-        raise CommandError(f"{path}: {exc.reason}") from None
+        data = read_document_file(path, max_size=getattr(args, "max_size", 64 << 20))
+    except OSError as exc:
+        raise CommandError(str(exc)) from None
     return int(pipeline.fingerprint(data))
 
 

@@ -25,17 +25,17 @@ import contextlib
 import hashlib
 import os
 import sqlite3
+import sys
 import tempfile
 import threading
 import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import NamedTuple
 
 import numpy as np
 
 from ditto_tui.core.pairs import UniquePairs
-from ditto_tui.corpus.scan import FileResult
+from ditto_tui.corpus.records import CachedFile, FileResult
 
 SCHEMA_VERSION = 2
 _UPGRADABLE = (1,)  # older versions whose tables are a subset of the current schema
@@ -72,16 +72,6 @@ def to_signed(value: int) -> int:
 def to_unsigned(value: int) -> int:
     """Signed int64 -> the unsigned 64-bit value with the same bits."""
     return value + _U64 if value < 0 else value
-
-
-class CachedFile(NamedTuple):
-    """One cached file: its key at the read and what it yielded (see :class:`FileResult`)."""
-
-    key: tuple[int, int, int]
-    binary: bool
-    mbox: bool
-    fp: int | None
-    parts: tuple[tuple[int, int, int], ...]
 
 
 def root_digest(root: str | Path) -> str:
@@ -276,7 +266,7 @@ class FingerprintCache:
         for path, off, size, fp in msgs:
             parts.setdefault(path, []).append((off, size, to_unsigned(fp)))
         out: dict[str, CachedFile] = {}
-        encoding = os.sys.getfilesystemencoding()
+        encoding = sys.getfilesystemencoding()
         no_parts: tuple[tuple[int, int, int], ...] = ()
         for path, size, mtime_ns, inode, binary, mbox, fp in files:
             out[path.decode(encoding, "surrogateescape")] = CachedFile(

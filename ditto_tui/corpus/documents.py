@@ -44,11 +44,16 @@ class Document:
 
 @dataclass(frozen=True, slots=True)
 class Skipped:
-    """A path the corpus did not fingerprint and why (``reason`` is a short human phrase)."""
+    """A path the corpus did not fingerprint and why (``reason`` is a short human phrase).
+
+    ``same_as`` is set when the path is another name of a document already in the corpus
+    (a symlink to a file inside the root, a second hard link): the id of that document.
+    """
 
     id: str
     path: str
     reason: str
+    same_as: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,15 +72,16 @@ class ScanOptions:
     ``max_size`` bounds the bytes read per file (larger files are skipped, never truncated);
     ``include_binary`` fingerprints files with a NUL byte in their first 8 KiB (as Go ditto
     does) instead of skipping them; ``ignore`` adds gitignore-style patterns to the defaults
-    and to the root's ``.dittoignore``; ``follow_symlinks_inside_root`` reads symlinked files
-    and descends symlinked folders whose target stays inside the root (links leaving the
-    root are always skipped).
+    and to the root's ``.dittoignore``; ``follow_symlinks`` descends symlinked folders whose
+    target stays inside the root (off by default: every file is then reached by its real
+    path once). Links leaving the root are always skipped, and a symlinked file, or a second
+    hard link, is always the same document as the file it names (skipped as an alias).
     """
 
     max_size: int = 64 * MiB
     include_binary: bool = False
     ignore: tuple[str, ...] = ()
-    follow_symlinks_inside_root: bool = True
+    follow_symlinks: bool = False
 
 
 #: The default options (a shared immutable value).

@@ -3,13 +3,20 @@
 Ignored paths are silently left out (they are not "skipped": the user asked for it).
 Patterns match paths relative to the corpus root, ``/``-separated, as in a ``.gitignore``
 at the root; an ignored folder hides everything below it.
+
+The ``.dittoignore`` file is read under the same rules as a document (through
+:class:`~ditto_tui.corpus.rootdir.RootDir`): a regular file inside the root, at most
+``IGNORE_MAX_BYTES``, never a FIFO or a device; one that cannot be read that way is left
+out and the reason kept in ``IgnoreRules.problem``.
 """
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterable
+
+from ditto_tui.corpus.reading import SkipFile, os_reason, read_document_bytes
+from ditto_tui.corpus.rootdir import RootDir
 
 #: Always ignored unless a later negation (``!pattern``) re-includes them.
 DEFAULT_IGNORES: tuple[str, ...] = (
@@ -24,6 +31,8 @@ DEFAULT_IGNORES: tuple[str, ...] = (
     "/.Trash/",
 )
 IGNORE_FILE = ".dittoignore"
+#: Largest ``.dittoignore`` read (bytes).
+IGNORE_MAX_BYTES = 1024 * 1024
 
 
 class IgnoreRules:
@@ -34,7 +43,9 @@ class IgnoreRules:
     asked with ``is_dir=True`` so folder-only patterns (``build/``) apply to it.
     """
 
-    def __init__(self, patterns: Iterable[str]) -> None:
+    def __init__(self, patterns: Iterable[str], *, problem: str | None = None) -> None:
+        #: Why the root's ``.dittoignore`` was not read (None when read or absent).
+        self.problem = problem
         self.patterns: tuple[str, ...] = tuple(p for p in patterns if p.strip())
         self._regex: re.Pattern[str] | None = None
         if not self.patterns:  # nothing is ignored (a single file): pathspec is not needed
@@ -53,15 +64,27 @@ class IgnoreRules:
             self._regex = re.compile("|".join(f"(?:{x})" for x in parts) or "(?!)")
 
     @classmethod
-    def for_root(cls, root: str, extra: Iterable[str] = ()) -> IgnoreRules:
-        """Rules for a corpus root: defaults, ``extra``, then ``root/.dittoignore`` if readable."""
+    def for_root(cls, root: RootDir | str, extra: Iterable[str] = ()) -> IgnoreRules:
+        """Rules for a corpus root: defaults, ``extra``, then the root's ``.dittoignore``
+        when it can be read safely (see the module docstring)."""
         lines = list(DEFAULT_IGNORES) + list(extra)
+        problem: str | None = None
+        held = root if isinstance(root, RootDir) else RootDir(root)
         try:
-            with open(os.path.join(root, IGNORE_FILE), encoding="utf-8", errors="replace") as f:
-                lines += [ln.rstrip("\n") for ln in f if not ln.startswith("#")]
-        except OSError:
-            pass
-        return cls(lines)
+            real, _ = held.resolve(IGNORE_FILE)
+            data = read_document_bytes(held, real, max_size=IGNORE_MAX_BYTES)[0]
+        except FileNotFoundError:
+            data = b""
+        except SkipFile as exc:
+            data, problem = b"", exc.reason
+        except OSError as exc:
+            data, problem = b"", os_reason(exc)
+        finally:
+            if held is not root:
+                held.close()
+        text = data.decode("utf-8", "replace").replace("\r\n", "\n")
+        lines += [ln for ln in text.split("\n") if not ln.startswith("#")]
+        return cls(lines, problem=problem)
 
     def is_ignored(self, rel: str, is_dir: bool = False) -> bool:
         """True when the root-relative path ``rel`` (or one of its folders) is ignored."""

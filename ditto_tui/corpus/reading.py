@@ -1,17 +1,30 @@
-"""Reading user files safely: the only code that opens a document's bytes.
+"""Reading user files safely: the only code that reads a document's bytes.
 
-:func:`read_document_bytes` never blocks on a FIFO or a device (the caller classified the
-path with ``lstat`` and the file is opened with ``O_NONBLOCK`` as a guard, then checked
-with ``fstat``), never reads more than the size limit, and copes with a file that vanishes,
-grows or is replaced while being read: it re-reads a few times and then gives up with
-:class:`SkipFile`. Every failure is a :class:`SkipFile` carrying a short human reason.
+Every file is opened through :class:`~ditto_tui.corpus.rootdir.RootDir` (inside its root,
+no symlink on the way, never a FIFO or a device). :func:`read_document_bytes` never reads
+more than the size limit and copes with a file that vanishes, grows or is replaced while
+being read: it re-reads a few times and then gives up with :class:`SkipFile`. Every failure
+is a :class:`SkipFile` carrying a short human reason.
 """
 
 from __future__ import annotations
 
 import errno
 import os
-import stat
+
+from ditto_tui.corpus.rootdir import Refused, RootDir, kind_reason
+
+__all__ = [
+    "SkipFile",
+    "is_binary",
+    "kind_reason",
+    "os_reason",
+    "read_document_bytes",
+    "read_document_file",
+    "read_head",
+    "read_range",
+    "too_large",
+]
 
 #: Bytes inspected for a NUL byte to call a file binary.
 BINARY_PROBE = 8192
@@ -29,6 +42,8 @@ class SkipFile(Exception):  # noqa: N818 - it is a skip, not an error
 
 def os_reason(exc: OSError) -> str:
     """A short human phrase for an OS error met while opening or reading a path."""
+    if isinstance(exc, Refused):
+        return str(exc.strerror)
     code = exc.errno
     if code in (errno.EACCES, errno.EPERM):
         return "permission denied"
@@ -43,31 +58,15 @@ def os_reason(exc: OSError) -> str:
     return f"unreadable ({exc.strerror or exc.__class__.__name__})"
 
 
-def kind_reason(mode: int) -> str | None:
-    """Why a file of this ``st_mode`` cannot be read as a document, or None for a regular file."""
-    if stat.S_ISREG(mode):
-        return None
-    if stat.S_ISFIFO(mode):
-        return "named pipe (FIFO), not read"
-    if stat.S_ISSOCK(mode):
-        return "socket, not read"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "device, not read"
-    if stat.S_ISDIR(mode):
-        return "is a folder"
-    return "not a regular file"
-
-
 def is_binary(head: bytes) -> bool:
     """True when the first 8 KiB hold a NUL byte (the binary-file rule)."""
     return b"\0" in head[:BINARY_PROBE]
 
 
-def _open_regular(path: str) -> tuple[int, os.stat_result]:
-    """Open ``path`` read-only without blocking and return (fd, fstat); SkipFile if not regular."""
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+def _open_regular(root: RootDir, rel: str) -> tuple[int, os.stat_result]:
+    """Open ``rel`` under ``root`` read-only (see RootDir.open_file); return (fd, fstat)."""
     try:
-        fd = os.open(path, flags)
+        fd = root.open_file(rel)
     except OSError as exc:
         raise SkipFile(os_reason(exc)) from exc
     try:
@@ -75,10 +74,6 @@ def _open_regular(path: str) -> tuple[int, os.stat_result]:
     except OSError as exc:
         os.close(fd)
         raise SkipFile(os_reason(exc)) from exc
-    reason = kind_reason(st.st_mode)
-    if reason is not None:
-        os.close(fd)
-        raise SkipFile(reason)
     return fd, st
 
 
@@ -105,9 +100,9 @@ def _read_all(fd: int, limit: int, expect: int) -> bytes:
 
 
 def read_document_bytes(
-    path: str, *, max_size: int, want_binary: bool = True
+    root: RootDir, rel: str, *, max_size: int, want_binary: bool = True
 ) -> tuple[bytes, os.stat_result, bool]:
-    """Read a whole regular file safely; return (data, stat at the read, binary flag).
+    """Read the whole regular file ``rel`` under ``root``; return (data, stat, binary flag).
 
     Raises :class:`SkipFile` when the file is not regular, exceeds ``max_size``, cannot be
     opened or read, or keeps changing while being read (``READ_ATTEMPTS`` tries). Binary
@@ -115,7 +110,7 @@ def read_document_bytes(
     read and returned, since the caller will refuse them anyway.
     """
     for _ in range(READ_ATTEMPTS):
-        fd, st = _open_regular(path)
+        fd, st = _open_regular(root, rel)
         try:
             if st.st_size > max_size:
                 raise SkipFile(too_large(st.st_size, max_size))
@@ -151,21 +146,29 @@ def read_document_bytes(
 def read_document_file(path: str, *, max_size: int) -> bytes:
     """The whole content of one regular file named by the user (binary files included).
 
-    Raises OSError whose message is ``"<path>: <reason>"`` for every refusal (not a
-    regular file, over ``max_size``, unreadable, changing while read).
+    The file is opened at its real location (a symlink the user named is followed there,
+    once); nothing on the way to it is followed afterwards. Raises OSError whose message is
+    ``"<path>: <reason>"`` for every refusal (not a regular file, over ``max_size``,
+    unreadable, changing while read).
     """
     try:
-        return read_document_bytes(path, max_size=max_size)[0]
+        root = RootDir.for_file(path)
+        with root:
+            return read_document_bytes(root, root.file_rel(""), max_size=max_size)[0]
     except SkipFile as exc:
         raise OSError(f"{path}: {exc.reason}") from exc
+    except OSError as exc:
+        raise OSError(f"{path}: {os_reason(exc)}") from exc
 
 
-def read_range(path: str, offset: int, size: int, *, expect_inode: int | None = None) -> bytes:
+def read_range(
+    root: RootDir, rel: str, offset: int, size: int, *, expect_inode: int | None = None
+) -> bytes:
     """Read ``size`` bytes at ``offset`` of a regular file (an mbox message); SkipFile on failure.
 
     ``expect_inode`` guards against reading a different file that replaced the original.
     """
-    fd, st = _open_regular(path)
+    fd, st = _open_regular(root, rel)
     try:
         if expect_inode is not None and st.st_ino != expect_inode:
             raise SkipFile("replaced since it was read")
@@ -180,9 +183,9 @@ def read_range(path: str, offset: int, size: int, *, expect_inode: int | None = 
     return data
 
 
-def read_head(path: str, size: int) -> bytes:
+def read_head(root: RootDir, rel: str, size: int) -> bytes:
     """The first ``size`` bytes of a regular file (for sniffing); SkipFile on failure."""
-    fd, _ = _open_regular(path)
+    fd, _ = _open_regular(root, rel)
     try:
         return os.read(fd, size)
     except OSError as exc:

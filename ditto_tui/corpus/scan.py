@@ -19,17 +19,28 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from ditto_tui.core import kernel
 from ditto_tui.corpus.documents import DEFAULT_OPTIONS, Document, ScanOptions, Skipped
 from ditto_tui.corpus.mail import looks_like_mbox, split_mbox
 from ditto_tui.corpus.reading import SkipFile, read_document_bytes
-from ditto_tui.corpus.walk import FileEntry
+from ditto_tui.corpus.records import CachedFile, FileEntry, FileResult, Resolved
+from ditto_tui.corpus.rootdir import RootDir
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the cache (sqlite3, numpy) is imported by whoever opens one
     from ditto_tui.core.pipeline import Pipeline
-    from ditto_tui.corpus.cache import CachedFile, FingerprintCache
+    from ditto_tui.corpus.cache import FingerprintCache
+
+__all__ = [
+    "FileResult",
+    "Resolved",
+    "default_jobs",
+    "fingerprint_file",
+    "pool_context",
+    "resolve_entries",
+    "to_resolved",
+]
 
 POOL_MIN_FILES = 50
 POOL_MIN_BYTES = 2 * 1024 * 1024
@@ -39,48 +50,24 @@ INFLIGHT_PER_JOB = 3
 BINARY_REASON = "binary file"
 
 
-class FileResult(NamedTuple):
-    """What reading one file produced (picklable, small).
-
-    ``key`` is (size, mtime_ns, inode) at the read; ``fp`` is the whole-file fingerprint
-    (None for an mbox, a skipped binary file or a failure); ``parts`` holds one
-    (offset, size, fp) per mbox message; ``skip`` is a reason when the file is refused.
-    """
-
-    id: str
-    key: tuple[int, int, int]
-    binary: bool
-    mbox: bool
-    fp: int | None
-    parts: tuple[tuple[int, int, int], ...]
-    skip: str | None
-
-
-class Resolved(NamedTuple):
-    """The outcome for one walked file: its documents with fingerprints, or a skip.
-
-    ``key`` is the (size, mtime_ns, inode) the fingerprints belong to; ``from_cache`` tells
-    whether the file was answered without reading it.
-    """
-
-    entry: FileEntry
-    key: tuple[int, int, int]
-    docs: tuple[tuple[Document, int], ...]
-    skip: Skipped | None
-    from_cache: bool
-
-
 def fingerprint_file(
-    pipeline: Pipeline, entry: FileEntry, *, max_size: int, include_binary: bool, threads: int = 1
+    pipeline: Pipeline,
+    entry: FileEntry,
+    root: RootDir,
+    *,
+    max_size: int,
+    include_binary: bool,
+    threads: int = 1,
 ) -> FileResult:
-    """Read one file and fingerprint it (an mbox message by message); never raises.
+    """Read one file (through ``root``) and fingerprint it (an mbox message by message);
+    never raises.
 
     ``threads`` > 1 lets a pipeline that can (``fingerprint_spans``) share an mbox's
     messages between threads.
     """
     try:
         data, st, binary = read_document_bytes(
-            entry.path, max_size=max_size, want_binary=include_binary
+            root, root.file_rel(entry.id), max_size=max_size, want_binary=include_binary
         )
     except SkipFile as exc:
         return FileResult(entry.id, entry.key, False, False, None, (), exc.reason)
@@ -121,19 +108,19 @@ def to_resolved(entry: FileEntry, result: FileResult, *, from_cache: bool) -> Re
 
 
 # -- worker processes -------------------------------------------------------------------
-_WORKER: tuple[Pipeline, int, bool] | None = None
+_WORKER: tuple[Pipeline, RootDir, int, bool] | None = None
 
 
-def _init_worker(pipeline: Pipeline, max_size: int, include_binary: bool) -> None:
+def _init_worker(pipeline: Pipeline, root: RootDir, max_size: int, include_binary: bool) -> None:
     global _WORKER
-    _WORKER = (pipeline, max_size, include_binary)
+    _WORKER = (pipeline, root, max_size, include_binary)
 
 
 def _work(entries: list[FileEntry]) -> list[FileResult]:
     assert _WORKER is not None, "worker not initialised"
-    pipeline, max_size, include_binary = _WORKER
+    pipeline, root, max_size, include_binary = _WORKER
     return [
-        fingerprint_file(pipeline, e, max_size=max_size, include_binary=include_binary)
+        fingerprint_file(pipeline, e, root, max_size=max_size, include_binary=include_binary)
         for e in entries
     ]
 
@@ -176,6 +163,7 @@ class _Chunk:
 def resolve_entries(
     items: Iterable[FileEntry | Skipped],
     pipeline: Pipeline,
+    root: RootDir,
     *,
     options: ScanOptions = DEFAULT_OPTIONS,
     jobs: int | None = None,
@@ -186,6 +174,7 @@ def resolve_entries(
 ) -> Iterator[Resolved | Skipped]:
     """Resolve a walk to fingerprints, in walk order (see the module docstring).
 
+    Files are opened through ``root`` (the walker's ``rootdir``) only.
     ``jobs`` is the worker count (None or 0: every CPU this process may use; 1: no
     worker processes). ``cached(entry)`` may answer an entry first (the session's in-memory state); then
     ``rows`` (cache rows of this pipeline, from ``FingerprintCache.load``) are consulted;
@@ -243,8 +232,8 @@ def resolve_entries(
     def local(entries: list[FileEntry], threads: int = 1) -> list[FileResult]:
         return [
             fingerprint_file(
-                pipeline, e, max_size=options.max_size, include_binary=options.include_binary,
-                threads=threads,
+                pipeline, e, root, max_size=options.max_size,
+                include_binary=options.include_binary, threads=threads,
             )
             for e in entries
         ]
@@ -286,7 +275,9 @@ def resolve_entries(
                     chunk.results = local(chunk.misses, n_jobs)
                 yield from emit(chunk)
             return
-        yield from _pooled(all_chunks(), pipeline, options, n_jobs, local, emit, cancelled)
+        yield from _pooled(
+            all_chunks(), pipeline, root, options, n_jobs, local, emit, cancelled
+        )
     finally:
         if cache is not None:
             cache.flush()
@@ -295,6 +286,7 @@ def resolve_entries(
 def _pooled(
     chunk_iter: Iterator[_Chunk],
     pipeline: Pipeline,
+    root: RootDir,
     options: ScanOptions,
     n_jobs: int,
     local: Callable[[list[FileEntry]], list[FileResult]],
@@ -310,7 +302,7 @@ def _pooled(
         max_workers=n_jobs,
         mp_context=context,
         initializer=_init_worker,
-        initargs=(pipeline, options.max_size, options.include_binary),
+        initargs=(pipeline, root, options.max_size, options.include_binary),
     )
     inflight: deque[_Chunk] = deque()
     limit = n_jobs * INFLIGHT_PER_JOB

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 
 from ditto_tui.core.pairs import UniquePairs
 from ditto_tui.core.simhash import Fingerprint
-from ditto_tui.corpus.cache import CachedFile, FingerprintCache, open_cache_for_root
+from ditto_tui.corpus.cache import FingerprintCache, open_cache_for_root
 from ditto_tui.corpus.documents import (
     DEFAULT_OPTIONS,
     ChangeBatch,
@@ -34,8 +34,9 @@ from ditto_tui.corpus.documents import (
 )
 from ditto_tui.corpus.mail import mail_info
 from ditto_tui.corpus.reading import SkipFile, read_document_bytes, read_head, read_range
-from ditto_tui.corpus.scan import Resolved, resolve_entries
-from ditto_tui.corpus.walk import FileEntry, Walker, walk_order_key
+from ditto_tui.corpus.records import CachedFile, FileEntry, Resolved
+from ditto_tui.corpus.scan import resolve_entries
+from ditto_tui.corpus.walk import Walker, walk_order_key
 from ditto_tui.corpus.watch import RECONCILE_SECONDS, FolderWatcher
 
 if TYPE_CHECKING:
@@ -195,7 +196,11 @@ class CorpusSession:
             else:
                 scopes = _minimal(scopes)
                 old_file_ids, old_skip_ids = self._in_scope(scopes)
-                items = chain.from_iterable(self._walker.walk(s) for s in scopes)
+                seen: dict[tuple[int, int], str] = {}
+                known = self._owner_lookup(old_file_ids)
+                items = chain.from_iterable(
+                    self._walker.walk(s, seen=seen, known=known) for s in scopes
+                )
             # The cache rows load in a helper thread while the walk stats the files.
             loader: _Background[dict[str, CachedFile]] | None = None
             if use_rows and self._cache is not None:
@@ -222,7 +227,7 @@ class CorpusSession:
             done = bytes_done = 0
             last_batch = time.monotonic()
             for r in resolve_entries(
-                walked, self.pipeline, options=self.options, jobs=self.jobs,
+                walked, self.pipeline, self._walker.rootdir, options=self.options, jobs=self.jobs,
                 cache=self._cache, rows=rows, cancelled=cancelled,
                 cached=self._memory_hit if self._files else None,
             ):
@@ -289,6 +294,27 @@ class CorpusSession:
                 on_progress(ScanProgress(done, total, bytes_done, time.monotonic() - start))
             return batch
 
+    def _owner_lookup(self, rewalked: Iterable[str]) -> Callable[[int, int], str | None]:
+        """``known(dev, ino)`` for a partial walk: the document outside the walk that is
+        that file (a hard link), checked on disk; the table is built on first use."""
+        table: dict[int, str] | None = None
+        files, skip = self._files, set(rewalked)
+
+        def known(dev: int, ino: int) -> str | None:
+            nonlocal table
+            if table is None:
+                table = {r.entry.inode: i for i, r in files.items() if i not in skip}
+            owner = table.get(ino)
+            if owner is None:
+                return None
+            try:
+                st = self._walker.rootdir.lstat(owner)
+            except OSError:
+                return None
+            return owner if (st.st_dev, st.st_ino) == (dev, ino) else None
+
+        return known
+
     def _apply(
         self,
         new_files: dict[str, Resolved],
@@ -341,10 +367,12 @@ class CorpusSession:
         cannot be read any more.
         """
         doc = self._docs[id]
+        root = self._walker.rootdir
         try:
             if doc.kind == "mbox":
-                return read_range(doc.path, doc.offset, doc.size, expect_inode=doc.inode)
-            return read_document_bytes(doc.path, max_size=self.options.max_size)[0]
+                rel = root.file_rel(id.rsplit("#", 1)[0])
+                return read_range(root, rel, doc.offset, doc.size, expect_inode=doc.inode)
+            return read_document_bytes(root, root.file_rel(id), max_size=self.options.max_size)[0]
         except SkipFile as exc:
             raise OSError(f"{id}: {exc.reason}") from exc
 
@@ -361,13 +389,15 @@ class CorpusSession:
         doc = self._docs.get(id)
         if doc is None or doc.kind not in ("maildir", "mbox"):
             return None
+        root = self._walker.rootdir
         try:
             if doc.kind == "mbox":
                 head = read_range(
-                    doc.path, doc.offset, min(doc.size, MAIL_HEAD_BYTES), expect_inode=doc.inode
+                    root, root.file_rel(id.rsplit("#", 1)[0]), doc.offset,
+                    min(doc.size, MAIL_HEAD_BYTES), expect_inode=doc.inode,
                 )
             else:
-                head = read_head(doc.path, MAIL_HEAD_BYTES)
+                head = read_head(root, root.file_rel(id), MAIL_HEAD_BYTES)
         except SkipFile:
             return None
         return mail_info(head)
@@ -479,6 +509,7 @@ class CorpusSession:
         with self._update_lock:
             if self._cache is not None:
                 self._cache.close()
+            self._walker.close()
 
     def __enter__(self) -> CorpusSession:
         return self

@@ -1,11 +1,18 @@
-"""Discovering documents in a folder, and the ditto-compatible fingerprint stream for the CLI.
+"""Discovering documents in a folder.
 
 :class:`Walker` visits a root depth-first with the names of every folder in byte order
-(``os.fsencode``), like Go's ``filepath.WalkDir``, using only ``lstat``-level information: it
-never opens a file (so a FIFO or a device can never block it). It yields a
-:class:`FileEntry` for every candidate file and a :class:`Skipped` for everything it refuses,
-and silently leaves out ignored paths and maildir ``tmp/`` folders. Reading and
-fingerprinting happen later (:mod:`ditto_tui.corpus.scan`).
+(``os.fsencode``), like Go's ``filepath.WalkDir``, using only ``lstat``-level information
+gathered through the root's :class:`~ditto_tui.corpus.rootdir.RootDir`: it never opens a
+file (so a FIFO or a device can never block it) and never lists a folder outside the root.
+It yields a :class:`FileEntry` for every candidate file and a :class:`Skipped` for
+everything it refuses, and silently leaves out ignored paths and maildir ``tmp/`` folders.
+Reading and fingerprinting happen later (:mod:`ditto_tui.corpus.scan`).
+
+One document per file: a symlink to a file inside the root and a second hard link to a
+file already seen are skipped as aliases (reason ``"same file as X"``, ``same_as`` X);
+symlinked folders are not descended unless ``ScanOptions.follow_symlinks`` (and then only
+inside the root, the files met twice being aliases too); links leaving the root, broken
+links and loops are skipped with their reason.
 """
 
 from __future__ import annotations
@@ -14,19 +21,17 @@ import contextlib
 import errno
 import os
 import stat
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, NamedTuple
 
 from ditto_tui.corpus.documents import DEFAULT_OPTIONS, ScanOptions, Skipped
-from ditto_tui.corpus.ignore import IgnoreRules
+from ditto_tui.corpus.ignore import IGNORE_FILE, IgnoreRules
 from ditto_tui.corpus.mail import MAILDIR_PARTS, MESSAGE_FOLDERS
-from ditto_tui.corpus.reading import kind_reason, os_reason, too_large
+from ditto_tui.corpus.reading import os_reason, too_large
+from ditto_tui.corpus.records import FileEntry
+from ditto_tui.corpus.rootdir import LEAVES, LOOP, Refused, RootDir, kind_reason
 
-if TYPE_CHECKING:
-    from ditto_tui.core.pipeline import Pipeline
-    from ditto_tui.core.simhash import Fingerprint
-    from ditto_tui.corpus.cache import FingerprintCache
+__all__ = ["FileEntry", "HTML_SUFFIXES", "PATH_MAX", "Walker", "walk_order_key"]
 
 HTML_SUFFIXES = (".html", ".htm", ".xhtml")
 #: Longest path (bytes) the walker will hand to the OS.
@@ -34,27 +39,12 @@ PATH_MAX = 4096
 if hasattr(os, "pathconf"):
     with contextlib.suppress(OSError, ValueError):
         PATH_MAX = os.pathconf("/", "PC_PATH_MAX")
+SAME_FILE = "same file as "
+LINKED_FOLDER = "symlinked folder, not followed"
+BROKEN = "broken symlink"
 
-
-class FileEntry(NamedTuple):
-    """A file the walker accepted as a candidate document (not read yet).
-
-    ``id`` is root-relative (``/``-separated); ``kind`` is ``"text"``, ``"html"`` or
-    ``"maildir"`` (an mbox is only recognised when read); ``size``/``mtime_ns``/``inode``
-    come from ``stat`` of the file (through a symlink inside the root when followed).
-    """
-
-    id: str
-    path: str
-    kind: str
-    size: int
-    mtime_ns: int
-    inode: int
-
-    @property
-    def key(self) -> tuple[int, int, int]:
-        """The change-detection key (size, mtime_ns, inode)."""
-        return (self.size, self.mtime_ns, self.inode)
+#: (st_dev, st_ino) -> the id of the document that file is, within one walk.
+Seen = dict[tuple[int, int], str]
 
 
 def walk_order_key(rel: str) -> list[bytes]:
@@ -62,15 +52,13 @@ def walk_order_key(rel: str) -> list[bytes]:
     return [os.fsencode(part) for part in rel.split("/")]
 
 
-def _inside(path: str, root: str) -> bool:
-    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
-
-
 class Walker:
     """Walks one corpus root (a folder, or a single file) under given options.
 
     ``accepts`` is the pipeline's ``accepts(name)``; files it refuses are skipped with a
-    reason. All methods are safe to call from any thread (no shared mutable state).
+    reason. ``rootdir`` is the gate every open goes through (readers use it too). All
+    methods are safe to call from any thread (no shared mutable state); :meth:`close`
+    releases the root's descriptor.
     """
 
     def __init__(
@@ -85,39 +73,52 @@ class Walker:
         self.root = os.path.abspath(root)
         self.root_real = os.path.realpath(self.root)
         self.options = options
-        is_dir = os.path.isdir(self.root)
+        self.follow = options.follow_symlinks
+        self.is_dir = os.path.isdir(self.root)
+        if self.is_dir:
+            self.rootdir = RootDir(self.root, follow=self.follow)
+        else:
+            self.rootdir = RootDir.for_file(self.root)
         self.rules = rules or (
-            IgnoreRules.for_root(self.root, options.ignore) if is_dir else IgnoreRules(())
+            IgnoreRules.for_root(self.rootdir, options.ignore) if self.is_dir else IgnoreRules(())
         )
         self.accepts = accepts
         self.pipeline_name = pipeline_name
+
+    def close(self) -> None:
+        """Release the root's descriptor (a later use reopens it)."""
+        self.rootdir.close()
 
     # -- helpers ------------------------------------------------------------------------
     def abspath(self, rel: str) -> str:
         """Absolute path of a root-relative id (``""`` is the root)."""
         return os.path.join(self.root, *rel.split("/")) if rel else self.root
 
-    def _skip(self, rel: str, path: str, reason: str) -> Skipped:
-        return Skipped(rel or os.path.basename(self.root), path, reason)
+    def _skip(self, rel: str, path: str, reason: str, same_as: str | None = None) -> Skipped:
+        return Skipped(rel or os.path.basename(self.root), path, reason, same_as)
 
-    def _target(self, path: str, rel: str) -> os.stat_result | Skipped:
-        """Stat through a symlink, refusing links that loop, dangle or leave the root."""
-        if not self.options.follow_symlinks_inside_root:
-            return self._skip(rel, path, "symlink (not followed)")
+    def _link(self, rel: str, path: str) -> tuple[str, os.stat_result] | Skipped:
+        """Where the symlink ``rel`` leads inside the root, or why it is refused."""
         try:
-            st = os.stat(path)
+            return self.rootdir.resolve(rel)
+        except Refused as exc:
+            return self._skip(rel, path, str(exc.strerror))
         except OSError as exc:
+            if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+                return self._skip(rel, path, BROKEN)
             if exc.errno == errno.ELOOP:
-                return self._skip(rel, path, "symlink loop")
-            if exc.errno == errno.ENOENT:
-                return self._skip(rel, path, "broken symlink")
+                return self._skip(rel, path, LOOP)
             return self._skip(rel, path, os_reason(exc))
-        if not _inside(os.path.realpath(path), self.root_real):
-            return self._skip(rel, path, "symlink leaves the folder")
-        return st
 
     def _file(
-        self, rel: str, path: str, st: os.stat_result, in_messages: bool, name: str = ""
+        self,
+        rel: str,
+        path: str,
+        st: os.stat_result,
+        in_messages: bool,
+        seen: Seen | None,
+        known: Callable[[int, int], str | None] | None,
+        name: str = "",
     ) -> FileEntry | Skipped:
         if not stat.S_ISREG(st.st_mode):
             return self._skip(rel, path, kind_reason(st.st_mode) or "not a regular file")
@@ -126,6 +127,14 @@ class Walker:
         if self.accepts is not None and not self.accepts(name):
             label = f"the {self.pipeline_name} pipeline" if self.pipeline_name else "the pipeline"
             return self._skip(rel, path, f"not accepted by {label}")
+        if (st.st_nlink > 1 or self.follow) and seen is not None and self.is_dir:
+            node = (st.st_dev, st.st_ino)
+            owner = seen.get(node)
+            if owner is None and known is not None:
+                owner = known(st.st_dev, st.st_ino)
+            if owner is not None and owner != rel:
+                return self._skip(rel, path, SAME_FILE + owner, owner)
+            seen[node] = rel
         if st.st_size > self.options.max_size:
             return self._skip(rel, path, too_large(st.st_size, self.options.max_size))
         if in_messages:
@@ -136,14 +145,36 @@ class Walker:
             kind = "text"
         return FileEntry(rel or name, path, kind, st.st_size, st.st_mtime_ns, st.st_ino)
 
+    def _lstat(self, rel: str) -> os.stat_result:
+        """lstat of ``rel`` (``""``: the root itself, or the file of a single-file root)."""
+        if not self.is_dir:
+            return self.rootdir.lstat(self.rootdir.file_rel(rel))
+        if not rel:
+            return os.fstat(self.rootdir.fd)
+        return self.rootdir.lstat(rel)
+
     # -- walking ------------------------------------------------------------------------
-    def walk(self, rel: str = "") -> Iterator[FileEntry | Skipped]:
+    def walk(
+        self,
+        rel: str = "",
+        *,
+        seen: Seen | None = None,
+        known: Callable[[int, int], str | None] | None = None,
+    ) -> Iterator[FileEntry | Skipped]:
         """Everything under root-relative ``rel`` (the whole root by default), in walk order.
 
-        ``rel`` may name a file, a folder or a path that no longer exists (then nothing is
-        yielded). Context is honoured: a path below an ignored folder yields nothing, a file
-        in a maildir's ``cur``/``new`` is a ``"maildir"`` entry.
+        ``rel`` may name a file, a folder or a path that no longer exists or no longer
+        lies inside the root through real folders (then nothing is yielded: the symlink on
+        the way is reported where it is). Context is honoured: a path below an ignored folder
+        yields nothing, a file in a maildir's ``cur``/``new`` is a ``"maildir"`` entry.
+        ``seen`` (shared by consecutive walks) and ``known(dev, ino)`` (the id of a document
+        outside this walk) decide which name of a multiply-linked file is the document.
+        A whole walk first reports a ``.dittoignore`` that could not be read.
         """
+        if seen is None:
+            seen = {}
+        if not rel and self.rules.problem is not None:
+            yield self._skip(IGNORE_FILE, self.abspath(IGNORE_FILE), self.rules.problem)
         if rel and self._context_hidden(rel):
             return
         path = self.abspath(rel)
@@ -151,26 +182,47 @@ class Walker:
             yield self._skip(rel, path, "path too long for the system")
             return
         try:
-            st = os.lstat(path)
+            st = self._lstat(rel)
+        except Refused:
+            return  # a symlink on the way: reported at its own place
         except OSError as exc:
             if exc.errno not in (errno.ENOENT, errno.ENOTDIR):
                 yield self._skip(rel, path, os_reason(exc))
             return
         in_messages = self._in_message_folder(rel)
         if stat.S_ISLNK(st.st_mode):
-            target = self._target(path, rel)
-            if isinstance(target, Skipped):
-                yield target
+            if rel and self.rules.is_ignored(rel):
                 return
-            st = target
+            item = self._symlink(rel, path)
+            if item is not None:
+                yield item
+                return
+            try:
+                st = self.rootdir.resolve(rel)[1]
+            except OSError as exc:  # changed since
+                yield self._skip(rel, path, os_reason(exc))
+                return
         if stat.S_ISDIR(st.st_mode):
             if rel and self.rules.is_ignored(rel, True):
                 return
-            yield from self._walk_dir(rel, path, self._ancestors(rel) | {(st.st_dev, st.st_ino)})
+            ancestors = self._ancestors(rel) | {(st.st_dev, st.st_ino)}
+            yield from self._walk_dir(rel, path, ancestors, seen, known)
         else:
             if rel and self.rules.is_ignored(rel):
                 return
-            yield self._file(rel, path, st, in_messages)
+            yield self._file(rel, path, st, in_messages, seen, known)
+
+    def _symlink(self, rel: str, path: str) -> Skipped | None:
+        """The skip for the symlink ``rel``, or None when it is a folder to descend."""
+        target = self._link(rel, path)
+        if isinstance(target, Skipped):
+            return target
+        real, st = target
+        if stat.S_ISDIR(st.st_mode):
+            return None if self.follow else self._skip(rel, path, LINKED_FOLDER)
+        if stat.S_ISREG(st.st_mode):
+            return self._skip(rel, path, SAME_FILE + real, real)
+        return self._skip(rel, path, kind_reason(st.st_mode) or "not a regular file")
 
     def _context_hidden(self, rel: str) -> bool:
         """True when a folder above ``rel`` is ignored or is a maildir ``tmp`` folder."""
@@ -185,8 +237,16 @@ class Walker:
 
     def _is_maildir(self, rel: str) -> bool:
         """True when folder ``rel`` holds ``cur``, ``new`` and ``tmp`` folders."""
-        base = self.abspath(rel)
-        return all(os.path.isdir(os.path.join(base, p)) for p in MAILDIR_PARTS)
+        if not self.is_dir:
+            return False
+        for part in MAILDIR_PARTS:
+            try:
+                st = self.rootdir.lstat(f"{rel}/{part}" if rel else part)
+            except OSError:
+                return False
+            if not stat.S_ISDIR(st.st_mode):
+                return False
+        return True
 
     def _in_message_folder(self, rel: str) -> bool:
         """True when the file ``rel`` sits in a maildir's ``cur``/``new`` folder."""
@@ -198,14 +258,21 @@ class Walker:
         parts = rel.split("/") if rel else []
         for i in range(len(parts)):
             try:
-                st = os.stat(self.abspath("/".join(parts[:i])))
+                st = self.rootdir.resolve("/".join(parts[:i]))[1] if i else os.fstat(
+                    self.rootdir.fd
+                )
             except OSError:
                 continue
             out.add((st.st_dev, st.st_ino))
         return out
 
     def _walk_dir(
-        self, rel: str, path: str, ancestors: set[tuple[int, int]]
+        self,
+        rel: str,
+        path: str,
+        ancestors: set[tuple[int, int]],
+        seen: Seen,
+        known: Callable[[int, int], str | None] | None,
     ) -> Iterator[FileEntry | Skipped]:
         """Depth-first walk below one folder with an explicit stack (no recursion limit)."""
         opened = self._open_dir(rel, path, self._in_maildir_folder(rel), ancestors)
@@ -215,33 +282,38 @@ class Walker:
         stack: list[_Frame] = [opened]
         while stack:
             frame = stack[-1]
-            entry = next(frame.entries, None)
-            if entry is None:
+            listed = next(frame.entries, None)
+            if listed is None:
                 stack.pop()
                 continue
-            name = entry.name
+            name, st_or_error = listed
             c_rel = f"{frame.rel}/{name}" if frame.rel else name
             c_path = frame.path + "/" + name if frame.path != "/" else "/" + name
             if len(c_path) * 4 >= PATH_MAX and len(os.fsencode(c_path)) >= PATH_MAX:
                 yield self._skip(c_rel, c_path, "path too long for the system")
                 continue
-            try:
-                st = entry.stat(follow_symlinks=False)
-            except OSError as exc:
-                if exc.errno != errno.ENOENT:  # vanished since listing: nothing to report
-                    yield self._skip(c_rel, c_path, os_reason(exc))
+            if isinstance(st_or_error, OSError):
+                if st_or_error.errno != errno.ENOENT:  # vanished since listing: nothing to say
+                    yield self._skip(c_rel, c_path, os_reason(st_or_error))
                 continue
+            st = st_or_error
             if stat.S_ISLNK(st.st_mode):
-                target = self._target(c_path, c_rel)
-                if isinstance(target, Skipped):
-                    yield target
+                if self.rules.is_ignored(c_rel):
                     continue
-                st = target
+                skip = self._symlink(c_rel, c_path)
+                if skip is not None:
+                    yield skip
+                    continue
+                try:
+                    st = self.rootdir.resolve(c_rel)[1]
+                except OSError as exc:  # changed since
+                    yield self._skip(c_rel, c_path, os_reason(exc))
+                    continue
             if stat.S_ISDIR(st.st_mode):
                 if self.rules.is_ignored(c_rel, True) or (frame.is_maildir and name == "tmp"):
                     continue
                 if (st.st_dev, st.st_ino) in frame.ancestors:
-                    yield self._skip(c_rel, c_path, "symlink loop")
+                    yield self._skip(c_rel, c_path, LOOP)
                     continue
                 child = self._open_dir(
                     c_rel,
@@ -256,7 +328,7 @@ class Walker:
                 continue
             if self.rules.is_ignored(c_rel):
                 continue
-            yield self._file(c_rel, c_path, st, frame.messages, name)
+            yield self._file(c_rel, c_path, st, frame.messages, seen, known, name)
 
     def _in_maildir_folder(self, rel: str) -> bool:
         """True when folder ``rel`` is the ``cur``/``new`` folder of a maildir."""
@@ -268,146 +340,41 @@ class Walker:
     def _open_dir(
         self, rel: str, path: str, messages: bool, ancestors: set[tuple[int, int]]
     ) -> _Frame | Skipped:
+        """List folder ``rel`` through the root's gate: names in byte order with their lstat."""
         try:
-            with os.scandir(path) as it:
-                entries = sorted(it, key=lambda e: os.fsencode(e.name))
+            fd = self.rootdir.open_dir(rel)
+        except Refused as exc:
+            reason = str(exc.strerror)
+            return self._skip(rel, path, reason if reason in (LEAVES, LOOP) else
+                              "cannot open folder: " + reason)
         except OSError as exc:
             return self._skip(rel, path, "cannot open folder: " + os_reason(exc))
-        dirs = {e.name for e in entries if e.name in MAILDIR_PARTS and _is_dir(e)}
+        try:
+            with os.scandir(fd) as it:
+                names = sorted((e.name for e in it), key=os.fsencode)
+            listed: list[tuple[str, os.stat_result | OSError]] = []
+            for name in names:
+                try:
+                    listed.append((name, os.stat(name, dir_fd=fd, follow_symlinks=False)))
+                except OSError as exc:
+                    listed.append((name, exc))
+        except OSError as exc:
+            return self._skip(rel, path, "cannot open folder: " + os_reason(exc))
+        finally:
+            os.close(fd)
+        dirs = {n for n, st in listed if n in MAILDIR_PARTS and not isinstance(st, OSError)
+                and stat.S_ISDIR(st.st_mode)}
         is_maildir = len(dirs) == len(MAILDIR_PARTS)
-        return _Frame(rel, path, iter(entries), messages, is_maildir, ancestors)
+        return _Frame(rel, path, iter(listed), messages, is_maildir, ancestors)
 
 
 @dataclass(slots=True)
 class _Frame:
-    """One open folder of a walk: its listing iterator and its context."""
+    """One listed folder of a walk: its names with their lstat, and its context."""
 
     rel: str
     path: str
-    entries: Iterator[os.DirEntry[str]]
+    entries: Iterator[tuple[str, os.stat_result | OSError]]
     messages: bool  # files here are maildir messages
     is_maildir: bool  # this folder holds cur/new/tmp
     ancestors: set[tuple[int, int]]  # (dev, inode) of folders above, for loop detection
-
-
-def _is_dir(entry: os.DirEntry[str]) -> bool:
-    try:
-        return entry.is_dir()
-    except OSError:
-        return False
-
-
-# -- the CLI stream ---------------------------------------------------------------------
-def go_clean(path: str) -> str:
-    """Go's ``filepath.Clean`` for ``/``-separated paths."""
-    if path == "":
-        return "."
-    rooted = path.startswith("/")
-    parts: list[str] = []
-    for comp in path.split("/"):
-        if comp in ("", "."):
-            continue
-        if comp == "..":
-            if parts and parts[-1] != "..":
-                parts.pop()
-            elif not rooted:
-                parts.append("..")
-            continue
-        parts.append(comp)
-    out = "/".join(parts)
-    if rooted:
-        return "/" + out
-    return out or "."
-
-
-def go_join(*elems: str) -> str:
-    """Go's ``filepath.Join``: non-empty elements joined by ``/`` then cleaned."""
-    kept = [e for e in elems if e]
-    return go_clean("/".join(kept)) if kept else ""
-
-
-def iter_fingerprints(
-    paths: Sequence[str],
-    pipeline: Pipeline,
-    *,
-    options: ScanOptions = DEFAULT_OPTIONS,
-    jobs: int | None = None,
-    cache: str | os.PathLike[str] | None = None,
-    use_cache: bool = True,
-    cache_dir: str | os.PathLike[str] | None = None,
-    notices: list[str] | None = None,
-) -> Iterator[tuple[str, Fingerprint] | Skipped]:
-    """Fingerprints of every document under ``paths``, in ditto's order, with ditto's ids.
-
-    A folder argument is walked depth-first in byte order of names and a document's id is
-    ``go_join(argument, relative path)`` (``"."`` gives bare relative paths); a file argument
-    is one document whose id is the argument as given (an mbox gives ``arg#N`` messages).
-    Results are yielded in walk order as ``(id, Fingerprint)``; refused paths come as
-    :class:`Skipped` at their place in that order (their ``id`` uses the same joining). A
-    missing argument is a Skipped with reason "no such file or folder".
-
-    Files are read in worker processes when there are many (``jobs`` defaults to the CPU
-    count); memory stays bounded by a few chunks in flight. With ``use_cache`` each folder
-    argument uses its own fingerprint cache database: by default in the user cache folder
-    (``cache_dir`` overrides that folder); ``cache`` names the database file when there is
-    one folder argument, and with several each folder gets ``<stem>-<root digest><suffix>``
-    beside it. Cache problems are appended to ``notices`` and never stop the stream; a
-    ``cache`` inside a folder argument raises ValueError before anything is yielded.
-    """
-    from ditto_tui.core.simhash import Fingerprint
-    from ditto_tui.corpus.scan import resolve_entries
-
-    folders = [p for p in paths if os.path.isdir(p)]
-    if use_cache and folders:  # only folders have a cache (sqlite3 costs start-up time)
-        from ditto_tui.corpus.cache import cache_file_for, is_inside, open_cache_for_root
-    if cache is not None and use_cache:
-        for folder in folders:
-            if is_inside(os.path.dirname(os.path.abspath(cache)), folder):
-                raise ValueError(f"the cache {cache} must not be inside {folder}")
-    for arg in paths:
-        if not os.path.lexists(arg):
-            yield Skipped(arg, os.path.abspath(arg), "no such file or folder")
-            continue
-        walker = Walker(
-            arg, options, accepts=pipeline.accepts, pipeline_name=getattr(pipeline, "name", "")
-        )
-        is_dir = os.path.isdir(arg)
-        if is_dir:
-            # go_join(arg, rel) without cleaning each id: walked names are never "", "."
-            # or "..", so joining them to the cleaned argument is already clean.
-            clean = go_clean(arg)
-            prefix = "" if clean == "." else clean if clean.endswith("/") else clean + "/"
-
-            def ident(rel: str, arg: str = arg, base: str = prefix) -> str:
-                return base + rel if rel else go_join(arg, rel)
-        else:
-            def ident(rel: str, arg: str = arg, base: str = os.path.basename(walker.root)) -> str:
-                return arg + rel[len(base):] if rel.startswith(base) else arg
-
-        store: FingerprintCache | None = None
-        if use_cache and is_dir:
-            db = None
-            if cache is not None:
-                db = cache if len(folders) == 1 else cache_file_for(cache, walker.root)
-            store = open_cache_for_root(walker.root, cache=db, cache_dir=cache_dir, notices=notices)
-        try:
-            rows = store.load(pipeline.identity) if store is not None else None
-            seen: set[str] = set()
-            for item in resolve_entries(
-                walker.walk(), pipeline, options=options, jobs=jobs, cache=store, rows=rows
-            ):
-                if not isinstance(item, Skipped):
-                    seen.add(item.entry.id)
-                    if item.skip is not None:
-                        item = item.skip
-
-                if isinstance(item, Skipped):
-                    yield Skipped(ident(item.id), item.path, item.reason)
-                else:
-                    for doc, fp in item.docs:
-                        yield ident(doc.id), Fingerprint(fp)
-            if store is not None and rows is not None:
-                store.forget(pipeline.identity, [p for p in rows if p not in seen])
-        finally:
-            if store is not None:
-                store.close()

@@ -274,16 +274,20 @@ class ResultsSession:
         """The document's bytes from the local root; KeyError for an unknown id, OSError
         when the corpus is not readable here or the file cannot be read."""
         from ditto_tui.corpus.reading import SkipFile, read_document_bytes, read_range
+        from ditto_tui.corpus.rootdir import RootDir
 
         doc = self._docs[id]
         if not self.readable:
             raise OSError(f"{id}: stored at {self.results.root_uri}, not readable from this machine")
+        root = RootDir(self.root)  # every open stays inside the root (see corpus.rootdir)
         try:
             if doc.kind == "mbox":
-                return read_range(doc.path, doc.offset, doc.size)
-            return read_document_bytes(doc.path, max_size=self.options.max_size)[0]
+                return read_range(root, id.rsplit("#", 1)[0], doc.offset, doc.size)
+            return read_document_bytes(root, id, max_size=self.options.max_size)[0]
         except SkipFile as exc:
             raise OSError(f"{id}: {exc.reason}") from exc
+        finally:
+            root.close()
 
     def read_text(self, id: str, *, limit: int | None = None) -> str:
         """The document decoded like Go (one U+FFFD per bad byte), at most ``limit`` bytes."""

@@ -25,9 +25,9 @@ from ditto_tui.corpus.cache import (
     to_unsigned,
 )
 from ditto_tui.corpus.documents import ScanOptions
-from ditto_tui.corpus.scan import FileResult
+from ditto_tui.corpus.records import FileResult
 from ditto_tui.corpus.session import CorpusSession
-from ditto_tui.corpus.walk import iter_fingerprints
+from ditto_tui.corpus.stream import iter_fingerprints
 
 from .conftest import TEXT_A, TEXT_B, write
 
@@ -38,9 +38,9 @@ def reads(monkeypatch) -> list[str]:
     seen: list[str] = []
     real = scan_mod.read_document_bytes
 
-    def counting(path: str, **kw):
-        seen.append(path)
-        return real(path, **kw)
+    def counting(root, rel: str, **kw):
+        seen.append(root.abspath(rel))
+        return real(root, rel, **kw)
 
     monkeypatch.setattr(scan_mod, "read_document_bytes", counting)
     return seen
@@ -272,7 +272,7 @@ CRASHER = textwrap.dedent(
     """
     import sys, time
     from ditto_tui.corpus.cache import FingerprintCache
-    from ditto_tui.corpus.scan import FileResult
+    from ditto_tui.corpus.records import FileResult
     cache = FingerprintCache(sys.argv[1])
     i = 0
     while True:

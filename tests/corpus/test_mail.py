@@ -7,7 +7,7 @@ from pathlib import Path
 from ditto_tui.corpus.documents import Skipped
 from ditto_tui.corpus.mail import looks_like_mbox, mail_info, split_mbox
 from ditto_tui.corpus.session import CorpusSession
-from ditto_tui.corpus.walk import iter_fingerprints
+from ditto_tui.corpus.stream import iter_fingerprints
 
 from .conftest import TEXT_A, TEXT_B, write
 

@@ -9,9 +9,11 @@ import ditto_tui.corpus.reading as reading
 import ditto_tui.corpus.scan as scan_mod
 from ditto_tui.corpus.documents import ScanOptions, Skipped
 from ditto_tui.corpus.reading import SkipFile, read_document_bytes
+from ditto_tui.corpus.rootdir import RootDir
 from ditto_tui.corpus.scan import resolve_entries
 from ditto_tui.corpus.session import CorpusSession
-from ditto_tui.corpus.walk import Walker, iter_fingerprints
+from ditto_tui.corpus.stream import iter_fingerprints
+from ditto_tui.corpus.walk import Walker
 
 from .conftest import TEXT_A, TEXT_B, write
 
@@ -87,7 +89,7 @@ def test_file_growing_while_read_is_read_again(tmp_path: Path, monkeypatch) -> N
         return data
 
     monkeypatch.setattr(reading, "_read_all", racing)
-    data, st, binary = read_document_bytes(str(path), max_size=1000)
+    data, st, binary = read_document_bytes(RootDir(path.parent), path.name, max_size=1000)
     assert data == b"first version\nappended line\n" and calls["n"] == 2
     assert st.st_size == len(data) and not binary
 
@@ -104,15 +106,18 @@ def test_file_that_keeps_changing_or_vanishes_is_skipped(tmp_path: Path, monkeyp
 
     monkeypatch.setattr(reading, "_read_all", always_growing)
     try:
-        read_document_bytes(str(path), max_size=1000)
+        read_document_bytes(RootDir(path.parent), path.name, max_size=1000)
     except SkipFile as exc:
         assert exc.reason == "kept changing while being read"
     else:
         raise AssertionError("a file that never settles must be skipped")
     monkeypatch.undo()
-    entries = list(Walker(str(tmp_path)).walk())
+    walker = Walker(str(tmp_path))
+    entries = list(walker.walk())
     os.unlink(path)  # vanishes between the walk and the read
-    (result,) = list(resolve_entries(entries, _pipeline(), options=ScanOptions(), jobs=1))
+    (result,) = list(
+        resolve_entries(entries, _pipeline(), walker.rootdir, options=ScanOptions(), jobs=1)
+    )
     assert result.skip is not None and result.skip.reason == "vanished while reading"
 
 

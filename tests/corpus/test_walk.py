@@ -11,14 +11,9 @@ import pytest
 
 from ditto_tui.core.pipeline import make_pipeline
 from ditto_tui.corpus.documents import ScanOptions, Skipped, display_id
-from ditto_tui.corpus.walk import (
-    FileEntry,
-    Walker,
-    go_clean,
-    go_join,
-    iter_fingerprints,
-    walk_order_key,
-)
+from ditto_tui.corpus.records import FileEntry
+from ditto_tui.corpus.stream import go_clean, go_join, iter_fingerprints
+from ditto_tui.corpus.walk import Walker, walk_order_key
 
 from .conftest import IS_ROOT, TEXT_A, TEXT_B, write
 
@@ -117,18 +112,22 @@ def test_symlinks(root: Path, tmp_path: Path) -> None:
     (root / "loop-b").symlink_to(root / "loop-a")
     (root / "real" / "up").symlink_to(root, target_is_directory=True)
     files, skips = walk(root)
-    assert [f.id for f in files] == ["alias.txt", "real/doc.txt"]
+    # One document per file: the in-root link to a file is an alias, folders are not followed.
+    assert [f.id for f in files] == ["real/doc.txt"]
     assert skips == {
+        "alias.txt": "same file as real/doc.txt",
         "broken": "broken symlink",
         "loop-a": "symlink loop",
         "loop-b": "symlink loop",
-        "real/up": "symlink loop",
+        "real/up": "symlinked folder, not followed",
         "to-outside-dir": "symlink leaves the folder",
         "to-outside.txt": "symlink leaves the folder",
     }
-    files, skips = walk(root, options=ScanOptions(follow_symlinks_inside_root=False))
+    files, skips = walk(root, options=ScanOptions(follow_symlinks=True))
     assert [f.id for f in files] == ["real/doc.txt"]
-    assert skips["alias.txt"] == "symlink (not followed)"
+    assert skips["real/up"] == "symlink loop"
+    assert skips["alias.txt"] == "same file as real/doc.txt"
+    assert skips["to-outside-dir"] == "symlink leaves the folder"
 
 
 def test_unreadable_file_and_folder(root: Path, pipeline, monkeypatch) -> None:
@@ -138,22 +137,22 @@ def test_unreadable_file_and_folder(root: Path, pipeline, monkeypatch) -> None:
     write(root, "open.txt", TEXT_B)
     if IS_ROOT:
         # root reads through chmod 000: simulate the permission errors the OS would raise.
-        import ditto_tui.corpus.reading as reading
+        import ditto_tui.corpus.rootdir as rootdir_mod
         import ditto_tui.corpus.walk as walk_mod
 
         real_open, real_scandir = os.open, os.scandir
 
-        def fake_open(path, *a, **kw):
-            if os.fspath(path) == str(secret):
+        def fake_open(path, flags, *a, dir_fd=None, **kw):
+            if os.fspath(path) == "secret.txt":
                 raise PermissionError(errno.EACCES, "Permission denied", path)
-            return real_open(path, *a, **kw)
+            return real_open(path, flags, *a, dir_fd=dir_fd, **kw)
 
         def fake_scandir(path="."):
-            if os.fspath(path) == str(locked):
+            if isinstance(path, int) and os.readlink(f"/proc/self/fd/{path}") == str(locked):
                 raise PermissionError(errno.EACCES, "Permission denied", path)
             return real_scandir(path)
 
-        monkeypatch.setattr(reading.os, "open", fake_open)
+        monkeypatch.setattr(rootdir_mod.os, "open", fake_open)
         monkeypatch.setattr(walk_mod.os, "scandir", fake_scandir)
     else:
         secret.chmod(0)

@@ -35,9 +35,9 @@ def reads(monkeypatch) -> list[tuple[str, str]]:
     seen: list[tuple[str, str]] = []
     real = scan_mod.fingerprint_file
 
-    def counting(pipeline, entry, **kwargs):
+    def counting(pipeline, entry, *args, **kwargs):
         seen.append((pipeline.name, entry.id))
-        return real(pipeline, entry, **kwargs)
+        return real(pipeline, entry, *args, **kwargs)
 
     monkeypatch.setattr(scan_mod, "fingerprint_file", counting)
     return seen
