@@ -1,7 +1,8 @@
 """Live watching of a corpus folder: file-system events in, coalesced path sets out.
 
-:class:`FolderWatcher` runs a watchdog observer (``PollingObserver`` with ``poll=True``, for
-network file systems) and its own delivery thread. Events are reduced to root-relative paths
+:class:`FolderWatcher` runs a watchdog (inotify) observer, or with ``poll=True`` (network
+file systems) and whenever inotify cannot be set up, a :class:`~ditto_tui.corpus.poll.TreePoller`
+that never leaves the root nor follows a symlink; plus its own delivery thread. Events are reduced to root-relative paths
 (deduplicated; ignored paths dropped early) and handed to ``deliver`` in the delivery thread
 once a burst goes quiet for ``quiet`` seconds, or at the latest ``max_delay`` seconds after
 the first pending event while a long burst goes on.
@@ -30,6 +31,9 @@ from watchdog.events import (
     FileSystemEvent,
     FileSystemEventHandler,
 )
+
+from ditto_tui.corpus.poll import TreePoller
+from ditto_tui.corpus.rootdir import RootDir
 
 QUIET_SECONDS = 0.2
 MAX_DELAY_SECONDS = 0.8
@@ -221,7 +225,6 @@ class FolderWatcher:
 
     def _start_observer(self):  # type: ignore[no-untyped-def]
         from watchdog.observers import Observer
-        from watchdog.observers.polling import PollingObserver
 
         handler = _Handler(self)
         path = os.path.dirname(self.root) if self._file_root else self.root
@@ -238,10 +241,21 @@ class FolderWatcher:
                     f"Cannot watch {self.root} with inotify ({exc}); polling instead."
                 )
                 self.request_rescan("a watch could not be added")
-        observer = PollingObserver(timeout=self.poll_interval)
-        observer.schedule(handler, path, recursive=recursive)
-        observer.start()
-        return observer
+        return self._start_poller()
+
+    def _start_poller(self) -> TreePoller:
+        """Poll through the root's gate: never outside the root, never through a symlink."""
+        rootdir = RootDir.for_file(self.root) if self._file_root else RootDir(self.root)
+        prefix = self._prefix
+
+        def report(rels: list[str]) -> None:
+            self.note_paths([self.root if not rel else prefix + rel for rel in rels])
+
+        poller = TreePoller(
+            rootdir, report, interval=self.poll_interval, is_ignored=self._is_ignored
+        )
+        poller.start()
+        return poller
 
     def pause(self) -> None:
         """Hold deliveries; events keep accumulating."""
