@@ -7,14 +7,21 @@ worker processes when there are enough of them (at least ``POOL_MIN_FILES`` file
 ``POOL_MIN_BYTES`` bytes), else in-process to avoid the pool's start-up cost. Workers get
 chunks of entries and return only ids, stat keys and integer fingerprints; at most
 ``INFLIGHT_PER_JOB`` chunks per job are in flight, so memory stays bounded on any corpus.
+Workers die with the process that started them (:func:`die_with_parent`), even when it is
+killed with SIGKILL.
 """
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import multiprocessing
 import os
+import select
+import signal
 import sys
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -111,9 +118,64 @@ def to_resolved(entry: FileEntry, result: FileResult, *, from_cache: bool) -> Re
 _WORKER: tuple[Pipeline, RootDir, int, bool] | None = None
 
 
-def _init_worker(pipeline: Pipeline, root: RootDir, max_size: int, include_binary: bool) -> None:
+def _init_worker(
+    pipeline: Pipeline, root: RootDir, max_size: int, include_binary: bool, owner: int
+) -> None:
     global _WORKER
+    die_with_parent(owner)
     _WORKER = (pipeline, root, max_size, include_binary)
+
+
+PR_SET_PDEATHSIG = 1
+#: Seconds between two checks that the owner still lives (where no descriptor tells).
+PARENT_CHECK_SECONDS = 0.5
+
+
+def die_with_parent(owner: int) -> None:
+    """End this worker process when ``owner`` (the process whose pool it serves) ends,
+    even by SIGKILL.
+
+    The owner is not always the OS parent (with 'forkserver' the server forked us), so:
+    on Linux ``PR_SET_PDEATHSIG`` covers the parent, and a daemon thread waits on a pidfd
+    of the owner (readable once it exited), or, without pidfds, checks it twice a second.
+    """
+    if sys.platform.startswith("linux") and os.getppid() == owner:
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass
+    if not _alive(owner):  # died before we were ready
+        os._exit(1)
+    pidfd: int | None = None
+    with contextlib.suppress(AttributeError, OSError):
+        pidfd = os.pidfd_open(owner)  # type: ignore[attr-defined,unused-ignore]
+    threading.Thread(
+        target=_watch_owner, args=(owner, pidfd), name="ditto-tui owner watch", daemon=True
+    ).start()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except OSError:
+        return True  # no /proc: trust kill()
+
+
+def _watch_owner(owner: int, pidfd: int | None) -> None:
+    if pidfd is not None:
+        select.select([pidfd], [], [])
+        os._exit(1)
+    while _alive(owner):
+        time.sleep(PARENT_CHECK_SECONDS)
+    os._exit(1)
 
 
 def _work(entries: list[FileEntry]) -> list[FileResult]:
@@ -302,7 +364,7 @@ def _pooled(
         max_workers=n_jobs,
         mp_context=context,
         initializer=_init_worker,
-        initargs=(pipeline, root, options.max_size, options.include_binary),
+        initargs=(pipeline, root, options.max_size, options.include_binary, os.getpid()),
     )
     inflight: deque[_Chunk] = deque()
     limit = n_jobs * INFLIGHT_PER_JOB
