@@ -10,6 +10,7 @@ promptly even in the middle of a snapshot of a huge tree.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import stat
@@ -62,10 +63,8 @@ class TreePoller(threading.Thread):
         out: dict[str, State] = {}
         root = self.rootdir
         if root.leaf is not None:
-            try:
+            with contextlib.suppress(OSError):
                 out[""] = _state(root.lstat(root.leaf))
-            except OSError:
-                pass
             return out
         folders = [""]
         while folders:
