@@ -44,8 +44,28 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, PAGE)
         elif self.path == "/moved":
             self._send(302, b"", {"Location": "/page"})
+        elif self.path == "/drip":  # every byte in time, the whole far too late
+            self.send_response(200)
+            self.send_header("Content-Length", "100")
+            self.end_headers()
+            self._drip(b"z" * 100)
+        elif self.path == "/drip-headers":
+            self.wfile.write(b"HTTP/1.1 200 OK\r\n")
+            self._drip(b"X-Slow: " + b"s" * 100 + b"\r\n\r\n")
+        elif self.path.startswith("/to-ftp/"):
+            self._send(302, b"", {"Location": f"ftp://127.0.0.1:{self.path[8:]}/x"})
         else:
             self._send(404, b"nothing here")
+
+
+    def _drip(self, data: bytes) -> None:
+        try:
+            for i in range(len(data)):
+                self.wfile.write(data[i : i + 1])
+                self.wfile.flush()
+                time.sleep(0.1)
+        except OSError:
+            pass  # the client gave up: that is the point
 
 
 @pytest.fixture(scope="module")
@@ -125,3 +145,24 @@ def test_only_http_urls_are_fetched(url: str) -> None:
 )
 def test_is_url(text: str, expected: bool) -> None:
     assert is_url(text) is expected
+
+
+@pytest.mark.parametrize("path", ["/drip", "/drip-headers"])
+def test_timeout_bounds_the_whole_fetch(server: str, path: str) -> None:
+    """A server that answers each read in time but never finishes is cut at --timeout."""
+    start = time.monotonic()
+    with pytest.raises(FetchError, match=r"timed out after 0.5 s"):
+        fetch_url(f"{server}{path}", timeout=0.5)
+    assert time.monotonic() - start < 5  # the drip lasts 10 s
+
+
+def test_a_redirect_to_ftp_is_refused_before_connecting(server: str) -> None:
+    with socket.socket() as ftp:
+        ftp.bind(("127.0.0.1", 0))
+        ftp.listen(1)
+        ftp.setblocking(False)
+        port = ftp.getsockname()[1]
+        with pytest.raises(FetchError, match=f"redirected to a non-http\\(s\\) URL: ftp://127.0.0.1:{port}/x"):
+            fetch_url(f"{server}/to-ftp/{port}", timeout=3)
+        with pytest.raises(BlockingIOError):
+            ftp.accept()  # nobody ever connected
