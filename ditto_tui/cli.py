@@ -19,12 +19,13 @@ import sys
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, NoReturn
+from typing import IO, NoReturn, cast
 
 import numpy as np
 
 from ditto_tui import __version__
 from ditto_tui.argtypes import integer, non_negative, size
+from ditto_tui.core.display import escape_controls
 
 PROG = "ditto-tui"
 DEFAULT_K = 3
@@ -56,23 +57,20 @@ class _Parser(argparse.ArgumentParser):
 # --------------------------------------------------------------------------- output
 
 
-_CONTROL_ESCAPES = {0x09: b"\\t", 0x0A: b"\\n", 0x0D: b"\\r"}
-_CONTROL_BYTE = re.compile(rb"[\x00-\x1f\x7f]")
-_ESCAPE_TABLE: dict[int, bytes] = {
-    c: _CONTROL_ESCAPES.get(c, b"\\x%02x" % c) for c in [*range(0x20), 0x7F]
-}
-
-
 def escape_id(doc_id: str) -> bytes:
-    """An id as the path's raw bytes, with control characters escaped (``\\t``, ``\\n``, ``\\x1b``).
+    """An id as the path's raw bytes, with what a terminal would obey escaped (``\\t``,
+    ``\\n``, ``\\x1b``, C1 controls and raw 0x80-0x9F bytes as ``\\x9b``, bidi controls as
+    ``\\u202e``: :func:`ditto_tui.core.display.escape_controls`, the explorer's rule too).
 
-    A record is therefore always one line, while every other byte (including invalid
-    UTF-8 in file names) is written exactly as ditto writes it.
+    A record is therefore always one line that reads as written, while every other byte
+    (including invalid UTF-8 in file names) is written exactly as ditto writes it.
     """
-    raw = os.fsencode(doc_id)
-    if _CONTROL_BYTE.search(raw) is None:
-        return raw
-    return b"".join(_ESCAPE_TABLE.get(b, bytes((b,))) for b in raw)
+    return escape_controls(doc_id).encode("utf-8", "surrogateescape")
+
+
+#: Characters a terminal obeys that JSON leaves raw (C1 and bidi controls); written as
+#: ``\\uXXXX`` escapes, which decode to the same string.
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 class Output:
@@ -91,7 +89,8 @@ class Output:
         surrogate from surrogateescape) is written as a ``\\udcXX`` escape, which
         ``json.loads`` + ``os.fsencode`` turn back into the original bytes."""
         try:
-            data = json.dumps(obj, ensure_ascii=False).encode("utf-8")
+            text = json.dumps(obj, ensure_ascii=False)
+            data = _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text).encode("utf-8")
         except UnicodeEncodeError:
             data = json.dumps(obj).encode("ascii")
         self.line(data)
@@ -102,9 +101,7 @@ class Output:
 
 def warn(message: str) -> None:
     """One line on stderr, prefixed with the program name; control characters escaped."""
-    text = message.encode("utf-8", "surrogateescape")
-    safe = b"".join(_ESCAPE_TABLE.get(b, bytes((b,))) for b in text)
-    sys.stderr.buffer.write(b"ditto-tui: " + safe + b"\n")
+    sys.stderr.buffer.write(b"ditto-tui: " + escape_id(message) + b"\n")
     sys.stderr.flush()
 
 
@@ -332,24 +329,39 @@ def _documents(args: argparse.Namespace, paths: Sequence[str], report: _SkipRepo
                ) -> Iterator[tuple[str, int]]:
     """Yield (id, fingerprint) for PATHs in ditto's walk order; skips go to ``report``."""
     from ditto_tui.corpus.documents import Skipped
+    from ditto_tui.corpus.reading import over_limit
     from ditto_tui.corpus.stream import iter_fingerprints
 
     pipeline = _pipeline(args)
     if not paths:
-        data = sys.stdin.buffer.read()
+        data = _read_stdin(args.max_size)
+        if data is None:
+            report(Skipped("stdin", "-", over_limit(args.max_size)))
+            return
         yield "stdin", pipeline.fingerprint(data)
         return
     for path in paths:
         if not os.path.lexists(path):
             raise CommandError(f"{path}: no such file or directory")
     notices: list[str] = []
+    cache_dir = getattr(args, "cache", None)
+    use_cache = not getattr(args, "no_cache", True)
+    if cache_dir is not None and use_cache:
+        from ditto_tui.corpus.cache import is_inside
+
+        for path in paths:
+            if os.path.isdir(path) and is_inside(cache_dir, path):
+                raise CommandError(
+                    f"--cache {cache_dir}: the cache folder must not be inside the corpus "
+                    f"folder {path}"
+                )
     for item in iter_fingerprints(
         list(paths),
         pipeline,
         options=_scan_options(args),
         jobs=args.jobs,
-        cache_dir=getattr(args, "cache", None),
-        use_cache=not getattr(args, "no_cache", True),
+        cache_dir=cache_dir,
+        use_cache=use_cache,
         notices=notices,
     ):
         if isinstance(item, Skipped):
@@ -358,6 +370,20 @@ def _documents(args: argparse.Namespace, paths: Sequence[str], report: _SkipRepo
             yield item
         while notices:
             warn(notices.pop(0))
+
+
+def _read_stdin(limit: int) -> bytes | None:
+    """Standard input up to ``limit`` bytes; None (reading stopped) when there is more."""
+    chunks: list[bytes] = []
+    got = 0
+    stream = sys.stdin.buffer
+    while got <= limit:
+        chunk = stream.read(min(limit + 1 - got, 1 << 20))
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        got += len(chunk)
+    return None
 
 
 def _collect(args: argparse.Namespace, paths: Sequence[str], report: _SkipReporter) -> _Collected:
@@ -531,6 +557,20 @@ def cmd_compare(args: argparse.Namespace, out: Output) -> int:
     return 0
 
 
+class _TerminalSafe:
+    """A text stream for a terminal: each line written with its controls escaped."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        from ditto_tui.core.display import escape_controls
+
+        lines = text.split("\n")
+        self._stream.write("\n".join(escape_controls(line) for line in lines))
+        return len(text)
+
+
 def cmd_export(args: argparse.Namespace, out: Output) -> int:
     from ditto_tui.core.clusters import Family
     from ditto_tui.core.index import NearIndex
@@ -553,7 +593,8 @@ def cmd_export(args: argparse.Namespace, out: Output) -> int:
         decisions = export_decisions(args.paths[0], args)
     if args.output == "-":
         sys.stdout.flush()
-        write_families(families, sys.stdout, fmt=args.format, k=args.k, mode=args.mode,
+        handle = cast(IO[str], _TerminalSafe(sys.stdout)) if sys.stdout.isatty() else sys.stdout
+        write_families(families, handle, fmt=args.format, k=args.k, mode=args.mode,
                        fingerprints=fingerprints, decisions=decisions)
         sys.stdout.flush()
     else:
@@ -578,11 +619,11 @@ def cmd_explore(args: argparse.Namespace, out: Output) -> int:
 
     pipeline = _pipeline(args)
     cache = None
-    if args.cache is not None:
-        from ditto_tui.corpus.cache import default_cache_path
-
-        cache = Path(args.cache) / default_cache_path(args.path).name
     try:
+        if args.cache is not None:
+            from ditto_tui.corpus.cache import default_cache_path
+
+            cache = Path(args.cache) / default_cache_path(args.path).name
         session = CorpusSession(args.path, pipeline, options=_scan_options(args), cache=cache,
                                 use_cache=not args.no_cache, jobs=args.jobs)
     except ValueError as exc:
@@ -663,9 +704,31 @@ def _normalise_argv(argv: Sequence[str]) -> list[str]:
     return ["explore", *argv]
 
 
+#: The largest meaningful Hamming distance: a fingerprint has 64 bits.
+MAX_DISTANCE = 64
+
+
 def _check_ranges(args: argparse.Namespace) -> None:
-    if getattr(args, "command", None) == "explore" and args.k > args.max_k:
+    command = getattr(args, "command", None)
+    indexed = command in ("explore", "export") or (
+        command == "cluster" and args.mode == "star"
+    )  # these build the banded index, which holds distances 0..64
+    if indexed:
+        for flag, value in (("-k", args.k), ("--max-k", getattr(args, "max_k", 0))):
+            if not 0 <= value <= MAX_DISTANCE:
+                raise UsageError(
+                    f"{flag} {value} is out of range: a distance is 0..{MAX_DISTANCE} "
+                    "(a fingerprint has 64 bits)"
+                )
+    if command == "explore" and args.k > args.max_k:
         raise UsageError(f"-k {args.k} is larger than --max-k {args.max_k}")
+    if getattr(args, "pipeline", None) == "ditto" and "char" in args and (
+        args.char <= 0 and args.word <= 0
+    ):
+        raise UsageError(
+            "--char 0 --word 0 leaves no features to fingerprint: "
+            "give --char or --word a length above 0"
+        )
     if getattr(args, "pipeline", "ditto") == "html" and "char" in args and (args.char, args.word) != (4, 0):
         raise UsageError("--char/--word apply to the ditto pipeline, not --pipeline html")
 

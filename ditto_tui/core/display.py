@@ -9,11 +9,27 @@ from __future__ import annotations
 import html
 import re
 
-__all__ = ["visible", "visible_lines", "html_text", "excerpt", "wrap_points"]
+__all__ = [
+    "TERMINAL_CONTROLS",
+    "escape_controls",
+    "excerpt",
+    "html_text",
+    "visible",
+    "visible_lines",
+    "wrap_points",
+]
 
-# C0 controls except TAB, DEL, C1 controls, and the bidi/format characters that would
-# reorder or hide text in a terminal.
-_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+#: What a terminal would obey rather than show: C0 controls, DEL, C1 controls (U+0080-U+009F,
+#: CSI U+009B among them) and the bidi controls that reorder text (U+200E/F, embeddings and
+#: overrides U+202A-U+202E, isolates U+2066-U+2069).
+TERMINAL_CONTROLS = "\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069"
+# The same without TAB (expanded by visible()), and with the lone surrogates that stand for
+# raw bytes 0x80-0x9F of a name that is not UTF-8 (os.fsdecode's surrogateescape).
+_CONTROL = re.compile(
+    "[" + TERMINAL_CONTROLS.replace("\x00-\x1f", "\x00-\x08\x0a-\x1f") + "\udc80-\udc9f]"
+)
+_UNSAFE = re.compile(f"[{TERMINAL_CONTROLS}\udc80-\udc9f]")
+_NAMED = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
 _TAG = re.compile(r"<(?:!--.*?-->|[A-Za-z!/?][^>]*)>", re.S)
 _BLOCK = re.compile(
     r"<\s*/?\s*(?:p|div|br|li|ul|ol|tr|table|h[1-6]|section|article|header|footer|pre|"
@@ -27,7 +43,27 @@ _SPACES = re.compile(r"[ \t\r\f\v]+")
 
 def _escape(match: re.Match[str]) -> str:
     code = ord(match.group())
+    if 0xDC80 <= code <= 0xDCFF:  # a raw byte kept by surrogateescape
+        return f"\\x{code - 0xDC00:02x}"
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def _escape_named(match: re.Match[str]) -> str:
+    return _NAMED.get(match.group()) or _escape(match)
+
+
+def escape_controls(text: str) -> str:
+    """``text`` with every character a terminal would obey written as an escape.
+
+    The one rule for names and messages on a terminal, used by the CLI and (through
+    :func:`visible`) the explorer: TAB, LF and CR become ``\\t``, ``\\n``, ``\\r``; other
+    C0 controls, DEL and C1 controls ``\\xNN``; bidi controls ``\\uNNNN``; a raw byte
+    0x80-0x9F of a name that is not UTF-8 (a surrogateescape) ``\\xNN``. Everything else,
+    other raw bytes included, is left as it is.
+    """
+    if text.isascii() and text.isprintable():
+        return text
+    return _UNSAFE.sub(_escape_named, text)
 
 
 def visible(line: str, *, tab: int = 4) -> str:

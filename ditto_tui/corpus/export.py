@@ -8,11 +8,15 @@ Fingerprints are 16 lowercase hex digits. With ``decisions`` (id -> review decis
 rows end with ``decision,reference`` and JSON members carry ``decision``, families
 ``reference``: the family's member decided ``keep`` (the first one by id), else empty. Ids that are not valid UTF-8 (surrogateescape
 strings) are written back as their original bytes.
+
+CSV follows RFC 4180 quoting (a field holding a comma, a quote, CR or LF is quoted, so a
+name with a line break stays in its row) and OWASP's guidance against formula injection:
+a cell that begins with ``=``, ``+``, ``-``, ``@``, a tab or CR is written with a leading
+``'`` and quoted, so a spreadsheet shows it as text and never evaluates it.
 """
 
 from __future__ import annotations
 
-import csv
 import json
 import os
 import tempfile
@@ -20,7 +24,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import IO, Protocol
 
-__all__ = ["FORMATS", "export_families", "write_families"]
+__all__ = ["FORMATS", "csv_cell", "export_families", "write_families"]
 
 FORMATS = ("csv", "jsonl")
 CSV_HEADER = (
@@ -51,10 +55,32 @@ def _lookup(fingerprints: Mapping[str, int] | Callable[[str], int]) -> Callable[
     return fingerprints.__getitem__  # type: ignore[union-attr]
 
 
+#: First characters that make a spreadsheet read a cell as a formula (OWASP CSV injection).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: object) -> str:
+    """One CSV field: neutralised against formula injection, quoted when it needs it."""
+    text = str(value)
+    if text.startswith(FORMULA_STARTS):
+        text = "'" + text
+    if text.startswith("'") or any(c in text for c in ',"\r\n'):
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
+class _CsvWriter:
+    def __init__(self, handle: IO[str]) -> None:
+        self._handle = handle
+
+    def writerow(self, row: Iterable[object]) -> None:
+        self._handle.write(",".join(csv_cell(v) for v in row) + "\n")
+
+
 def _write(handle, families: Iterable[_Family], fmt: str, k: int, mode: str, fp_of,
            decisions: Mapping[str, str] | None = None) -> int:
     count = 0
-    writer = csv.writer(handle, lineterminator="\n") if fmt == "csv" else None
+    writer = _CsvWriter(handle) if fmt == "csv" else None
     if writer is not None:
         writer.writerow(CSV_HEADER + (("decision", "reference") if decisions is not None else ()))
     for number, family in enumerate(families, start=1):

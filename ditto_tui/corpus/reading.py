@@ -19,6 +19,7 @@ __all__ = [
     "is_binary",
     "kind_reason",
     "os_reason",
+    "over_limit",
     "read_document_bytes",
     "read_document_file",
     "read_head",
@@ -197,6 +198,11 @@ def read_head(root: RootDir, rel: str, size: int) -> bytes:
 def too_large(size: int, limit: int) -> str:
     """The skip reason for a file of ``size`` bytes over the ``limit``: both figures shown."""
     return f"larger than the size limit ({_human(size)} > {_human(limit)})"
+
+
+def over_limit(limit: int) -> str:
+    """The skip reason for a stream found longer than ``limit`` (its size is unknown)."""
+    return f"larger than the size limit (more than {_human(limit)})"
 
 
 def _human(n: int) -> str:
