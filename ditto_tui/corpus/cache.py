@@ -14,7 +14,9 @@ Durability: WAL journal, writes in batched transactions (``BATCH_ROWS`` rows or
 ``BATCH_SECONDS``), so a crash or kill at any moment loses at most the last batch and never
 corrupts the file. A database that is corrupt or of another schema (``PRAGMA user_version``
 and the ``meta`` table) is renamed ``<name>.corrupt-<timestamp>`` and rebuilt, with a
-notice appended to ``notices``; a healthy version 1 database is upgraded in place (the
+notice appended to ``notices``; an error that says nothing about the file (disk full, out of
+memory, permission, a read-only location, busy) never sets it aside: the cache is then not
+used for the session (see :func:`open_cache_for_root`); a healthy version 1 database is upgraded in place (the
 pairs table is added). Any later SQLite error disables the cache for the session
 (with a notice) instead of failing a scan.
 """
@@ -112,6 +114,20 @@ def is_inside(path: str | Path, root: str | Path) -> bool:
     return p == r or p.startswith(r.rstrip(os.sep) + os.sep)
 
 
+#: SQLite result codes (primary) that mean the file itself is damaged or not a database.
+_CORRUPT_CODES = (11, 26)  # SQLITE_CORRUPT, SQLITE_NOTADB
+
+
+def is_corruption(exc: sqlite3.Error) -> bool:
+    """True when ``exc`` says the database file is damaged (not when the disk is full, memory
+    ran out, permission was denied or the file is busy: those leave a healthy file)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if isinstance(code, int):
+        return code & 0xFF in _CORRUPT_CODES
+    message = str(exc).lower()
+    return "malformed" in message or "not a database" in message
+
+
 class FingerprintCache:
     """A thread-safe handle on one cache database (see the module docstring).
 
@@ -165,6 +181,12 @@ class FingerprintCache:
                 conn.execute("PRAGMA synchronous=NORMAL")
                 return conn
         except sqlite3.DatabaseError as exc:
+            if not is_corruption(exc):
+                # Disk full, out of memory, no permission, locked, I/O error: the file may
+                # be perfectly healthy. Never set it aside; the caller works without it.
+                if conn is not None:
+                    conn.close()
+                raise
             problem = f"unreadable ({exc})"
         if conn is not None:
             conn.close()

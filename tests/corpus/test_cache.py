@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import ditto_tui.corpus.cache as cache_mod
 import ditto_tui.corpus.scan as scan_mod
 from ditto_tui.core.pairs import UniquePairs, fingerprints_digest
 from ditto_tui.core.pipeline import make_pipeline
@@ -322,3 +323,86 @@ def test_cli_explicit_cache_file_one_per_folder(tmp_path: Path, pipeline, reads)
     assert reads == []
     with pytest.raises(ValueError, match="inside"):
         list(iter_fingerprints([str(one)], pipeline, cache=one / "x.sqlite"))
+
+
+class _FailingConnection:
+    """A sqlite3 connection whose first statements fail as a full disk would make them."""
+
+    def __init__(self, conn: sqlite3.Connection, error: sqlite3.Error) -> None:
+        self._conn = conn
+        self._error = error
+
+    def execute(self, sql: str, *args):
+        if sql.startswith("PRAGMA journal_mode") or sql.startswith("BEGIN"):
+            raise self._error
+        return self._conn.execute(sql, *args)
+
+    def __getattr__(self, name: str):
+        return getattr(self._conn, name)
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        sqlite3.OperationalError("database or disk is full"),
+        sqlite3.OperationalError("out of memory"),
+        sqlite3.OperationalError("attempt to write a readonly database"),
+        sqlite3.OperationalError("unable to open database file"),
+        sqlite3.OperationalError("disk I/O error"),
+    ],
+    ids=["disk-full", "nomem", "readonly", "cantopen", "ioerr"],
+)
+def test_disk_full_at_open_is_not_corruption(
+    root: Path, pipeline, cache_path: Path, monkeypatch, error: sqlite3.Error
+) -> None:
+    make_folder(root, 4)
+    with CorpusSession(root, pipeline, cache=cache_path) as s:
+        s.scan()  # a healthy cache with four files
+    before = cache_path.read_bytes()
+    real = cache_mod.FingerprintCache._connect
+    monkeypatch.setattr(
+        cache_mod.FingerprintCache, "_connect",
+        lambda self: _FailingConnection(real(self), error),
+    )
+    for _ in range(3):  # every later run too: nothing piles up
+        with CorpusSession(root, pipeline, cache=cache_path) as s:
+            s.scan()
+            assert len(s.fingerprints) == 4
+            assert len(s.notices) == 1 and "could not be opened" in s.notices[0]
+            assert "moved to" not in s.notices[0]
+    assert [p.name for p in cache_path.parent.iterdir() if ".corrupt-" in p.name] == []
+    monkeypatch.undo()
+    assert cache_path.read_bytes() == before
+    with CorpusSession(root, pipeline, cache=cache_path) as s:
+        s.scan()
+        assert s.notices == [] and len(s.fingerprints) == 4
+
+
+def test_a_read_only_cache_location_is_used_or_skipped_never_set_aside(
+    root: Path, pipeline, cache_path: Path, monkeypatch
+) -> None:
+    make_folder(root, 4)
+    with CorpusSession(root, pipeline, cache=cache_path) as s:
+        s.scan()
+    before = cache_path.read_bytes()
+    write(root, "new.txt", TEXT_B)  # something the read-only cache cannot store
+
+    def read_only(self):
+        conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=10,
+                               check_same_thread=False, isolation_level=None)
+        return conn
+
+    monkeypatch.setattr(cache_mod.FingerprintCache, "_connect", read_only)
+    with CorpusSession(root, pipeline, cache=cache_path) as s:
+        s.scan()
+        assert len(s.fingerprints) == 5
+        assert all("moved to" not in n for n in s.notices)
+    assert [p.name for p in cache_path.parent.iterdir() if ".corrupt-" in p.name] == []
+    assert cache_path.read_bytes() == before
+
+
+def test_is_corruption_tells_damage_from_trouble() -> None:
+    assert cache_mod.is_corruption(sqlite3.DatabaseError("file is not a database"))
+    assert cache_mod.is_corruption(sqlite3.DatabaseError("database disk image is malformed"))
+    assert not cache_mod.is_corruption(sqlite3.OperationalError("database or disk is full"))
+    assert not cache_mod.is_corruption(sqlite3.OperationalError("database is locked"))
