@@ -67,15 +67,9 @@ def is_binary(head: bytes) -> bool:
 def _open_regular(root: RootDir, rel: str) -> tuple[int, os.stat_result]:
     """Open ``rel`` under ``root`` read-only (see RootDir.open_file); return (fd, fstat)."""
     try:
-        fd = root.open_file(rel)
+        return root.open_file_stat(rel)
     except OSError as exc:
         raise SkipFile(os_reason(exc)) from exc
-    try:
-        st = os.fstat(fd)
-    except OSError as exc:
-        os.close(fd)
-        raise SkipFile(os_reason(exc)) from exc
-    return fd, st
 
 
 def _read_all(fd: int, limit: int, expect: int) -> bytes:

@@ -181,10 +181,11 @@ def _watch_owner(owner: int, pidfd: int | None) -> None:
 def _work(entries: list[FileEntry]) -> list[FileResult]:
     assert _WORKER is not None, "worker not initialised"
     pipeline, root, max_size, include_binary = _WORKER
-    return [
-        fingerprint_file(pipeline, e, root, max_size=max_size, include_binary=include_binary)
-        for e in entries
-    ]
+    with root.batch():
+        return [
+            fingerprint_file(pipeline, e, root, max_size=max_size, include_binary=include_binary)
+            for e in entries
+        ]
 
 
 def pool_context() -> multiprocessing.context.BaseContext:
@@ -292,13 +293,14 @@ def resolve_entries(
             yield chunk
 
     def local(entries: list[FileEntry], threads: int = 1) -> list[FileResult]:
-        return [
-            fingerprint_file(
-                pipeline, e, root, max_size=options.max_size,
-                include_binary=options.include_binary, threads=threads,
-            )
-            for e in entries
-        ]
+        with root.batch():
+            return [
+                fingerprint_file(
+                    pipeline, e, root, max_size=options.max_size,
+                    include_binary=options.include_binary, threads=threads,
+                )
+                for e in entries
+            ]
 
     def emit(chunk: _Chunk) -> Iterator[Resolved | Skipped]:
         results = iter(chunk.results or ())
