@@ -163,7 +163,7 @@ class _DeadlineHTTPSHandler(urllib.request.HTTPSHandler):
 class _HTTPOnlyRedirectHandler(urllib.request.HTTPRedirectHandler):
     """urllib's redirects, refusing any target that is not http(s) before connecting."""
 
-    def redirect_request(  # type: ignore[override]
+    def redirect_request(
         self, req: urllib.request.Request, fp: Any, code: int, msg: str, headers: Any, newurl: str
     ) -> urllib.request.Request | None:
         target = urllib.parse.urljoin(req.full_url, newurl)
