@@ -280,7 +280,7 @@ def export_decisions(path: str, args: argparse.Namespace) -> dict[str, str]:
     from ditto_tui.cli import CommandError, _pipeline, _scan_options
     from ditto_tui.corpus.review import identity_of
     from ditto_tui.corpus.session import CorpusSession
-    from ditto_tui.corpus.walk import go_join
+    from ditto_tui.corpus.stream import go_join
 
     if not os.path.isdir(path):
         raise CommandError("--decisions needs one folder PATH")
