@@ -43,6 +43,8 @@ from typing import Any
 
 from ditto_tui.corpus.journal import Journal, journals
 from ditto_tui.corpus.reading import os_reason
+from ditto_tui.corpus.rootdir import Refused as GateRefused
+from ditto_tui.corpus.rootdir import RootDir
 from ditto_tui.corpus.trash import ensure_trash, trash_folder_for, trash_name, write_trashinfo
 
 __all__ = [
@@ -228,9 +230,35 @@ def _safe_parent(root: str, rel: str) -> str:
     return os.path.join(cur, parts[-1])
 
 
-def _hash(path: str) -> tuple[str, os.stat_result]:
-    """sha256 of a regular file (opened without following a symlink) and its fstat;
-    Refused when it changed while being read."""
+def _hash(root: str, rel: str) -> tuple[str, os.stat_result]:
+    """sha256 of the regular file ``rel`` under ``root`` and its fstat, opened through the
+    corpus gate (:class:`~ditto_tui.corpus.rootdir.RootDir`: inside the root, no symlink on
+    the way); Refused when it changed while being read or the gate refuses it."""
+    gate = RootDir(root)
+    try:
+        fd, st = gate.open_file_stat(rel)
+    except GateRefused as exc:
+        raise Refused(str(exc)) from None
+    finally:
+        gate.close()
+    try:
+        h = hashlib.sha256()
+        while True:
+            chunk = os.read(fd, _CHUNK)
+            if not chunk:
+                break
+            h.update(chunk)
+        after = os.fstat(fd)
+    finally:
+        os.close(fd)
+    if (after.st_size, after.st_mtime_ns) != (st.st_size, st.st_mtime_ns):
+        raise Refused("changed while being checked")
+    return h.hexdigest(), st
+
+
+def _hash_path(path: str) -> tuple[str, os.stat_result]:
+    """sha256 of a file ditto-tui itself put in the trash or quarantine (outside the corpus,
+    so not through the corpus gate), opened without following a symlink, and its fstat."""
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
     try:
         st = os.fstat(fd)
@@ -278,7 +306,7 @@ def _verify(root: str, step: Step) -> tuple[str, os.stat_result]:
     why = _same_key(st, step.size, step.mtime_ns, step.inode)
     if why is not None:
         raise Refused(why)
-    digest, st = _hash(path)
+    digest, st = _hash(root, step.id)
     if digest != step.sha256:
         raise Refused("content changed since it was checked")
     return path, st
@@ -333,7 +361,7 @@ def plan_action(
             if why is not None:
                 raise Refused(why)
             ref_path, ref_st = _reference(real, t.reference)
-            digest, st = _hash(path)
+            digest, st = _hash(real, t.id)
             n = len(steps)
             dest = info = ""
             ref_inode = 0
@@ -358,7 +386,7 @@ def plan_action(
                 if ref_st.st_ino == st.st_ino:
                     raise Refused("already a hard link to its reference")
                 if t.reference not in ref_hashes:
-                    ref_hashes[t.reference] = _hash(ref_path)
+                    ref_hashes[t.reference] = _hash(real, t.reference)
                 if ref_hashes[t.reference][0] != digest or ref_st.st_size != st.st_size:
                     raise Refused(f"not byte-identical to its reference {t.reference}")
                 ref_inode = ref_st.st_ino
@@ -475,7 +503,7 @@ def _do(plan: Plan, step: Step, made: set[str], touched: set[str]) -> str:
     if plan.action == "link":
         if ref_st.st_ino != step.ref_inode:
             raise Refused("its reference was replaced since the plan")
-        digest, _ = _hash(ref_path)
+        digest, _ = _hash(plan.root, step.reference)
         if digest != step.sha256:
             raise Refused("no longer byte-identical to its reference")
         os.link(ref_path, step.dest)
@@ -559,7 +587,7 @@ def _is_original(path: str, op: dict[str, Any], *, same_inode: bool = True) -> b
             return False
         if same_inode and st.st_ino != op["inode"]:
             return False
-        return _hash(path)[0] == op["sha256"]
+        return _hash_path(path)[0] == op["sha256"]
     except (OSError, Refused):
         return False
 
@@ -590,7 +618,7 @@ def _undo_rename(root: str, op: dict[str, Any], rolling_back: bool, touched: set
             return "undone"
         raise Refused(f"{dest} is gone and a file is back at {rel}")
     if src_there and dest_there:
-        if rolling_back and os.path.isfile(dest) and _hash(dest)[0] == op["sha256"]:
+        if rolling_back and os.path.isfile(dest) and _hash_path(dest)[0] == op["sha256"]:
             # a copy across filesystems finished but the original was not removed yet
             _, st = safe_file(root, rel)
             if st.st_ino == op["inode"]:

@@ -366,3 +366,22 @@ def test_trash_inside_the_corpus_and_quarantine_escapes_are_refused(
     assert (corpus / "copies/deep/a2.txt").exists() and list(elsewhere.iterdir()) == []
     with pytest.raises(ValueError):
         plan_action(corpus, "move", [], quarantine=corpus)
+
+
+def test_content_checks_open_through_the_gate(tmp_path: Path) -> None:
+    """The sha256 check before acting opens the file inside the root only: a folder on the
+    way swapped for a symlink (after the lstat walk) is refused, never hashed."""
+    from ditto_tui.corpus import actions as actions_mod
+
+    root = tmp_path / "corpus"
+    (root / "sub").mkdir(parents=True)
+    (root / "sub" / "f.txt").write_text("inside")
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "f.txt").write_text("outside")
+    digest, _ = actions_mod._hash(str(root), "sub/f.txt")
+    assert digest == hashlib.sha256(b"inside").hexdigest()
+    (root / "sub" / "f.txt").unlink()
+    (root / "sub").rmdir()
+    (root / "sub").symlink_to(tmp_path / "out", target_is_directory=True)
+    with pytest.raises(actions_mod.Refused, match="symlink"):
+        actions_mod._hash(str(root), "sub/f.txt")
