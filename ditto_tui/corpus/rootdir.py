@@ -186,8 +186,8 @@ class RootDir:
         links = 0
         try:
             if not pending:
-                if leaf == "lstat":
-                    raise Refused("the folder itself", errno.EISDIR)
+                if leaf != "dir":
+                    raise Refused("is a folder", errno.EISDIR)
                 return self._checked(cur, leaf), "", canon, None
             while pending:
                 name = pending.pop()
@@ -237,6 +237,8 @@ class RootDir:
             # the path ended on a folder reached by ".." or a symlink: it is the leaf
             if leaf == "lstat":
                 return cur, "", canon, os.fstat(cur)
+            if leaf == "file":
+                raise Refused("is a folder", errno.EISDIR)
             fd, cur = cur, -1
             return self._checked(fd, leaf), "", canon, None
         except BaseException:
@@ -334,23 +336,28 @@ class RootDir:
         parent, _, name = rel.rpartition("/")
         if name in ("", ".", ".."):
             raise Refused("not a file name", errno.EINVAL)
-        dfd = folders.get(parent)
-        if dfd is None:
-            dfd = self.open_dir(parent) if parent else os.dup(self.fd)
-            folders[parent] = dfd
-            if len(folders) > BATCH_FOLDERS:  # keep the most recent few open
-                os.close(folders.pop(next(iter(folders))))
+        dfd = self._batch_folder(parent)
         st = os.stat(name, dir_fd=dfd, follow_symlinks=False)
         if stat.S_ISLNK(st.st_mode):
             raise Refused(THROUGH_SYMLINK, errno.ELOOP)
         fd, after = self._open_file(name, dfd, st)
         return self._checked(fd, "file"), after
 
+    def _batch_folder(self, parent: str) -> int:
+        """The batch's descriptor of folder ``parent`` (opened through the gate once)."""
+        folders: dict[str, int] = self._local.folders
+        dfd = folders.get(parent)
+        if dfd is None:
+            dfd = self.open_dir(parent) if parent else os.dup(self.fd)
+            folders[parent] = dfd
+            if len(folders) > BATCH_FOLDERS:  # keep the most recent few open
+                os.close(folders.pop(next(iter(folders))))
+        return dfd
+
     @contextlib.contextmanager
     def batch(self) -> Iterator[None]:
-        """Within this block (in this thread), files opened by :meth:`open_file` reuse their
-        folder's descriptor from the previous open in the same folder: for reading many
-        files of a walk at once. Every open still goes through the same checks; a folder
+        """Within this block (in this thread), :meth:`open_file` and :meth:`lstat` reuse the
+        descriptor of a folder met before in the block: for many files of a walk at once. Every open still goes through the same checks; a folder
         swapped during the block is seen at the next block."""
         if getattr(self._local, "folders", None) is not None:
             yield
@@ -376,6 +383,10 @@ class RootDir:
 
     def lstat(self, rel: str) -> os.stat_result:
         """``lstat`` of ``rel`` reached under the same rules as :meth:`open_file`."""
+        if getattr(self._local, "folders", None) is not None:
+            parent, _, name = rel.rpartition("/")
+            if name not in ("", ".", ".."):
+                return os.stat(name, dir_fd=self._batch_folder(parent), follow_symlinks=False)
         fd, _, _, st = self._walk(rel, follow_dirs=self.follow, follow_leaf=False, leaf="lstat")
         os.close(fd)
         assert st is not None

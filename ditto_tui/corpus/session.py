@@ -207,13 +207,16 @@ class CorpusSession:
                 loader = _Background(self._cache.load, self.pipeline.identity)
             walked: list[FileEntry | Skipped] = []
             last_progress = start
-            for item in items:
-                walked.append(item)
-                if on_progress is not None and time.monotonic() - last_progress >= PROGRESS_SECONDS:
-                    last_progress = time.monotonic()
-                    on_progress(ScanProgress(0, None, 0, last_progress - start))
-                if cancelled():
-                    break
+            with self._walker.rootdir.batch():  # scopes in one folder share its descriptor
+                for item in items:
+                    walked.append(item)
+                    if on_progress is not None and (
+                        time.monotonic() - last_progress >= PROGRESS_SECONDS
+                    ):
+                        last_progress = time.monotonic()
+                        on_progress(ScanProgress(0, None, 0, last_progress - start))
+                    if cancelled():
+                        break
             total = sum(1 for i in walked if isinstance(i, FileEntry))
             rows = loader.result() if loader is not None else None
 

@@ -269,3 +269,14 @@ def test_stream_and_cache_stay_inside(root: Path, outside: Path, pipeline, tmp_p
         assert [(s.id, s.reason) for s in out if isinstance(s, Skipped)] == [
             (f"{root}/sub/leak.txt", LEAVES)
         ]
+
+
+def test_dittoignore_link_to_a_folder_is_refused(root: Path) -> None:
+    """Found by the fuzz test: a .dittoignore naming the root (or any folder) is no file."""
+    write(root, "a.txt", TEXT_A)
+    (root / ".dittoignore").symlink_to(".", target_is_directory=True)
+    items = _walk_with_deadline(root)
+    assert [i.id for i in items if isinstance(i, FileEntry)] == ["a.txt"]
+    assert {i.id: i.reason for i in items if isinstance(i, Skipped)} == {".dittoignore": "is a folder"}
+    with pytest.raises(Refused, match="is a folder"):
+        RootDir(root).open_file("")
