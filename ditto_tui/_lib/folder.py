@@ -9,7 +9,7 @@ from typing import NamedTuple
 from ditto_tui._lib.pipelines import Pipeline, ditto
 from ditto_tui.core.simhash import Fingerprint
 from ditto_tui.corpus.documents import ScanOptions, Skipped
-from ditto_tui.corpus.walk import iter_fingerprints
+from ditto_tui.corpus.stream import iter_fingerprints
 
 __all__ = ["Fingerprinted", "fingerprint_folder"]
 
