@@ -53,7 +53,7 @@ class Skipped:
     id: str
     path: str
     reason: str
-    same_as: str | None = None
+    same_as: str | None = field(default=None, repr=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -341,7 +341,9 @@ class RootDir:
         if stat.S_ISLNK(st.st_mode):
             raise Refused(THROUGH_SYMLINK, errno.ELOOP)
         fd, after = self._open_file(name, dfd, st)
-        return self._checked(fd, "file"), after
+        # One name opened with O_NOFOLLOW in a folder whose descriptor was checked inside
+        # the root when the batch opened it: the file is inside as well.
+        return fd, after
 
     def _batch_folder(self, parent: str) -> int:
         """The batch's descriptor of folder ``parent`` (opened through the gate once)."""
@@ -358,7 +360,8 @@ class RootDir:
     def batch(self) -> Iterator[None]:
         """Within this block (in this thread), :meth:`open_file` and :meth:`lstat` reuse the
         descriptor of a folder met before in the block: for many files of a walk at once. Every open still goes through the same checks; a folder
-        swapped during the block is seen at the next block."""
+        swapped during the block is seen at the next block (the folder's real path is
+        checked when it is opened; its files are then opened by one name, O_NOFOLLOW)."""
         if getattr(self._local, "folders", None) is not None:
             yield
             return
