@@ -53,16 +53,16 @@ class _Failed(Exception):
 
 
 def _read_file(path: str, max_size: int) -> bytes:
-    from ditto_tui.corpus.reading import SkipFile, read_document_bytes
+    from ditto_tui.corpus.reading import read_document_file
 
     if not os.path.exists(path):
         raise _Failed(f"{path}: no such file")
     if os.path.isdir(path):
         raise _Failed(f"{path}: is a folder (give ids inside it with --in {path})")
     try:
-        return read_document_bytes(path, max_size=max_size)[0]
-    except SkipFile as exc:
-        raise _Failed(f"{path}: {exc.reason}") from None
+        return read_document_file(path, max_size=max_size)
+    except OSError as exc:  # "<path>: <reason>"
+        raise _Failed(str(exc)) from None
 
 
 def _open_session(args: argparse.Namespace) -> CorpusSession:
