@@ -109,17 +109,13 @@ def test_atomic_save_is_one_change(live, root: Path, pipeline) -> None:
 
 def test_a_burst_of_5000_files_loses_nothing(live, root: Path) -> None:
     session, mirror = live
-    start = time.monotonic()
     for i in range(5000):
         write(root, f"burst/{i % 10}/{i:05}.txt", f"{TEXT_A[:60]} burst file {i}")
-    written = time.monotonic()
     want = {f"burst/{i % 10}/{i:05}.txt" for i in range(5000)} | {"keep.txt", "sub/inner.txt"}
     assert wait_for(lambda: mirror.ids() == want, timeout=30)
     assert mirror.fps == dict(session.fingerprints)
-    # Coalesced: far fewer batches than files, and the first one arrived during the burst.
+    # Coalesced: far fewer batches than files.
     assert len(mirror.batches) < 200
-    if written - start > 2.0:
-        assert mirror.times[0] - start < written - start
 
 
 def test_overflow_triggers_a_rescan(live, root: Path, monkeypatch) -> None:
