@@ -1,0 +1,280 @@
+"""Gather a :class:`~ditto_tui.report.model.Report` from a corpus and its index.
+
+The corpus is anything shaped like :class:`~ditto_tui.corpus.session.CorpusSession`
+(root, pipeline, documents, fingerprints, skipped, ``read_text``); the index anything with
+``families(k, mode=, min_size=)`` like :class:`~ditto_tui.core.index.NearIndex`. Families
+come from the index; documents are read through the corpus (bounded by
+:class:`~ditto_tui.report.model.ReportLimits`), shown as text like the explorer shows them
+(HTML reduced to its text, control characters made visible) and diffed with the explorer's
+engine. A document that cannot be read any more is noted, never fatal.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+from collections.abc import Callable, Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Protocol
+
+from ditto_tui import __version__
+from ditto_tui.core.clusters import Family
+from ditto_tui.core.display import excerpt, html_text, visible, visible_lines
+from ditto_tui.report.diffview import diff_view
+from ditto_tui.report.model import (
+    DEFAULT_LIMITS,
+    ChartPoint,
+    DiffView,
+    FamilyView,
+    MemberView,
+    Report,
+    ReportLimits,
+    SkipView,
+)
+
+__all__ = ["ReportCorpus", "ReportIndex", "chart_points", "display_name", "gather_report",
+           "id_matcher"]
+
+EXCERPT_BYTES = 4096
+GLOB_CHARS = frozenset("*?[")
+_ROW_COST = 48  # markup bytes per diff row, for the diff budget
+
+
+class _Doc(Protocol):
+    @property
+    def kind(self) -> str: ...
+    @property
+    def size(self) -> int: ...
+
+
+class _Skip(Protocol):
+    @property
+    def id(self) -> str: ...
+    @property
+    def reason(self) -> str: ...
+
+
+class _Pipeline(Protocol):
+    @property
+    def identity(self) -> str: ...
+
+
+class ReportCorpus(Protocol):
+    """What the report reads from a corpus (a ``CorpusSession`` fits)."""
+
+    @property
+    def root(self) -> Path: ...
+    @property
+    def pipeline(self) -> _Pipeline: ...
+    @property
+    def documents(self) -> Mapping[str, _Doc]: ...
+    @property
+    def fingerprints(self) -> Mapping[str, int]: ...
+    @property
+    def skipped(self) -> Sequence[_Skip]: ...
+    def read_text(self, id: str, *, limit: int | None = None) -> str: ...
+
+
+class ReportIndex(Protocol):
+    """What the report asks of an index (a ``NearIndex`` fits)."""
+
+    max_k: int
+
+    def families(self, k: int, *, mode: str = "chain", min_size: int = 1) -> list[Family]: ...
+
+
+def id_matcher(pattern: str) -> Callable[[str], bool]:
+    """The explorer's filter rule: a glob when ``pattern`` holds ``*?[`` (matched against the
+    whole id and against its last component), else a case-insensitive substring; an empty
+    pattern matches everything."""
+    pattern = pattern.strip()
+    if not pattern:
+        return lambda _id: True
+    if GLOB_CHARS & set(pattern):
+        compiled = re.compile(fnmatch.translate(pattern))
+        return lambda id_: bool(compiled.match(id_) or compiled.match(id_.rsplit("/", 1)[-1]))
+    needle = pattern.casefold()
+    return lambda id_: needle in id_.casefold()
+
+
+def display_name(id_or_path: str) -> str:
+    """A name as the report shows it: undecodable bytes as ``\\xNN``, tabs as ``\\t``, other
+    control and bidi characters made visible; always one literal line."""
+    text = id_or_path.replace("\t", "\\t")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        try:
+            raw = text.encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError:  # a lone surrogate that is not an escaped byte
+            raw = text.encode("utf-8", "backslashreplace")
+        text = raw.decode("utf-8", "backslashreplace")
+    return visible(text)
+
+
+def _size(n: int) -> str:
+    for unit in ("bytes", "KiB", "MiB", "GiB"):
+        if n < 1024 or unit == "GiB":
+            return f"{n:,} {unit}" if unit == "bytes" else f"{n:.1f} {unit}"
+        n /= 1024  # type: ignore[assignment]
+    raise AssertionError
+
+
+def chart_points(index: ReportIndex, mode: str, top_k: int) -> tuple[ChartPoint, ...]:
+    """Families of at least two documents, and the documents in them, at each k in
+    ``0..top_k`` (clamped to the index's ``max_k``)."""
+    points = []
+    for k in range(0, min(top_k, index.max_k) + 1):
+        fams = index.families(k, mode=mode, min_size=2)
+        points.append(ChartPoint(k, len(fams), sum(f.size for f in fams)))
+    return tuple(points)
+
+
+class _Texts:
+    """Reads documents as display lines, at most ``limit`` bytes each."""
+
+    def __init__(self, corpus: ReportCorpus, limit: int) -> None:
+        self.corpus = corpus
+        self.limit = limit
+
+    def lines(self, doc_id: str) -> tuple[list[str] | None, str]:
+        """(display lines or None when unreadable, a note for the reader)."""
+        doc = self.corpus.documents.get(doc_id)
+        try:
+            text = self.corpus.read_text(doc_id, limit=self.limit)
+        except (OSError, KeyError) as exc:
+            return None, f"cannot read: {display_name(str(exc))}"
+        note = ""
+        if doc is not None and doc.size > self.limit:
+            note = f"text cut: the first {_size(self.limit)} of {_size(doc.size)} are compared"
+        if doc is not None and doc.kind == "html":
+            text = html_text(text)
+        return visible_lines(text), note
+
+
+def _view_cost(view: DiffView) -> int:
+    cost = 0
+    for row in view.rows:
+        cost += _ROW_COST
+        for cell in (row.left, row.right):
+            if cell is not None:
+                cost += len(cell.text) + 11 * len(cell.spans)
+    return cost
+
+
+def gather_report(
+    corpus: ReportCorpus,
+    index: ReportIndex,
+    *,
+    k: int,
+    mode: str = "chain",
+    min_size: int = 2,
+    pattern: str = "",
+    chart_k: int | None = None,
+    absolute_paths: bool = False,
+    limits: ReportLimits = DEFAULT_LIMITS,
+    created: str | None = None,
+    families: Sequence[Family] | None = None,
+) -> Report:
+    """Collect everything a report shows.
+
+    Families are ``index.families(k, mode=mode, min_size=min_size)`` (or the given
+    ``families``) that have a member matching ``pattern`` (the explorer's filter rule). The
+    chart covers k = 0..``chart_k`` (default: the index's ``max_k``). Names are relative to
+    the corpus root unless ``absolute_paths``; the root itself is shown by its last
+    component only unless ``absolute_paths``. ``created`` defaults to the current UTC time.
+    """
+    root = Path(corpus.root)
+    match = id_matcher(pattern)
+    if families is None:
+        families = index.families(k, mode=mode, min_size=min_size)
+    chosen = [f for f in families if f.size >= min_size and any(match(m) for m in f.members)]
+    fps = corpus.fingerprints
+    texts = _Texts(corpus, limits.doc_bytes)
+
+    def name(doc_id: str) -> str:
+        return display_name(os.path.join(root, doc_id) if absolute_paths else doc_id)
+
+    budget = limits.diff_budget
+    out: list[FamilyView] = []
+    notes: list[str] = []
+    budget_note = ""
+    for number, family in enumerate(chosen, start=1):
+        centre_fp = int(fps[family.centre])
+        rep_name = name(family.centre)
+        if number > limits.families:
+            try:
+                head = corpus.read_text(family.centre, limit=EXCERPT_BYTES)
+                doc = corpus.documents.get(family.centre)
+                if doc is not None and doc.kind == "html":
+                    head = html_text(head)
+                snippet = excerpt(head, limits.excerpt_chars)
+            except (OSError, KeyError):
+                snippet = ""
+            out.append(FamilyView(number, family.size, family.diameter, family.diameter_exact,
+                                  family.centre, rep_name, centre_fp, snippet, (),
+                                  omitted=family.size, detailed=False))
+            continue
+        rep_lines, rep_note = texts.lines(family.centre)
+        snippet = excerpt("\n".join(rep_lines), limits.excerpt_chars) if rep_lines else ""
+        others = sorted(
+            ((int(fps[m]) ^ centre_fp).bit_count(), m) for m in family.members if m != family.centre
+        )
+        members = [MemberView(family.centre, rep_name, centre_fp, 0, representative=True,
+                              text_note=rep_note)]
+        for position, (distance, member) in enumerate(others[: max(limits.members - 1, 0)]):
+            fp = int(fps[member])
+            view: DiffView | None = None
+            diff_note = text_note = ""
+            if position >= limits.diffs:
+                diff_note = f"no diff: a family shows at most {limits.diffs:,} diffs"
+            elif budget <= 0:
+                diff_note = "no diff: the report's diff budget is used up"
+                budget_note = ("The diff budget was used up: later members are listed "
+                               "without their diff.")
+            elif rep_lines is None:
+                diff_note = "no diff: the representative cannot be read"
+            else:
+                lines, text_note = texts.lines(member)
+                if lines is None:
+                    diff_note = "no diff"
+                else:
+                    view = diff_view(rep_lines, lines, context=limits.context,
+                                     max_rows=limits.diff_rows, line_chars=limits.line_chars)
+                    budget -= _view_cost(view)
+            members.append(MemberView(member, name(member), fp, distance, diff=view,
+                                      diff_note=diff_note, text_note=text_note))
+        out.append(FamilyView(
+            number, family.size, family.diameter, family.diameter_exact, family.centre,
+            rep_name, centre_fp, snippet, tuple(members),
+            omitted=family.size - len(members),
+        ))
+    if len(chosen) > limits.families:
+        notes.append(f"{len(chosen) - limits.families:,} families past the first "
+                     f"{limits.families:,} are in the family list only, without details.")
+    if budget_note:
+        notes.append(budget_note)
+    top = index.max_k if chart_k is None else chart_k
+    skipped = tuple(
+        SkipView(name(s.id), s.reason) for s in corpus.skipped
+    )
+    return Report(
+        title=display_name(str(root) if absolute_paths else (root.name or str(root))),
+        root=display_name(str(root) if absolute_paths else (root.name or str(root))),
+        documents=len(fps),
+        pipeline=corpus.pipeline.identity,
+        k=k,
+        mode=mode,
+        min_size=min_size,
+        pattern=pattern,
+        created=created or datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        version=f"ditto-tui {__version__}",
+        families=tuple(out),
+        skipped=skipped,
+        chart=chart_points(index, mode, top),
+        limits=limits,
+        notes=tuple(notes),
+        documents_in_families=sum(f.size for f in chosen),
+    )
