@@ -36,6 +36,7 @@ SUBCOMMANDS = (
     "explore", "fingerprint", "fp", "cluster", "near", "compare", "export", "version", "spark", "open",
     "dedupe", "undo",
     "explain",
+    "report",
 )
 
 
@@ -262,6 +263,31 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--decisions", action="store_true",
                    help="add each document's review decision and its family's reference "
                    "(one folder PATH)")
+    _add_pipeline_options(p)
+    _add_corpus_options(p)
+
+    p = sub.add_parser("report", help="write families with their diffs to one HTML file",
+                       description="Write a self-contained HTML report of the near-duplicate "
+                       "families of PATH: corpus summary, a chart of families at each k, the "
+                       "family list, and per family its members with bit grids and folded "
+                       "side-by-side diffs against the representative.")
+    p.add_argument("path", metavar="PATH", help="the corpus folder (or one file)")
+    p.add_argument("-k", type=non_negative, default=DEFAULT_K, metavar="K",
+                   help=f"maximum Hamming distance (default {DEFAULT_K})")
+    p.add_argument("--max-k", type=non_negative, default=DEFAULT_MAX_K, metavar="K",
+                   help=f"the chart covers k = 0..max(K, this) (default {DEFAULT_MAX_K})")
+    p.add_argument("--mode", choices=("chain", "star"), default="chain",
+                   help="chain = ditto's single linkage (default), star = every member within k of a centre")
+    p.add_argument("--min", type=integer, default=2, metavar="M",
+                   help="smallest family to include (default 2)")
+    p.add_argument("--filter", default="", metavar="PATTERN",
+                   help="only families with a member matching PATTERN (a glob when it holds "
+                   "*?[, else a case-insensitive substring), as the explorer's filter box")
+    p.add_argument("-o", "--output", metavar="FILE", required=True,
+                   help="the HTML file to write ('-' for standard output)")
+    p.add_argument("--force", action="store_true", help="replace FILE if it exists")
+    p.add_argument("--absolute-paths", action="store_true",
+                   help="show absolute paths (default: relative to PATH)")
     _add_pipeline_options(p)
     _add_corpus_options(p)
 
@@ -606,6 +632,62 @@ def cmd_export(args: argparse.Namespace, out: Output) -> int:
     return _finish(args, report)
 
 
+def cmd_report(args: argparse.Namespace, out: Output) -> int:
+    from ditto_tui.core.index import NearIndex
+    from ditto_tui.corpus.session import CorpusSession
+    from ditto_tui.report import gather_report, render_report, write_report
+
+    top = max(args.k, args.max_k)
+    if top > 64:
+        raise UsageError(f"k must be at most 64, got {top}")
+    dest = args.output
+    if dest != "-" and os.path.isdir(dest):
+        raise CommandError(f"{dest}: is a folder (expected a file name)")
+    if dest != "-" and os.path.lexists(dest) and not args.force:
+        raise CommandError(f"{dest}: already exists (not overwritten; --force replaces it)")
+    if dest != "-" and not os.path.isdir(os.path.dirname(dest) or "."):
+        raise CommandError(f"{dest}: no such folder")
+    if not os.path.lexists(args.path):
+        raise CommandError(f"{args.path}: no such file or directory")
+    cache = None
+    if args.cache is not None:
+        from ditto_tui.corpus.cache import default_cache_path
+
+        cache = Path(args.cache) / default_cache_path(args.path).name
+    try:
+        session = CorpusSession(args.path, _pipeline(args), options=_scan_options(args),
+                                cache=cache, use_cache=not args.no_cache, jobs=args.jobs,
+                                reconcile_every=None)
+    except ValueError as exc:
+        raise CommandError(str(exc)) from None
+    report = _SkipReporter()
+    with session:
+        session.scan()
+        for notice in session.notices:
+            warn(notice)
+        for skipped in session.skipped:
+            report(skipped)
+        fingerprints = session.fingerprints
+        index = NearIndex(max_k=top)
+        index.add_many(list(fingerprints), np.fromiter(
+            (int(f) for f in fingerprints.values()), np.uint64, len(fingerprints)))
+        data = gather_report(session, index, k=args.k, mode=args.mode, min_size=args.min,
+                             pattern=args.filter, chart_k=top,
+                             absolute_paths=args.absolute_paths)
+    page = render_report(data)
+    if dest == "-":
+        out.line(page.rstrip("\n"))
+    else:
+        try:
+            written = write_report(page, dest, overwrite=args.force)
+        except FileExistsError:
+            raise CommandError(f"{dest}: already exists (not overwritten; --force replaces it)"
+                               ) from None
+        out.line(f"wrote {dest}: {len(data.families)} famil{'y' if len(data.families) == 1 else 'ies'}"
+                 f" of {data.documents} document(s), {written / 1e6:.1f} MB")
+    return _finish(args, report)
+
+
 def cmd_version(args: argparse.Namespace, out: Output) -> int:
     out.line(f"{PROG} {__version__} pipeline=ditto/2")
     return 0
@@ -690,6 +772,7 @@ COMMANDS = {
     "dedupe": cmd_dedupe,
     "undo": cmd_undo,
     "explain": cmd_explain,
+    "report": cmd_report,
 }
 
 

@@ -49,7 +49,7 @@ def _windows(diff: TextDiff, context: int) -> list[tuple[int, int, int]]:
 
 
 def fold_diff(diff: TextDiff, *, context: int = 2, max_rows: int = 80,
-              line_chars: int = 400) -> DiffView:
+              line_chars: int = 1000) -> DiffView:
     """The rows of ``diff`` a report shows (see the module docstring).
 
     ``skip`` rows (hidden equal lines) do not count towards ``max_rows``; when the limit
@@ -96,7 +96,7 @@ def fold_diff(diff: TextDiff, *, context: int = 2, max_rows: int = 80,
 
 
 def diff_view(left: Sequence[str], right: Sequence[str], *, context: int = 2,
-              max_rows: int = 80, line_chars: int = 400) -> DiffView:
+              max_rows: int = 80, line_chars: int = 1000) -> DiffView:
     """:func:`fold_diff` of the explorer's line diff of two lists of display lines."""
     return fold_diff(diff_lines(left, right), context=context, max_rows=max_rows,
                      line_chars=line_chars)

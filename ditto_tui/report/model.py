@@ -43,7 +43,7 @@ class ReportLimits:
     doc_bytes: int = 256 * 1024
     diff_rows: int = 80
     context: int = 2
-    line_chars: int = 400
+    line_chars: int = 1000
     diff_budget: int = 12_000_000
     families: int = 5000
     excerpt_chars: int = 160

@@ -90,9 +90,14 @@ function openTarget(){
   var id=decodeURIComponent(location.hash.slice(1));if(!id){return;}
   var el=document.getElementById(id);if(!el){return;}
   for(var p=el;p;p=p.parentElement){if(p.tagName==="DETAILS"){p.open=true;}}
-  el.scrollIntoView();
+  el.scrollIntoView({block:"nearest"});
 }
 window.addEventListener("hashchange",openTarget);openTarget();
+function openAll(){document.querySelectorAll("details").forEach(function(d){d.open=true;});}
+window.addEventListener("beforeprint",openAll);
+var want=new URLSearchParams(location.search).get("open");
+if(want==="all"){openAll();}else if(want){want.split(",").forEach(function(id){
+  var d=document.getElementById(id);if(d&&d.tagName==="DETAILS"){d.open=true;}});}
 var list=document.getElementById("family-list");if(!list){return;}
 var body=list.tBodies[0];
 list.querySelectorAll("th[data-sort]").forEach(function(th,col){

@@ -24,6 +24,8 @@ class Page:
     tags: Counter = field(default_factory=Counter)
     ids: list[str] = field(default_factory=list)
     classes: Counter = field(default_factory=Counter)
+    attributes: Counter = field(default_factory=Counter)
+    root_attributes: dict[str, str] = field(default_factory=dict)
     scripts: list[str] = field(default_factory=list)
     styles: list[str] = field(default_factory=list)
     hrefs: list[str] = field(default_factory=list)
@@ -54,7 +56,10 @@ class _Checker(HTMLParser):
         names = [name for name, _ in attrs]
         if len(names) != len(set(names)):
             self.errors.append(f"duplicate attribute on <{tag}> at {self._where()}")
+        if tag == "html":
+            self.page.root_attributes = {k: v or "" for k, v in attrs}
         for name, value in attrs:
+            self.page.attributes[name] += 1
             if name.startswith("on"):
                 self.errors.append(f"event handler {name} on <{tag}> at {self._where()}")
             if name == "style":

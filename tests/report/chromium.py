@@ -1,0 +1,78 @@
+"""Drive Debian's ``chromium`` headless: dump the rendered DOM of a page, take a screenshot.
+
+No WebDriver: ``--dump-dom`` prints the DOM after the page loaded and its scripts ran;
+``--screenshot`` writes a PNG. Each run gets a fresh profile folder, no network services.
+Used by the browser tests, ``benchmarks/bench_report.py`` and ``assets/make_report_screenshot.py``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+FLAGS = (
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--disable-extensions", "--hide-scrollbars", "--mute-audio",
+)
+
+
+def find_chromium() -> str | None:
+    """Path of a Chromium binary, or None (``DITTO_TUI_CHROMIUM`` overrides the search)."""
+    override = os.environ.get("DITTO_TUI_CHROMIUM")
+    if override:
+        return shutil.which(override)
+    for name in CANDIDATES:
+        found = shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+def _run(binary: str, args: list[str], timeout: float) -> subprocess.CompletedProcess[str]:
+    with tempfile.TemporaryDirectory(prefix="ditto-chromium-") as profile:
+        return subprocess.run(
+            [binary, *FLAGS, f"--user-data-dir={profile}", *args],
+            capture_output=True, text=True, timeout=timeout, check=False,
+            env={**os.environ, "DBUS_SESSION_BUS_ADDRESS": "disabled:"},
+        )
+
+
+def _url(page: Path, query: str, fragment: str) -> str:
+    return (page.resolve().as_uri() + (f"?{query}" if query else "")
+            + (f"#{fragment}" if fragment else ""))
+
+
+def dump_dom(binary: str, page: Path, *, query: str = "", fragment: str = "",
+             timeout: float = 120.0) -> tuple[str, float]:
+    """The DOM Chromium rendered for ``page`` (serialized HTML) and the wall time it took.
+
+    (``--blink-settings=scriptEnabled=false`` makes ``--dump-dom`` print nothing, so a page
+    is shown "without scripts" by a policy that allows none, see the tests.)"""
+    args = ["--dump-dom"]
+    url = _url(page, query, fragment)
+    start = time.perf_counter()
+    done = _run(binary, [*args, url], timeout)
+    elapsed = time.perf_counter() - start
+    if done.returncode != 0 or "<html" not in done.stdout:
+        raise RuntimeError(f"chromium failed ({done.returncode}): {done.stderr[-2000:]}")
+    return done.stdout, elapsed
+
+
+def screenshot(binary: str, page: Path, png: Path, *, query: str = "",
+               size: tuple[int, int] = (1280, 1600), timeout: float = 120.0) -> Path:
+    """Write a PNG of ``page`` in a ``size`` window (width, height) to ``png``.
+
+    Headless screenshots of a scrolled page come out blank, so there is no fragment here:
+    open a folded part with ``query="open=ID"`` instead (the page's script handles it)."""
+    url = _url(page, query, "")
+    done = _run(binary, [f"--window-size={size[0]},{size[1]}", f"--screenshot={png}", url],
+                timeout)
+    if done.returncode != 0 or not png.exists():
+        raise RuntimeError(f"chromium screenshot failed ({done.returncode}): {done.stderr[-2000:]}")
+    return png
