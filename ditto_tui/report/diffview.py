@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ditto_tui.core.textdiff import Span, TextDiff, diff_lines
+from ditto_tui.core.textdiff import Span, TextDiff, diff_lines, word_spans
 from ditto_tui.report.model import DiffCell, DiffRow, DiffView
 
 __all__ = ["cut_line", "diff_view", "fold_diff"]
@@ -32,6 +32,23 @@ def cut_line(text: str, spans: Sequence[Span], limit: int, number: int) -> DiffC
         (max(a, start) - start, min(b, stop) - start) for a, b in spans if b > start and a < stop
     )
     return DiffCell(number, text[start:stop], clipped, cut_start=start, cut_end=stop < len(text))
+
+
+def _spans(diff: TextDiff, index: int) -> tuple[list[Span], list[Span]]:
+    """The changed spans of one row, as ``TextDiff.spans`` gives them, but computed for this
+    row alone (``TextDiff.spans`` does a whole change at once, and a report shows only the
+    first rows of a long one)."""
+    row = diff.rows[index]
+    if row.kind == "changed":
+        assert row.left is not None and row.right is not None
+        return word_spans(diff.a[row.left], diff.b[row.right])
+    if row.kind == "deleted":
+        assert row.left is not None
+        return [(0, len(diff.a[row.left]))], []
+    if row.kind == "inserted":
+        assert row.right is not None
+        return [], [(0, len(diff.b[row.right]))]
+    return [], []
 
 
 def _windows(diff: TextDiff, context: int) -> list[tuple[int, int, int]]:
@@ -68,7 +85,7 @@ def fold_diff(diff: TextDiff, *, context: int = 2, max_rows: int = 80,
                 cut = True
                 break
             row = diff.rows[index]
-            left_spans, right_spans = diff.spans(index)
+            left_spans, right_spans = _spans(diff, index)
             left = right = None
             if row.left is not None:
                 left = cut_line(diff.a[row.left], left_spans, line_chars, row.left + 1)

@@ -16,6 +16,7 @@ import os
 import re
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
+from html import escape
 from pathlib import Path
 from typing import Protocol
 
@@ -39,7 +40,8 @@ __all__ = ["ReportCorpus", "ReportIndex", "chart_points", "display_name", "gathe
 
 EXCERPT_BYTES = 4096
 GLOB_CHARS = frozenset("*?[")
-_ROW_COST = 48  # markup bytes per diff row, for the diff budget
+_ROW_COST = 60  # markup bytes per diff row, for the diff budget
+_DIFF_COST = 400  # markup bytes per diff (details, summary, table head)
 
 
 class _Doc(Protocol):
@@ -154,13 +156,14 @@ class _Texts:
         return visible_lines(text), note
 
 
-def _view_cost(view: DiffView) -> int:
-    cost = 0
+def _view_cost(view: DiffView, names: int) -> int:
+    """About the bytes the diff takes in the page (escaped text plus markup)."""
+    cost = _DIFF_COST + 2 * names
     for row in view.rows:
         cost += _ROW_COST
         for cell in (row.left, row.right):
             if cell is not None:
-                cost += len(cell.text) + 11 * len(cell.spans)
+                cost += len(escape(cell.text)) + 11 * len(cell.spans)
     return cost
 
 
@@ -243,7 +246,7 @@ def gather_report(
                 else:
                     view = diff_view(rep_lines, lines, context=limits.context,
                                      max_rows=limits.diff_rows, line_chars=limits.line_chars)
-                    budget -= _view_cost(view)
+                    budget -= _view_cost(view, len(rep_name) + len(name(member)))
             members.append(MemberView(member, name(member), fp, distance, diff=view,
                                       diff_note=diff_note, text_note=text_note))
         out.append(FamilyView(

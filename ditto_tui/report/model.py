@@ -33,18 +33,18 @@ class ReportLimits:
     ``members`` per family are listed (the nearest to the representative first); ``diffs``
     of them per family get a side-by-side diff; each document is read up to ``doc_bytes``;
     a diff shows at most ``diff_rows`` rows (changes with ``context`` equal lines around
-    them) and at most ``line_chars`` characters of a line; all diffs together hold at most
-    ``diff_budget`` characters of text, after which diffs are left out with a note.
+    them) and at most ``line_chars`` characters of a line; all diffs together take at most
+    about ``diff_budget`` bytes of the page, after which diffs are left out with a note.
     ``families`` bounds the families detailed (the family list names them all).
     """
 
     members: int = 200
-    diffs: int = 20
+    diffs: int = 10
     doc_bytes: int = 256 * 1024
-    diff_rows: int = 80
+    diff_rows: int = 40
     context: int = 2
     line_chars: int = 1000
-    diff_budget: int = 12_000_000
+    diff_budget: int = 4_000_000
     families: int = 5000
     excerpt_chars: int = 160
 

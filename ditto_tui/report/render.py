@@ -51,7 +51,7 @@ body{margin:0 auto;max-width:1400px;padding:1rem 1.5rem 3rem;background:var(--bg
 color:var(--fg);font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
 h1{font-size:1.6rem;margin:.2rem 0 .8rem}h2{font-size:1.25rem;margin:2rem 0 .6rem;
 border-bottom:1px solid var(--line);padding-bottom:.2rem}h3{font-size:1.05rem;margin:0 0 .4rem}
-a{color:var(--accent)}code,pre,.mono,td.t{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12px}
+a{color:var(--accent)}code,pre,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12px}
 dl.summary{display:grid;grid-template-columns:max-content 1fr;gap:.15rem 1rem;margin:0}
 dl.summary dt{color:var(--muted)}dl.summary dd{margin:0;overflow-wrap:anywhere}
 .note{color:var(--muted);font-style:italic}.warn{color:var(--bit)}
@@ -68,10 +68,14 @@ details.diff>summary,details.more>summary{cursor:pointer;color:var(--accent)}
 .sbs-wrap{overflow-x:auto;margin:.3rem 0 .6rem}
 table.sbs{width:100%;table-layout:fixed}table.sbs td{border:0;padding:0 .4rem}
 table.sbs col.n{width:4.5em}table.sbs th{font-weight:normal;color:var(--muted);position:static}
-td.n{color:var(--muted);text-align:right;user-select:none;font-size:11px}
-td.t{white-space:pre-wrap;overflow-wrap:anywhere}
-tr.chg td.t{background:var(--chg)}tr.del td.l{background:var(--del)}tr.ins td.r{background:var(--ins)}
-td.t del{background:var(--delw);text-decoration:none}td.t ins{background:var(--insw);text-decoration:none}
+table.sbs td:nth-child(odd){color:var(--muted);text-align:right;user-select:none;font-size:11px}
+table.sbs td:nth-child(even){white-space:pre-wrap;overflow-wrap:anywhere;
+font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12px}
+tr.chg td:nth-child(even){background:var(--chg)}tr.del td:nth-child(2){background:var(--del)}
+tr.ins td:nth-child(4){background:var(--ins)}
+table.sbs del{background:var(--delw);text-decoration:none}
+table.sbs ins{background:var(--insw);text-decoration:none}
+section.family{content-visibility:auto;contain-intrinsic-size:auto 600px}
 tr.skip td{color:var(--muted);text-align:center;font-style:italic;background:var(--head)}
 .cut{color:var(--muted)}
 svg.chart{max-width:100%;height:auto}svg .bar{fill:var(--bar)}svg .bar.cur{fill:var(--cur)}
@@ -187,17 +191,15 @@ def bits_html(rep: int, member: int | None = None) -> str:
             parts.append("".join(out))
         rows.append("  ".join(parts))
     if member is None:
-        label = f"representative {rep:016x}"
-    else:
-        diff = [str(b) for b in range(63, -1, -1) if xor >> b & 1]
-        label = (f"representative {rep:016x} | member {member:016x}; differing bits: "
-                 + (", ".join(diff) if diff else "none"))
-    return f'<pre class="bits" title="{esc(label)}">' + "\n".join(rows) + "</pre>"
+        return '<pre class="bits">' + "\n".join(rows) + "</pre>"
+    diff = [str(b) for b in range(63, -1, -1) if xor >> b & 1]
+    label = "differing bits: " + (", ".join(diff) if diff else "none")
+    return f'<pre class="bits" title="{label}">' + "\n".join(rows) + "</pre>"
 
 
-def _cell(cell: DiffCell | None, side: str, mark: str) -> str:
+def _cell(cell: DiffCell | None, mark: str) -> str:
     if cell is None:
-        return f'<td class="n"></td><td class="t {side}"></td>'
+        return "<td></td><td></td>"
     out = []
     if cell.cut_start:
         out.append(f'<span class="cut" title="{cell.cut_start:,} characters not shown">…</span>')
@@ -210,7 +212,7 @@ def _cell(cell: DiffCell | None, side: str, mark: str) -> str:
     out.append(esc(text[at:]))
     if cell.cut_end:
         out.append('<span class="cut" title="rest of the line not shown">…</span>')
-    return f'<td class="n">{cell.number}</td><td class="t {side}">{"".join(out)}</td>'
+    return f"<td>{cell.number}</td><td>{''.join(out)}</td>"
 
 
 _ROW_CLASS = {"equal": "eq", "changed": "chg", "deleted": "del", "inserted": "ins"}
@@ -229,8 +231,8 @@ def diff_table(view: DiffView, left_name: str, right_name: str) -> str:
             out.append(f'<tr class="skip"><td colspan="4">⋯ {_plural(row.hidden, "equal line")} '
                        "⋯</td></tr>")
             continue
-        out.append(f'<tr class="{_ROW_CLASS[row.kind]}">{_cell(row.left, "l", "del")}'
-                   f'{_cell(row.right, "r", "ins")}</tr>')
+        out.append(f'<tr class="{_ROW_CLASS[row.kind]}">{_cell(row.left, "del")}'
+                   f'{_cell(row.right, "ins")}</tr>')
     if view.rows_cut:
         left = view.hunks - view.hunks_shown
         more = f"; {_plural(left, 'further change')} not shown" if left > 0 else ""
@@ -340,7 +342,7 @@ def _limits(report: Report) -> str:
         f"{lim.members:,} members and shows a diff for at most {lim.diffs:,} of them; "
         f"documents are read up to {lim.doc_bytes // 1024:,} KiB; a diff shows at most "
         f"{lim.diff_rows:,} rows of at most {lim.line_chars:,} characters; all diffs together "
-        f"hold at most {lim.diff_budget / 1e6:.0f} million characters; at most "
+        f"take at most about {lim.diff_budget / 1e6:g} MB; at most "
         f"{lim.families:,} families are detailed. Whatever is cut says so where it "
         "happens.</p>"
     )

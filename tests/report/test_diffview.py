@@ -91,3 +91,16 @@ def test_folded_rows_cover_the_whole_diff_in_order(a, b, context):
         covered += 1
     assert covered == (len(full.rows) if full.hunks else 0)
     assert view.hunks_shown == view.hunks
+
+
+@settings(max_examples=100, deadline=None)
+@given(lines_st, lines_st)
+def test_spans_are_the_explorer_spans(a, b):
+    full = diff_lines(a, b)
+    view = fold_diff(diff_lines(a, b), context=10_000, max_rows=10_000, line_chars=10_000)
+    shown = [r for r in view.rows if r.kind != "skip"]
+    assert len(shown) == (len(full.rows) if full.hunks else 0)
+    for index, row in enumerate(shown):
+        left, right = (tuple((x, y) for x, y in spans if y > x) for spans in full.spans(index))
+        assert (row.left.spans if row.left else ()) == left
+        assert (row.right.spans if row.right else ()) == right
