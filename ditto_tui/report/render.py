@@ -76,7 +76,8 @@ tr.ins td:nth-child(4){background:var(--ins)}
 table.sbs del{background:var(--delw);text-decoration:none}
 table.sbs ins{background:var(--insw);text-decoration:none}
 section.family{content-visibility:auto;contain-intrinsic-size:auto 600px}
-tr.skip td{color:var(--muted);text-align:center;font-style:italic;background:var(--head)}
+table.sbs tr.skip td,tr.skip td{color:var(--muted);text-align:center;font-style:italic;
+background:var(--head);font-size:12px}
 .cut{color:var(--muted)}
 svg.chart{max-width:100%;height:auto}svg .bar{fill:var(--bar)}svg .bar.cur{fill:var(--cur)}
 svg .axis{stroke:var(--line)}svg text{fill:var(--fg);font-size:11px;text-anchor:middle}

@@ -34,6 +34,19 @@ def find_chromium() -> str | None:
     return None
 
 
+def chromium_or_skip() -> str:
+    """The Chromium binary for a test; skip the test when there is none, unless
+    ``DITTO_TUI_REQUIRE_BROWSER=1`` (CI), where a missing browser fails it."""
+    import pytest
+
+    found = find_chromium()
+    if found is None:
+        if os.environ.get("DITTO_TUI_REQUIRE_BROWSER") == "1":
+            pytest.fail("DITTO_TUI_REQUIRE_BROWSER=1 but no chromium is installed")
+        pytest.skip("chromium is not installed (apt-get install chromium)")
+    return found
+
+
 def _run(binary: str, args: list[str], timeout: float) -> subprocess.CompletedProcess[str]:
     with tempfile.TemporaryDirectory(prefix="ditto-chromium-") as profile:
         return subprocess.run(

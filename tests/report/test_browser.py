@@ -6,7 +6,6 @@ it after installing chromium), where a missing browser fails.
 
 from __future__ import annotations
 
-import os
 import re
 import struct
 import zlib
@@ -19,19 +18,25 @@ from ditto_tui.core import NearIndex, make_pipeline
 from ditto_tui.corpus.session import CorpusSession
 from ditto_tui.report import Report, gather_report, render_report, write_report
 from ditto_tui.report.render import SCRIPT
-from tests.report.chromium import dump_dom, find_chromium, screenshot
+from tests.report.chromium import chromium_or_skip, dump_dom, find_chromium, screenshot
 from tests.report.corpora import HOSTILE_NAMES, PAYLOADS, make_families, make_hostile
 from tests.report.htmlcheck import check_html
 
 
 @pytest.fixture(scope="module")
 def chromium() -> str:
-    found = find_chromium()
-    if found is None:
-        if os.environ.get("DITTO_TUI_REQUIRE_BROWSER") == "1":
-            pytest.fail("DITTO_TUI_REQUIRE_BROWSER=1 but no chromium is installed")
-        pytest.skip("chromium is not installed (apt-get install chromium)")
-    return found
+    return chromium_or_skip()
+
+
+def test_a_missing_browser_skips_unless_required(monkeypatch):
+    monkeypatch.setenv("DITTO_TUI_CHROMIUM", "no-such-browser-for-ditto-tui")
+    assert find_chromium() is None
+    monkeypatch.delenv("DITTO_TUI_REQUIRE_BROWSER", raising=False)
+    with pytest.raises(pytest.skip.Exception):
+        chromium_or_skip()
+    monkeypatch.setenv("DITTO_TUI_REQUIRE_BROWSER", "1")
+    with pytest.raises(pytest.fail.Exception):
+        chromium_or_skip()
 
 
 def _report(root: Path, dest: Path, **kw) -> Report:
