@@ -127,7 +127,7 @@ var box=document.createElement("input");
 box.type="search";box.id="search";box.placeholder="Search families by member path or excerpt";
 box.setAttribute("aria-label","search families");
 list.parentNode.insertBefore(box,list);
-box.addEventListener("input",function(){
+function search(){
   var q=box.value.trim().toLowerCase();
   Array.prototype.forEach.call(body.rows,function(r){
     r.classList.toggle("hidden",q!==""&&r.textContent.toLowerCase().indexOf(q)<0);
@@ -137,7 +137,10 @@ box.addEventListener("input",function(){
     for(var i=0;!hit&&i<names.length;i++){hit=names[i].textContent.toLowerCase().indexOf(q)>=0;}
     s.classList.toggle("hidden",!hit);
   });
-});
+}
+box.addEventListener("input",search);
+var q0=new URLSearchParams(location.search).get("q");
+if(q0){box.value=q0;search();}
 })();
 """
 
@@ -345,7 +348,7 @@ def _limits(report: Report) -> str:
         f"{lim.diff_rows:,} rows of at most {lim.line_chars:,} characters; all diffs together "
         f"take at most about {lim.diff_budget / 1e6:g} MB; at most "
         f"{lim.families:,} families are detailed. Whatever is cut says so where it "
-        "happens.</p>"
+        "happens. HTML documents are compared as their text, as the explorer shows them.</p>"
     )
 
 

@@ -78,14 +78,17 @@ def dump_dom(binary: str, page: Path, *, query: str = "", fragment: str = "",
 
 
 def screenshot(binary: str, page: Path, png: Path, *, query: str = "",
-               size: tuple[int, int] = (1280, 1600), timeout: float = 120.0) -> Path:
+               size: tuple[int, int] = (1280, 1600), dark: bool = False,
+               timeout: float = 120.0) -> Path:
     """Write a PNG of ``page`` in a ``size`` window (width, height) to ``png``.
 
     Headless screenshots of a scrolled page come out blank, so there is no fragment here:
-    open a folded part with ``query="open=ID"`` instead (the page's script handles it)."""
+    open a folded part with ``query="open=ID"`` instead (the page's script handles it).
+    ``dark`` makes the page see ``prefers-color-scheme: dark``."""
     url = _url(page, query, "")
-    done = _run(binary, [f"--window-size={size[0]},{size[1]}", f"--screenshot={png}", url],
-                timeout)
+    theme = ["--force-dark-mode", "--blink-settings=preferredColorScheme=0"] if dark else []
+    done = _run(binary, [*theme, f"--window-size={size[0]},{size[1]}", f"--screenshot={png}",
+                         url], timeout)
     if done.returncode != 0 or not png.exists():
         raise RuntimeError(f"chromium screenshot failed ({done.returncode}): {done.stderr[-2000:]}")
     return png

@@ -6,6 +6,7 @@ default pipeline (4-character shingles) they land within a few bits of it.
 
 from __future__ import annotations
 
+import os
 import random
 from pathlib import Path
 
@@ -82,6 +83,11 @@ def make_hostile(root: Path, *, seed: int = 5) -> Path:
         # the payload sits inside a changed region too: it shows up inside <ins>/<del> spans
         (root / name).write_text(lines(body[:200]) + f"{payload}\nchange {n} {PAYLOADS[n]}\n"
                                  + lines(body[200:]))
+    # a name that is not valid UTF-8 (shown with a \xff escape)
+    odd = os.path.join(os.fsencode(root), b"not-utf8-\xff-name.txt")
+    with open(odd, "wb") as handle:
+        handle.write((lines(edit(rng, base, 2)[:200]) + payload + "\n"
+                      + lines(base[200:])).encode())
     page = ("<html><head><title>t</title><script>document.title='PWNED-html'</script></head>"
             "<body><p>{}</p><p>&lt;img src=x onerror=alert(1)&gt; decoded by the text view</p>"
             "</body></html>\n")

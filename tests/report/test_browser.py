@@ -123,6 +123,34 @@ def test_no_script_from_document_content_runs(chromium, tmp_path):
         assert payload in text  # shown literally, in the open diffs and member names
 
 
+def test_search_parameter_filters_the_families(chromium, families):
+    _, page = families
+    dom, _ = dump_dom(chromium, page, query="q=family-2/")
+    parsed = check_html(dom, script=SCRIPT)
+    assert parsed.classes["tr.hidden"] == 4 and parsed.classes["section.hidden"] == 4
+    assert parsed.classes["tr.fam"] == 5 and 'value="family-2/"' not in dom  # a property
+
+
+def _first_pixel(png: Path) -> tuple[int, int, int]:
+    data = png.read_bytes()
+    pos, idat = 8, b""
+    while pos < len(data):
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        if kind == b"IDAT":
+            idat += data[pos + 8:pos + 8 + length]
+        pos += 12 + length
+    raw = zlib.decompressobj().decompress(idat, 16)
+    return raw[1], raw[2], raw[3]  # any filter leaves the first pixel of the first row as is
+
+
+def test_light_and_dark_themes(chromium, families, tmp_path):
+    _, page = families
+    light = _first_pixel(screenshot(chromium, page, tmp_path / "light.png", size=(400, 300)))
+    dark = _first_pixel(screenshot(chromium, page, tmp_path / "dark.png", size=(400, 300),
+                                   dark=True))
+    assert min(light) > 200 and max(dark) < 60, (light, dark)
+
+
 def _png_size_and_colours(png: Path) -> tuple[int, int, int]:
     data = png.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n"

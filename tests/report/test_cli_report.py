@@ -104,7 +104,7 @@ def test_hostile_corpus_is_inert(tmp_path, capfd):
     page = dest.read_text(encoding="utf-8")
     parsed = check_html(page, script=SCRIPT)
     assert parsed.classes["section.family"] == 1  # texts and HTML pages share their words
-    assert parsed.classes["tr.member"] == 5 and parsed.classes["details.diff"] == 4
+    assert parsed.classes["tr.member"] == 6 and parsed.classes["details.diff"] == 5
     assert parsed.tags["img"] == 0 and parsed.tags["base"] == 0
     assert parsed.tags["a"] == 1 and parsed.hrefs == ["#f1"]
     assert parsed.tags["script"] == 1 and page.count("<script") == 1
@@ -116,5 +116,6 @@ def test_hostile_corpus_is_inert(tmp_path, capfd):
     for payload in PAYLOADS[:9]:
         assert payload in text
     assert "\x1b" not in page and "\\x1b[31m" in text
+    assert "not-utf8-\\xff-name.txt" in text
     # the HTML documents are compared as their text: their script is not even shown
     assert "PWNED-html" not in text
