@@ -635,7 +635,7 @@ def cmd_export(args: argparse.Namespace, out: Output) -> int:
 def cmd_report(args: argparse.Namespace, out: Output) -> int:
     from ditto_tui.core.index import NearIndex
     from ditto_tui.corpus.session import CorpusSession
-    from ditto_tui.report import gather_report, render_report, write_report
+    from ditto_tui.report import gather_report, render_report, write_html_report
 
     top = max(args.k, args.max_k)
     if top > 64:
@@ -671,20 +671,20 @@ def cmd_report(args: argparse.Namespace, out: Output) -> int:
         index = NearIndex(max_k=top)
         index.add_many(list(fingerprints), np.fromiter(
             (int(f) for f in fingerprints.values()), np.uint64, len(fingerprints)))
-        data = gather_report(session, index, k=args.k, mode=args.mode, min_size=args.min,
-                             pattern=args.filter, chart_k=top,
-                             absolute_paths=args.absolute_paths)
-    page = render_report(data)
-    if dest == "-":
-        out.line(page.rstrip("\n"))
-    else:
+        options = dict(k=args.k, mode=args.mode, min_size=args.min, pattern=args.filter,
+                       chart_k=top, absolute_paths=args.absolute_paths)
+        if dest == "-":
+            out.line(render_report(gather_report(session, index, **options)).rstrip("\n"))
+            return _finish(args, report)
         try:
-            written = write_report(page, dest, overwrite=args.force)
+            data, written = write_html_report(session, index, dest, overwrite=args.force,
+                                              **options)
         except FileExistsError:
             raise CommandError(f"{dest}: already exists (not overwritten; --force replaces it)"
                                ) from None
-        out.line(f"wrote {dest}: {len(data.families)} famil{'y' if len(data.families) == 1 else 'ies'}"
-                 f" of {data.documents} document(s), {written / 1e6:.1f} MB")
+    families = len(data.families)
+    out.line(f"wrote {dest}: {families} famil{'y' if families == 1 else 'ies'} of "
+             f"{data.documents} document(s), {written / 1e6:.1f} MB")
     return _finish(args, report)
 
 

@@ -1,12 +1,18 @@
-"""Put a rendered report on disk: never over an existing file unless asked, never half."""
+"""Put a report on disk: never over an existing file unless asked, never half."""
 
 from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
-__all__ = ["write_report"]
+from ditto_tui.core.clusters import Family
+from ditto_tui.report.gather import ReportCorpus, ReportIndex, gather_report
+from ditto_tui.report.model import DEFAULT_LIMITS, Report, ReportLimits
+from ditto_tui.report.render import render_report
+
+__all__ = ["write_html_report", "write_report"]
 
 
 def write_report(page: str, dest: str | os.PathLike[str], *, overwrite: bool = False) -> int:
@@ -40,3 +46,33 @@ def write_report(page: str, dest: str | os.PathLike[str], *, overwrite: bool = F
             os.unlink(tmp)
         raise
     return len(data)
+
+
+def write_html_report(
+    corpus: ReportCorpus,
+    index: ReportIndex,
+    dest: str | os.PathLike[str],
+    *,
+    k: int,
+    mode: str = "chain",
+    min_size: int = 2,
+    pattern: str = "",
+    families: Sequence[Family] | None = None,
+    chart_k: int | None = None,
+    absolute_paths: bool = False,
+    limits: ReportLimits = DEFAULT_LIMITS,
+    overwrite: bool = False,
+) -> tuple[Report, int]:
+    """Gather, render and write a report in one call (for the CLI and the explorer's export,
+    which should run it off the UI thread); returns the report and the bytes written.
+
+    Arguments are those of :func:`~ditto_tui.report.gather.gather_report` and
+    :func:`write_report`; an existing ``dest`` raises ``FileExistsError`` before any
+    document is read unless ``overwrite``.
+    """
+    if not overwrite and os.path.lexists(dest):
+        raise FileExistsError(f"{dest} exists")
+    report = gather_report(corpus, index, k=k, mode=mode, min_size=min_size, pattern=pattern,
+                           families=families, chart_k=chart_k, absolute_paths=absolute_paths,
+                           limits=limits)
+    return report, write_report(render_report(report), dest, overwrite=overwrite)

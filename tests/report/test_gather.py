@@ -118,3 +118,19 @@ def test_display_name_and_matcher():
     match = id_matcher("*.TXT")
     assert not match("a/b.txt")
     assert id_matcher("B.t")("a/b.txt") and id_matcher("a/*")("a/b/c") and id_matcher(" ")("x")
+
+
+def test_write_html_report_in_one_call(corpus, tmp_path):
+    from ditto_tui.report import write_html_report
+
+    session, index = corpus
+    dest = tmp_path / "r.html"
+    report, written = write_html_report(session, index, dest, k=3, pattern="family-1")
+    assert written == dest.stat().st_size and len(report.families) == 1
+    check_html(dest.read_text(encoding="utf-8"), script=SCRIPT)
+    before = dest.read_bytes()
+    with pytest.raises(FileExistsError):
+        write_html_report(session, index, dest, k=3)
+    assert dest.read_bytes() == before
+    _, again = write_html_report(session, index, dest, k=3, overwrite=True)
+    assert again == dest.stat().st_size and dest.read_bytes() != before
