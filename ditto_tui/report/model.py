@@ -35,7 +35,7 @@ class ReportLimits:
     a diff shows at most ``diff_rows`` rows (changes with ``context`` equal lines around
     them) and at most ``line_chars`` characters of a line; all diffs together take at most
     about ``diff_budget`` bytes of the page, after which diffs are left out with a note.
-    ``families`` bounds the families detailed (the family list names them all).
+    ``families`` bounds the families detailed; the family list names at most ``listed``.
     """
 
     members: int = 200
@@ -46,6 +46,7 @@ class ReportLimits:
     line_chars: int = 1000
     diff_budget: int = 4_000_000
     families: int = 5000
+    listed: int = 20_000
     excerpt_chars: int = 160
 
 

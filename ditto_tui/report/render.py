@@ -347,7 +347,7 @@ def _limits(report: Report) -> str:
         f"documents are read up to {lim.doc_bytes // 1024:,} KiB; a diff shows at most "
         f"{lim.diff_rows:,} rows of at most {lim.line_chars:,} characters; all diffs together "
         f"take at most about {lim.diff_budget / 1e6:g} MB; at most "
-        f"{lim.families:,} families are detailed. Whatever is cut says so where it "
+        f"{lim.families:,} families are detailed and {lim.listed:,} listed. Whatever is cut says so where it "
         "happens. HTML documents are compared as their text, as the explorer shows them.</p>"
     )
 
@@ -383,7 +383,7 @@ def _family_list(report: Report) -> str:
         '<th class="num" data-sort="num">Diameter</th><th data-sort="text">Representative</th>'
         "<th>Excerpt</th></tr></thead><tbody>",
     ]
-    for f in report.families:
+    for f in report.families[: report.limits.listed]:
         name = esc(f.representative_name)
         link = f'<a href="#f{f.number}">{name}</a>' if f.detailed else name
         diameter = str(f.diameter) if f.diameter_exact else f"≤{f.diameter}"
@@ -392,7 +392,12 @@ def _family_list(report: Report) -> str:
             f'<td class="num" data-v="{f.diameter}">{diameter}</td><td class="name">{link}</td>'
             f'<td class="excerpt">{esc(f.excerpt)}</td></tr>'
         )
-    out.append("</tbody></table></section>")
+    out.append("</tbody></table>")
+    more = len(report.families) - report.limits.listed
+    if more > 0:
+        out.append(f'<p class="note warn">{_plural(more, "more family", "more families")} '
+                   "not listed.</p>")
+    out.append("</section>")
     return "\n".join(out)
 
 

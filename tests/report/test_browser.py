@@ -131,27 +131,8 @@ def test_search_parameter_filters_the_families(chromium, families):
     assert parsed.classes["tr.fam"] == 5 and 'value="family-2/"' not in dom  # a property
 
 
-def _first_pixel(png: Path) -> tuple[int, int, int]:
-    data = png.read_bytes()
-    pos, idat = 8, b""
-    while pos < len(data):
-        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
-        if kind == b"IDAT":
-            idat += data[pos + 8:pos + 8 + length]
-        pos += 12 + length
-    raw = zlib.decompressobj().decompress(idat, 16)
-    return raw[1], raw[2], raw[3]  # any filter leaves the first pixel of the first row as is
-
-
-def test_light_and_dark_themes(chromium, families, tmp_path):
-    _, page = families
-    light = _first_pixel(screenshot(chromium, page, tmp_path / "light.png", size=(400, 300)))
-    dark = _first_pixel(screenshot(chromium, page, tmp_path / "dark.png", size=(400, 300),
-                                   dark=True))
-    assert min(light) > 200 and max(dark) < 60, (light, dark)
-
-
-def _png_size_and_colours(png: Path) -> tuple[int, int, int]:
+def _png(png: Path) -> tuple[int, int, bytes]:
+    """Width, height and the decompressed (still filtered) scanlines of a PNG."""
     data = png.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     width, height = struct.unpack(">II", data[16:24])
@@ -161,14 +142,22 @@ def _png_size_and_colours(png: Path) -> tuple[int, int, int]:
         if kind == b"IDAT":
             idat += data[pos + 8:pos + 8 + length]
         pos += 12 + length
-    raw = zlib.decompress(idat)
-    return width, height, len(set(raw[: 4 * width * 200]))
+    return width, height, zlib.decompress(idat)
 
 
-def test_screenshot(chromium, families, tmp_path):
+def _first_pixel(png: Path) -> tuple[int, int, int]:
+    raw = _png(png)[2]
+    return raw[1], raw[2], raw[3]  # any filter leaves the first pixel of the first row as is
+
+
+def test_screenshot_in_light_and_dark(chromium, families, tmp_path):
     _, page = families
     png = screenshot(chromium, page, tmp_path / "report.png", query="open=f1-d1",
                      size=(1280, 1000))
-    width, height, colours = _png_size_and_colours(png)
+    width, height, raw = _png(png)
     assert (width, height) == (1280, 1000)
-    assert colours > 20  # text and chart drawn, not a blank page
+    assert len(set(raw[: 4 * width * 200])) > 20  # text and chart drawn, not a blank page
+    light = _first_pixel(png)
+    dark = _first_pixel(screenshot(chromium, page, tmp_path / "dark.png", size=(400, 300),
+                                   dark=True))
+    assert min(light) > 200 and max(dark) < 60, (light, dark)

@@ -69,7 +69,7 @@ def test_filter_min_and_mode(corpus):
 
 def test_limits_cut_with_notes(corpus):
     session, index = corpus
-    limits = ReportLimits(members=2, diffs=1, families=2, diff_rows=3, doc_bytes=200)
+    limits = ReportLimits(members=2, diffs=1, families=2, diff_rows=3, doc_bytes=200, listed=3)
     report = gather_report(session, index, k=3, limits=limits, created="now")
     detailed = [f for f in report.families if f.detailed]
     assert len(detailed) == 2 and len(report.families) == 4
@@ -80,7 +80,8 @@ def test_limits_cut_with_notes(corpus):
     assert any("past the first 2" in n for n in report.notes)
     page = render_report(report)
     check_html(page, script=SCRIPT)
-    assert "1 more member not listed" in page
+    assert "1 more member not listed" in page and "1 more family not listed" in page
+    assert page.count('<tr class="fam">') == 3
     tight = gather_report(session, index, k=3, limits=ReportLimits(diffs=1, diff_budget=1),
                           created="now")
     notes = [m.diff_note for f in tight.families for m in f.members[1:]]
