@@ -85,6 +85,7 @@ svg text.ttl{font-size:13px;font-weight:600;text-anchor:start}svg text.lbl{fill:
 #search{font:inherit;padding:.25rem .5rem;width:min(30rem,100%);margin:.2rem 0 .6rem;
 background:var(--bg);color:var(--fg);border:1px solid var(--line);border-radius:4px}
 .hidden{display:none}footer{margin-top:2rem;color:var(--muted)}
+@media print{#search{display:none}th{position:static}section.family{content-visibility:visible}}
 """
 
 SCRIPT = """
