@@ -26,16 +26,28 @@ __all__ = ["CSP", "SCRIPT", "STYLE", "bits_html", "content_security_policy", "es
            "render_report"]
 
 
-_CONTROLS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+# Code points the HTML standard makes a parse error (controls other than tab, LF, FF, CR;
+# noncharacters) and lone surrogates (not encodable in UTF-8).
+_NOT_IN_HTML = re.compile(
+    "[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufdd0-\ufdef"
+    + "".join(chr(plane << 16 | low) for plane in range(17) for low in (0xFFFE, 0xFFFF))
+    + "]"
+)
+
+
+def _code(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 \
+        else f"\\U{code:08x}"
 
 
 def esc(text: str) -> str:
-    """``text`` escaped for HTML text and quoted attribute values (``& < > " '``); control
-    characters HTML does not allow (the corpus layer already makes them visible) become
-    ``\\xNN`` too, as a second line of defence."""
+    """``text`` escaped for HTML text and quoted attribute values (``& < > " '``). Code points
+    HTML does not allow (controls, noncharacters, lone surrogates; the corpus layer already
+    makes controls visible) become ``\\xNN``/``\\uNNNN`` too, as a second line of defence."""
     text = escape(text, quote=True)
     if not text.isprintable():
-        text = _CONTROLS.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+        text = _NOT_IN_HTML.sub(_code, text)
     return text
 
 

@@ -1,4 +1,5 @@
-"""A strict structural check of the report's HTML, built on ``html.parser``.
+"""A strict check of the report's HTML: html5lib's spec parser in strict mode (any parse
+error of the HTML standard fails), then a structural pass built on ``html.parser``.
 
 Stricter than browsers on purpose, so a broken tag fails a test at once: every element
 is closed explicitly and in order (void elements excepted), ids are unique, the only
@@ -11,6 +12,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
+
+import html5lib
 
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
         "track", "wbr"}
@@ -130,6 +133,12 @@ def check_html(page: str, *, script: str | None = None) -> Page:
 
     ``script``: when given, the page must hold exactly this one inline script.
     """
+    spec = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False)
+    try:
+        spec.parse(page)
+    except html5lib.html5parser.ParseError as exc:
+        (line, col), code, _ = spec.errors[-1]
+        raise AssertionError(f"HTML parse error at line {line}, column {col}: {exc}") from None
     checker = _Checker()
     checker.feed(page)
     checker.close()

@@ -96,12 +96,26 @@ def test_hostile_names_and_text_are_escaped_everywhere():
     assert PAYLOADS[9].replace("\x1b", "\\x1b") in text
 
 
+chars = st.characters(exclude_categories=())  # surrogates, controls, noncharacters too
+any_text = st.text(chars, max_size=80)
+
+
+def test_characters_html_does_not_allow_are_shown_escaped():
+    from ditto_tui.report.render import esc
+
+    assert esc("a\x00b\x85c\ufdd0d\U0010ffffe\ud800f\x0cg") == \
+        "a\\x00b\\x85c\\ufdd0d\\U0010ffffe\\ud800f\x0cg"
+    assert esc("tab\tnew\nline") == "tab\tnew\nline"
+
+
 @settings(max_examples=150, deadline=None)
-@given(st.text(min_size=1, max_size=40), st.text(max_size=80))
+@given(st.text(chars, min_size=1, max_size=40), any_text)
 def test_any_name_and_text_stay_text(name, body):
     report = _report(names=(name, name + "2", name + "3"), texts=([body], [body + "<x>"]),
                      title=name, root=name)
-    parsed = check_html(render_report(report), script=SCRIPT)
+    page = render_report(report)
+    page.encode("utf-8")  # no lone surrogate reaches the file
+    parsed = check_html(page, script=SCRIPT)
     assert parsed.tags["script"] == 1 and parsed.tags["img"] == 0
 
 
