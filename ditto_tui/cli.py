@@ -288,6 +288,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true", help="replace FILE if it exists")
     p.add_argument("--absolute-paths", action="store_true",
                    help="show absolute paths (default: relative to PATH)")
+    p.add_argument("--decisions", action="store_true",
+                   help="add each member's review decision (PATH must be a folder)")
     _add_pipeline_options(p)
     _add_corpus_options(p)
 
@@ -632,6 +634,24 @@ def cmd_export(args: argparse.Namespace, out: Output) -> int:
     return _finish(args, report)
 
 
+def _review_decisions(args: argparse.Namespace, session) -> dict[str, str]:
+    """Review decisions of the session's documents by id; a stale one is ``stale:<value>``."""
+    from ditto_tui.corpus.review import ReviewStore, identity_of
+
+    notices: list[str] = []
+    try:
+        store = ReviewStore.for_root(args.path, cache_dir=args.cache, notices=notices)
+    except ValueError as exc:
+        raise CommandError(str(exc)) from None
+    with store:
+        fps = session.fingerprints
+        got = store.decisions({i: identity_of(d, int(fps[i])) for i, d in session.documents.items()},
+                              follow=False)
+    for notice in notices:
+        warn(notice)
+    return {**got.current, **{i: f"stale:{v}" for i, v in got.stale.items()}}
+
+
 def cmd_report(args: argparse.Namespace, out: Output) -> int:
     from ditto_tui.core.index import NearIndex
     from ditto_tui.corpus.session import CorpusSession
@@ -649,6 +669,8 @@ def cmd_report(args: argparse.Namespace, out: Output) -> int:
         raise CommandError(f"{dest}: no such folder")
     if not os.path.lexists(args.path):
         raise CommandError(f"{args.path}: no such file or directory")
+    if args.decisions and not os.path.isdir(args.path):
+        raise CommandError("--decisions needs a folder PATH")
     cache = None
     if args.cache is not None:
         from ditto_tui.corpus.cache import default_cache_path
@@ -672,7 +694,8 @@ def cmd_report(args: argparse.Namespace, out: Output) -> int:
         index.add_many(list(fingerprints), np.fromiter(
             (int(f) for f in fingerprints.values()), np.uint64, len(fingerprints)))
         options = dict(k=args.k, mode=args.mode, min_size=args.min, pattern=args.filter,
-                       chart_k=top, absolute_paths=args.absolute_paths)
+                       chart_k=top, absolute_paths=args.absolute_paths,
+                       decisions=_review_decisions(args, session) if args.decisions else None)
         if dest == "-":
             out.line(render_report(gather_report(session, index, **options)).rstrip("\n"))
             return _finish(args, report)

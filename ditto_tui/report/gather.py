@@ -180,6 +180,7 @@ def gather_report(
     limits: ReportLimits = DEFAULT_LIMITS,
     created: str | None = None,
     families: Sequence[Family] | None = None,
+    decisions: Mapping[str, str] | None = None,
 ) -> Report:
     """Collect everything a report shows.
 
@@ -188,6 +189,7 @@ def gather_report(
     chart covers k = 0..``chart_k`` (default: the index's ``max_k``). Names are relative to
     the corpus root unless ``absolute_paths``; the root itself is shown by its last
     component only unless ``absolute_paths``. ``created`` defaults to the current UTC time.
+    ``decisions`` (id -> review decision) adds a decision column.
     """
     root = Path(corpus.root)
     match = id_matcher(pattern)
@@ -225,8 +227,9 @@ def gather_report(
         others = sorted(
             ((int(fps[m]) ^ centre_fp).bit_count(), m) for m in family.members if m != family.centre
         )
+        decided = decisions or {}
         members = [MemberView(family.centre, rep_name, centre_fp, 0, representative=True,
-                              text_note=rep_note)]
+                              text_note=rep_note, decision=decided.get(family.centre, ""))]
         for position, (distance, member) in enumerate(others[: max(limits.members - 1, 0)]):
             fp = int(fps[member])
             view: DiffView | None = None
@@ -248,7 +251,8 @@ def gather_report(
                                      max_rows=limits.diff_rows, line_chars=limits.line_chars)
                     budget -= _view_cost(view, len(rep_name) + len(name(member)))
             members.append(MemberView(member, name(member), fp, distance, diff=view,
-                                      diff_note=diff_note, text_note=text_note))
+                                      diff_note=diff_note, text_note=text_note,
+                                      decision=decided.get(member, "")))
         out.append(FamilyView(
             number, family.size, family.diameter, family.diameter_exact, family.centre,
             rep_name, centre_fp, snippet, tuple(members),
@@ -280,4 +284,5 @@ def gather_report(
         limits=limits,
         notes=tuple(notes),
         documents_in_families=sum(f.size for f in chosen),
+        decisions=decisions is not None,
     )

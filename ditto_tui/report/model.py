@@ -104,7 +104,8 @@ class MemberView:
 
     ``diff`` is None for the representative and when no diff is included; ``diff_note``
     then says why (limit reached, unreadable document...). ``text_note`` tells when the
-    member's text was cut before diffing.
+    member's text was cut before diffing. ``decision`` is the review decision stored for it
+    (``keep``, ``duplicate``, ``not-duplicate``, ``stale:...`` when the file changed since).
     """
 
     id: str
@@ -115,6 +116,7 @@ class MemberView:
     diff: DiffView | None = None
     diff_note: str = ""
     text_note: str = ""
+    decision: str = ""
 
 
 @dataclass(frozen=True)
@@ -177,3 +179,4 @@ class Report:
     limits: ReportLimits = field(default_factory=ReportLimits)
     notes: tuple[str, ...] = ()
     documents_in_families: int = 0
+    decisions: bool = False

@@ -272,7 +272,8 @@ def _similarity(distance: int) -> str:
     return f"{(1 - distance / 64) * 100:.2f}%"
 
 
-def _member_rows(family: FamilyView, member: MemberView, index: int, rep_name: str) -> str:
+def _member_rows(family: FamilyView, member: MemberView, index: int, rep_name: str,
+                 decisions: bool) -> str:
     anchor = f"f{family.number}-m{index}"
     cls = ' class="member rep"' if member.representative else ' class="member"'
     tag = '<span class="tag">representative</span>' if member.representative else ""
@@ -280,25 +281,27 @@ def _member_rows(family: FamilyView, member: MemberView, index: int, rep_name: s
                     for n in (member.text_note, member.diff_note) if n)
     bits = bits_html(family.representative_fp,
                      None if member.representative else member.fingerprint)
+    decision = f'<td class="decision">{esc(member.decision)}</td>' if decisions else ""
     row = (
         f'<tr{cls} id="{anchor}"><td class="name">{esc(member.name)}{tag}{notes}</td>'
         f'<td class="num">{member.distance}</td><td class="num">{_similarity(member.distance)}</td>'
-        f'<td><code>{member.fingerprint:016x}</code></td><td>{bits}</td></tr>'
+        f'<td><code>{member.fingerprint:016x}</code></td><td>{bits}</td>{decision}</tr>'
     )
     if member.diff is None:
         return row
     view = member.diff
+    span = 6 if decisions else 5
     if view.identical:
-        return row + (f'<tr class="diffrow"><td colspan="5"><span class="note">'
+        return row + (f'<tr class="diffrow"><td colspan="{span}"><span class="note">'
                       f"{_diff_summary(view)}</span></td></tr>")
     return row + (
-        f'<tr class="diffrow"><td colspan="5"><details class="diff" id="f{family.number}-d{index}">'
+        f'<tr class="diffrow"><td colspan="{span}"><details class="diff" id="f{family.number}-d{index}">'
         f"<summary>{_diff_summary(view)} (representative left, this member right)</summary>"
         f"{diff_table(view, rep_name, member.name)}</details></td></tr>"
     )
 
 
-def family_section(family: FamilyView) -> str:
+def family_section(family: FamilyView, *, decisions: bool = False) -> str:
     """The detail section of one family: header, members with bits and folded diffs."""
     approx = "" if family.diameter_exact else " (upper bound)"
     rep_name = family.representative_name
@@ -314,10 +317,11 @@ def family_section(family: FamilyView) -> str:
     out.append(
         '<table class="members"><thead><tr><th>Member</th><th class="num">Distance</th>'
         '<th class="num">Similarity</th><th>Fingerprint</th>'
-        "<th>Bits (representative · member)</th></tr></thead><tbody>"
+        "<th>Bits (representative · member)</th>"
+        + ("<th>Decision</th>" if decisions else "") + "</tr></thead><tbody>"
     )
     for index, member in enumerate(family.members):
-        out.append(_member_rows(family, member, index, rep_name))
+        out.append(_member_rows(family, member, index, rep_name, decisions))
     out.append("</tbody></table>")
     if family.omitted:
         out.append(f'<p class="note warn">{_plural(family.omitted, "more member")} not listed '
@@ -455,7 +459,7 @@ def iter_report(report: Report) -> Iterator[str]:
     if detailed:
         yield '\n<section id="details"><h2>Family details</h2>\n'
         for family in detailed:
-            yield family_section(family)
+            yield family_section(family, decisions=report.decisions)
             yield "\n"
         yield "</section>\n"
     yield _skipped(report)

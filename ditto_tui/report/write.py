@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from ditto_tui.core.clusters import Family
@@ -62,6 +62,7 @@ def write_html_report(
     absolute_paths: bool = False,
     limits: ReportLimits = DEFAULT_LIMITS,
     overwrite: bool = False,
+    decisions: Mapping[str, str] | None = None,
 ) -> tuple[Report, int]:
     """Gather, render and write a report in one call (for the CLI and the explorer's export,
     which should run it off the UI thread); returns the report and the bytes written.
@@ -74,5 +75,5 @@ def write_html_report(
         raise FileExistsError(f"{dest} exists")
     report = gather_report(corpus, index, k=k, mode=mode, min_size=min_size, pattern=pattern,
                            families=families, chart_k=chart_k, absolute_paths=absolute_paths,
-                           limits=limits)
+                           limits=limits, decisions=decisions)
     return report, write_report(render_report(report), dest, overwrite=overwrite)

@@ -119,3 +119,39 @@ def test_hostile_corpus_is_inert(tmp_path, capfd):
     assert "not-utf8-\\xff-name.txt" in text
     # the HTML documents are compared as their text: their script is not even shown
     assert "PWNED-html" not in text
+
+
+def test_decisions_column(corpus, tmp_path, capfd):
+    from ditto_tui.core import make_pipeline
+    from ditto_tui.corpus.review import ReviewStore, identity_of
+    from ditto_tui.corpus.session import CorpusSession
+
+    cache = tmp_path / "cache"
+    with CorpusSession(corpus, make_pipeline(), use_cache=False, jobs=1) as session:
+        session.scan()
+        docs, fps = session.documents, session.fingerprints
+        with ReviewStore.for_root(corpus, cache_dir=cache) as store:
+            for doc_id, value in (("family-0/original.txt", "keep"),
+                                  ("family-0/variant-1.txt", "duplicate"),
+                                  ("family-1/variant-2.txt", "not-duplicate")):
+                store.set_decision(doc_id, identity_of(docs[doc_id], int(fps[doc_id])), value)
+    edited = corpus / "family-1" / "variant-2.txt"
+    edited.write_text(edited.read_text() + "edited since the decision\n")
+    dest = tmp_path / "d.html"
+    code, _, err = run(capfd, "report", str(corpus), "-o", str(dest), "--decisions",
+                       "--cache", str(cache), "-k", "8")
+    assert code == 0, err
+    parsed = check_html(dest.read_text(encoding="utf-8"), script=SCRIPT)
+    assert parsed.classes["td.decision"] == parsed.classes["tr.member"]
+    text = "".join(parsed.text)
+    assert "Decision" in text and "keep" in text and "duplicate" in text
+    plain = dest.read_text(encoding="utf-8")
+    assert plain.count('<td class="decision">keep</td>') == 1
+    assert plain.count('<td class="decision">duplicate</td>') == 1
+    assert plain.count('<td class="decision">stale:not-duplicate</td>') == 1
+    without = tmp_path / "n.html"
+    run(capfd, "report", str(corpus), "-o", str(without), "--no-cache")
+    assert "td.decision" not in check_html(without.read_text(), script=SCRIPT).classes
+    code, _, err = run(capfd, "report", str(corpus / "unique" / "u0.txt"), "-o",
+                       str(tmp_path / "x.html"), "--decisions")
+    assert code == 1 and "--decisions needs a folder PATH" in err
