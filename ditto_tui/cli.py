@@ -1,4 +1,4 @@
-"""The ``ditto-tui`` command line: fingerprint, cluster, near, compare, export, explore.
+"""The ``ditto-tui`` command line: fingerprint, cluster, near, compare, export, report, explore.
 
 Thin by design: every subcommand parses its flags, asks ``corpus/`` for documents and
 ``core/`` for answers, and formats them. Text output is compatible with the Go ditto CLI
