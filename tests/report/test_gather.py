@@ -135,3 +135,18 @@ def test_write_html_report_in_one_call(corpus, tmp_path):
     assert dest.read_bytes() == before
     _, again = write_html_report(session, index, dest, k=3, overwrite=True)
     assert again == dest.stat().st_size and dest.read_bytes() != before
+
+
+def test_diff_budget_bounds_the_page(corpus):
+    import re
+
+    session, index = corpus
+    for budget in (5_000, 20_000):
+        report = gather_report(session, index, k=3, created="now",
+                               limits=ReportLimits(diff_budget=budget))
+        page = render_report(report)
+        sizes = [len(m.encode()) for m in
+                 re.findall(r'<tr class="diffrow">.*?</tr>(?=<tr class="member|</tbody>)', page,
+                            flags=re.S)]
+        assert sizes and sum(sizes) - max(sizes) <= budget  # the last diff may cross it
+        assert sum(sizes) >= budget * 0.5 or len(sizes) == 8  # and the estimate is not lavish
