@@ -141,9 +141,9 @@ def describe_family(
         raise ValueError(f"{len(members)} members but {len(fps)} fingerprints")
     if len(members) <= _SMALL_FAMILY:
         values = [int(v) for v in fps]
-        sums = [sum((v ^ w).bit_count() for w in values) for v in values]
+        small_sums = [sum((v ^ w).bit_count() for w in values) for v in values]
         diameter = max((v ^ w).bit_count() for v in values for w in values)
-        best = min(range(len(values)), key=lambda i: (sums[i], i))
+        best = min(range(len(values)), key=lambda i: (small_sums[i], i))
         return members[best], diameter, True
     fps = np.asarray(fps, dtype=_U64)
     # first occurrence in sorted-id order = smallest id holding that fingerprint

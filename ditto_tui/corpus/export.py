@@ -52,7 +52,7 @@ class _Family(Protocol):
 def _lookup(fingerprints: Mapping[str, int] | Callable[[str], int]) -> Callable[[str], int]:
     if callable(fingerprints) and not isinstance(fingerprints, Mapping):
         return fingerprints
-    return fingerprints.__getitem__  # type: ignore[union-attr]
+    return fingerprints.__getitem__
 
 
 #: First characters that make a spreadsheet read a cell as a formula (OWASP CSV injection).

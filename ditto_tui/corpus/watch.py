@@ -95,7 +95,7 @@ def install_overflow_probe() -> None:
         overflow_mask = inotify_c.InotifyConstants.IN_Q_OVERFLOW
         c_logger = logging.getLogger("watchdog.observers.inotify_c")
 
-        def parse(event_buffer: bytes):  # type: ignore[no-untyped-def]
+        def parse(event_buffer: bytes):
             for event in original(event_buffer):
                 wd, mask = event[0], event[1]
                 if wd == -1 and mask & overflow_mask:
@@ -223,7 +223,7 @@ class FolderWatcher:
         self._thread.start()
         self._set_state("paused" if self._paused else "watching")
 
-    def _start_observer(self):  # type: ignore[no-untyped-def]
+    def _start_observer(self):
         from watchdog.observers import Observer
 
         handler = _Handler(self)
@@ -344,7 +344,7 @@ class FolderWatcher:
                 self._set_state("paused" if self._paused else "watching")
 
 
-def with_suppressed_stop(observer) -> None:  # type: ignore[no-untyped-def]
+def with_suppressed_stop(observer) -> None:
     """Stop and join a watchdog observer, ignoring errors of a half-started one."""
     try:
         observer.stop()
