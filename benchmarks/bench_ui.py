@@ -1,46 +1,37 @@
-"""UI benchmarks: first paint, k change at 10,000 documents, compare of two 100 KB documents.
+"""UI benchmarks through the real app: keypress to painted frame, live changes, start-up.
 
 Prints ``name value unit`` lines. Runs the real app headless (``App.run_test``) over an
-in-memory corpus that behaves like ``CorpusSession`` (so disk speed does not enter the
-figures): synthetic fingerprints in near-duplicate families, synthetic text.
+in-memory corpus (:class:`~ditto_tui.explore.MemorySource`, so disk speed does not enter
+the figures): synthetic fingerprints in near-duplicate families, synthetic text.
 
-Run: python benchmarks/bench_ui.py [--docs 10000]
+"Painted" means: the family table drew a line of the view that answers the key (the
+table's ``render_line`` ran with that view's rows). Latencies include the headless
+pilot's own key delivery and polling (1 ms), so they are upper bounds.
+
+Run: python benchmarks/bench_ui.py [--quick] [--skip-1m]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import random
+import resource
+import subprocess
 import sys
-import threading
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ditto_tui.corpus.documents import ChangeBatch, Document, ScanProgress  # noqa: E402
+from ditto_tui.explore import MemorySource  # noqa: E402
 from ditto_tui.ui.app import DittoApp  # noqa: E402
 from ditto_tui.ui.screens.compare import CompareScreen  # noqa: E402
 from ditto_tui.ui.widgets.family_table import FamilyTable  # noqa: E402
-from ditto_tui.ui.widgets.k_slider import KSlider  # noqa: E402
 
-WORDS = [
-    "tide",
-    "harbour",
-    "boat",
-    "chart",
-    "port",
-    "sync",
-    "engine",
-    "offline",
-    "club",
-    "price",
-    "release",
-    "version",
-    "quay",
-]
+WORDS = "tide harbour boat chart port sync engine offline club price release version quay".split()
+STEPS = 48
 
 
 def synthetic_text(rng: random.Random, size: int) -> str:
@@ -53,65 +44,6 @@ def synthetic_text(rng: random.Random, size: int) -> str:
     return "\n".join(lines)
 
 
-@dataclass
-class MemoryCorpus:
-    """Just enough of CorpusSession for the app, held in memory."""
-
-    fps: dict[str, int]
-    texts: dict[str, str] = field(default_factory=dict)
-    batch: int = 2000
-    delay: float = 0.0
-    root: str = "memory"
-    pipeline: object = None
-    skipped: list = field(default_factory=list)
-
-    def __post_init__(self) -> None:
-        self._docs: dict[str, Document] = {}
-        self._fps: dict[str, int] = {}
-        self._lock = threading.Lock()
-
-    @property
-    def documents(self):
-        return self._docs
-
-    @property
-    def fingerprints(self):
-        return self._fps
-
-    watch_state = "off"
-
-    def scan(self, *, on_progress=None, on_batch=None, cancelled=lambda: False):
-        start = time.perf_counter()
-        ids = list(self.fps)
-        everything = ChangeBatch()
-        for offset in range(0, len(ids), self.batch):
-            if cancelled():
-                break
-            chunk = ids[offset : offset + self.batch]
-            added = {}
-            for i, doc_id in enumerate(chunk, start=offset):
-                self._docs[doc_id] = Document(doc_id, "/" + doc_id, "text", 1000, i * 10**9, i)
-                self._fps[doc_id] = self.fps[doc_id]
-                added[doc_id] = self.fps[doc_id]
-            if self.delay:
-                time.sleep(self.delay)
-            batch = ChangeBatch(added=added)
-            everything.extend(batch)
-            if on_batch:
-                on_batch(batch)
-            if on_progress:
-                done = offset + len(chunk)
-                on_progress(ScanProgress(done, len(ids), done * 1000, time.perf_counter() - start))
-        return everything
-
-    def read_text(self, doc_id: str, *, limit: int | None = None) -> str:
-        text = self.texts.get(doc_id, f"document {doc_id}\nsome words about tides and harbours\n")
-        return text if limit is None else text[:limit]
-
-    def mail_info(self, doc_id: str):
-        return None
-
-
 def synthetic_fingerprints(n: int, seed: int = 7) -> dict[str, int]:
     """``n`` fingerprints: about a third in families of 2..6 within a few bits."""
     rng = random.Random(seed)
@@ -119,97 +51,227 @@ def synthetic_fingerprints(n: int, seed: int = 7) -> dict[str, int]:
     i = 0
     while len(fps) < n:
         base = rng.getrandbits(64)
-        fps[f"docs/{i:06d}.txt"] = base
+        fps[f"docs/{i:07d}.txt"] = base
         i += 1
         if rng.random() < 0.35:
             for _ in range(rng.randint(1, 5)):
                 fp = base
                 for _ in range(rng.randint(1, 5)):
                     fp ^= 1 << rng.randrange(64)
-                fps[f"docs/{i:06d}.txt"] = fp
+                fps[f"docs/{i:07d}.txt"] = fp
                 i += 1
     return dict(list(fps.items())[:n])
 
 
-async def settle(pilot, app) -> None:
-    while app.scanning or any(not w.is_finished for w in app.workers):
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+
+
+class PaintProbe:
+    """Records when the family table draws a line, and of which rows."""
+
+    def __init__(self) -> None:
+        self.painted: list[tuple[float, int]] = []  # (time, id of the rows drawn)
+        self._original = FamilyTable.render_line
+
+    def __enter__(self) -> PaintProbe:
+        probe = self
+        original = self._original
+
+        def render_line(table, y):  # type: ignore[no-untyped-def]
+            probe.painted.append((time.perf_counter(), id(table.rows)))
+            return original(table, y)
+
+        FamilyTable.render_line = render_line  # type: ignore[method-assign]
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        FamilyTable.render_line = self._original  # type: ignore[method-assign]
+
+    def painted_since(self, start: float, rows: object) -> float | None:
+        for stamp, ident in reversed(self.painted):
+            if stamp < start:
+                return None
+            if ident == id(rows):
+                return stamp
+        return None
+
+
+async def settle(pilot, app: DittoApp, timeout: float = 600.0) -> None:
+    """Until the scan is over, the view is current and every k is warm."""
+    deadline = time.monotonic() + timeout
+    screen = app.main_screen
+    while time.monotonic() < deadline:
         await pilot.pause()
+        snap = app.snapshot
+        warm = all(snap.listing(k, screen.mode) is not None for k in range(app.explorer.max_k + 1))
+        if not app.scanning and screen.view_current() and warm:
+            if all(w.is_finished for w in app.workers):
+                await pilot.pause()
+                return
         await asyncio.sleep(0.01)
-    await pilot.pause()
+    raise TimeoutError("the app did not settle")
+
+
+async def until_painted(pilot, app: DittoApp, probe: PaintProbe, start: float, check) -> float:
+    """Seconds from ``start`` until a view meeting ``check`` is on screen and painted."""
+    screen = app.main_screen
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        view = screen.view
+        if view is not None and check(view) and screen.view_current():
+            stamp = probe.painted_since(start, view.families)
+            if stamp is not None:
+                return stamp - start
+        await asyncio.sleep(0.001)
+        await pilot.pause()
+    raise TimeoutError("no paint")
+
+
+async def k_steps(n: int, steps: int = STEPS) -> tuple[list[float], float]:
+    """Key-to-paint seconds of ``steps`` k changes ([ and ]) on ``n`` documents, and the
+    seconds from start to the first families painted after the scan (warm start)."""
+    source = MemorySource(synthetic_fingerprints(n), batch=20_000)
+    with PaintProbe() as probe:
+        start = time.perf_counter()
+        app = DittoApp(source, watch=False, max_k=8, k=3)
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = app.main_screen
+            while True:  # families of the whole corpus painted
+                view = screen.view
+                if view is not None and not app.scanning and view.documents == n:
+                    stamp = probe.painted_since(start, view.families)
+                    if stamp is not None:
+                        warm_start = stamp - start
+                        break
+                await asyncio.sleep(0.002)
+                await pilot.pause()
+            await settle(pilot, app)
+            times = []
+            keys = ["right_square_bracket"] * 5 + ["left_square_bracket"] * 8 + [
+                "right_square_bracket"
+            ] * 3
+            for i in range(steps):
+                key = keys[i % len(keys)]
+                target = max(0, min(8, screen.k + (1 if key == "right_square_bracket" else -1)))
+                begin = time.perf_counter()
+                await pilot.press(key)
+                times.append(
+                    await until_painted(pilot, app, probe, begin, lambda v, t=target: v.request.k == t)
+                )
+    return times, warm_start
+
+
+async def filter_keys(n: int, steps: int = STEPS) -> list[float]:
+    """Key-to-paint seconds of typing in the filter box (and erasing) on ``n`` documents."""
+    source = MemorySource(synthetic_fingerprints(n), batch=20_000)
+    typed = "docs/00012"
+    with PaintProbe() as probe:
+        app = DittoApp(source, watch=False)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot, app)
+            screen = app.main_screen
+            await pilot.press("slash")
+            times = []
+            pattern = ""
+            i = 0
+            while len(times) < steps:
+                step = i % (2 * len(typed))
+                key = typed[step] if step < len(typed) else "backspace"
+                pattern = pattern + key if key != "backspace" else pattern[:-1]
+                begin = time.perf_counter()
+                await pilot.press(key)
+                times.append(
+                    await until_painted(
+                        pilot, app, probe, begin, lambda v, p=pattern: v.request.pattern == p
+                    )
+                )
+                i += 1
+    return times
+
+
+async def live_changes(n: int, steps: int = STEPS) -> tuple[list[float], list[float]]:
+    """Per live change on ``n`` documents: (UI thread busy seconds for the batch,
+    seconds from the write to the changed family painted)."""
+    fps = synthetic_fingerprints(n)
+    source = MemorySource(fps, batch=20_000)
+    busy: list[float] = []
+    from ditto_tui.ui.screens.main import MainScreen
+
+    originals = {name: getattr(MainScreen, name) for name in ("show_view", "show_snapshot")}
+
+    def timed(name: str):  # type: ignore[no-untyped-def]
+        original = originals[name]
+
+        def wrapper(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+            t0 = time.perf_counter()
+            try:
+                return original(self, *args, **kwargs)
+            finally:
+                busy.append(time.perf_counter() - t0)
+
+        return wrapper
+
+    ui_thread: list[float] = []
+    to_paint: list[float] = []
+    rng = random.Random(5)
+    ids = list(fps)
+    with PaintProbe() as probe:
+        app = DittoApp(source, watch=True)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot, app)
+            for name in originals:
+                setattr(MainScreen, name, timed(name))
+            try:
+                screen = app.main_screen
+                for _ in range(steps):
+                    await settle(pilot, app)
+                    before = app.snapshot.generation
+                    busy.clear()
+                    painted_before = len(probe.painted)
+                    doc = ids[rng.randrange(len(ids))]
+                    begin = time.perf_counter()
+                    source.write({doc: fps[doc] ^ (1 << rng.randrange(64))})
+                    to_paint.append(
+                        await until_painted(
+                            pilot, app, probe, begin, lambda v, g=before: v.generation > g
+                        )
+                    )
+                    await settle(pilot, app)
+                    # UI thread: the handlers of this batch plus the lines painted for it
+                    paints = probe.painted[painted_before:]
+                    paint_cost = estimate_paint(screen.query_one(FamilyTable), len(paints))
+                    ui_thread.append(sum(busy) + paint_cost)
+            finally:
+                for name, original in originals.items():
+                    setattr(MainScreen, name, original)
+    return ui_thread, to_paint
+
+
+def estimate_paint(table: FamilyTable, lines: int) -> float:
+    """Seconds to draw ``lines`` lines of ``table`` (measured by drawing them again)."""
+    t0 = time.perf_counter()
+    height = max(1, table.size.height)
+    for i in range(lines):
+        table.render_line(i % height)
+    return time.perf_counter() - t0
 
 
 async def first_paint(n: int) -> float:
     """Seconds from constructing the app to the first drawn line of the family list, while a
     scan of ``n`` documents (slowed down: 50 ms per batch) is starting."""
-    corpus = MemoryCorpus(synthetic_fingerprints(n), delay=0.05)
-    painted: list[float] = []
-    original = FamilyTable.render_line
-
-    def render_line(self, y):
-        if not painted:
-            painted.append(time.perf_counter())
-        return original(self, y)
-
-    FamilyTable.render_line = render_line
-    try:
+    source = MemorySource(synthetic_fingerprints(n), delay=0.05)
+    with PaintProbe() as probe:
         start = time.perf_counter()
-        app = DittoApp(corpus, watch=False)
+        app = DittoApp(source, watch=False)
         async with app.run_test(size=(120, 40)) as pilot:
-            while not painted:
+            while not probe.painted:
                 await asyncio.sleep(0.005)
-            app.workers.cancel_all()
+            stamp = probe.painted[0][0]
+            app.explorer.close()
             await pilot.pause()
-    finally:
-        FamilyTable.render_line = original
-    return painted[0] - start
-
-
-async def k_change(n: int) -> tuple[float, float, float, int]:
-    """(cold ms, warm ms, warm handler+paint ms, families shown at k=4) for moving k.
-
-    cold/warm are end to end through the headless pilot (key to settled screen, including
-    the pilot's own polling); handler+paint is the re-cluster, list update and the drawing
-    of every visible line of the family list, measured directly."""
-    corpus = MemoryCorpus(synthetic_fingerprints(n))
-    app = DittoApp(corpus, watch=False)
-    cold: list[float] = []
-    warm: list[float] = []
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot, app)
-        slider = app.main_screen.query_one(KSlider)
-        table = app.main_screen.query_one(FamilyTable)
-        screen = app.main_screen
-
-        async def move(k: int) -> float:
-            start = time.perf_counter()
-            slider.value = k
-            await pilot.pause()
-            while screen._computing or screen.all_families is not app.live.peek(k, "chain"):
-                await asyncio.sleep(0.001)
-                await pilot.pause()
-            table.render_line(5)  # the first rows are drawn
-            return time.perf_counter() - start
-
-        app.live._cache.clear()
-        for k in (4, 5, 6, 7, 8):  # cold: first visit since the index changed (worker)
-            cold.append(await move(k))
-        app.live.warm(range(9), "chain")
-        for k in (3, 4, 2, 5, 1, 6, 4, 3):  # warm: listings precomputed after the scan
-            warm.append(await move(k))
-        direct = []
-        for k in (3, 4, 2, 5, 1, 6, 4, 3):
-            await pilot.pause()
-            start = time.perf_counter()
-            screen.k = k
-            screen.refresh_families()
-            for y in range(table.size.height):
-                table.render_line(y)
-            direct.append(time.perf_counter() - start)
-        slider.value = 4
-        await pilot.pause()
-        shown = len(table.families)
-    median = sorted(warm)[len(warm) // 2] * 1000
-    return max(cold) * 1000, median, sorted(direct)[len(direct) // 2] * 1000, shown
+    return stamp - start
 
 
 async def compare_100kb() -> float:
@@ -220,12 +282,12 @@ async def compare_100kb() -> float:
     for i in range(0, len(lines), 40):
         lines[i] = lines[i] + " edited"
     b = "\n".join(lines)
-    corpus = MemoryCorpus({"a.txt": 1, "b.txt": 3}, texts={"a.txt": a, "b.txt": b})
-    app = DittoApp(corpus, watch=False)
+    source = MemorySource({"a.txt": 1, "b.txt": 3}, texts={"a.txt": a, "b.txt": b})
+    app = DittoApp(source, watch=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
         start = time.perf_counter()
-        app.open_compare("a.txt", "b.txt")
+        app.main_screen.open_compare("a.txt", "b.txt")
         while not isinstance(app.screen, CompareScreen) or app.screen.diff is None:
             await pilot.pause()
             await asyncio.sleep(0.002)
@@ -235,26 +297,62 @@ async def compare_100kb() -> float:
 
 def import_seconds() -> float:
     """Wall time of a fresh interpreter importing the UI (paid before the first paint)."""
-    import subprocess
-
     start = time.perf_counter()
     subprocess.run([sys.executable, "-c", "import ditto_tui.ui.app"], check=True)
     return time.perf_counter() - start
 
 
+def rss_mb() -> float:
+    """Peak resident memory of this process in MB."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def run_1m() -> dict[str, float]:
+    """The 1M-document figures, in this process (run in a child for a clean RSS)."""
+    times, warm = asyncio.run(k_steps(1_000_000, steps=40))
+    return {
+        "k_step_1m_p50_ms": percentile(times, 0.5) * 1000,
+        "k_step_1m_p99_ms": percentile(times, 0.99) * 1000,
+        "warm_start_1m_to_families_s": warm,
+        "explorer_1m_rss_mb": rss_mb(),
+    }
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--docs", type=int, default=10_000)
+    parser.add_argument("--docs", type=int, default=100_000, help="corpus size of the 100k figures")
+    parser.add_argument("--skip-1m", action="store_true", help="leave out the 1M-document figures")
+    parser.add_argument("--only-1m", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    print(f"python_start_and_import_ui {import_seconds():.3f} s")
+    if args.only_1m:
+        print(json.dumps(run_1m()))
+        return 0
+    n = args.docs
+    tag = f"{n // 1000}k" if n % 1000 == 0 else str(n)
+    print(f"python_start_and_import_ui {import_seconds():.3f} s", flush=True)
     paints = [asyncio.run(first_paint(100_000)) for _ in range(3)]
-    print(f"first_paint_100k_docs {min(paints):.3f} s")  # best of 3: the machine is shared
-    cold, warm, direct, shown = asyncio.run(k_change(args.docs))
-    print(f"k_change_cold_e2e_{args.docs}_docs {cold:.1f} ms")
-    print(f"k_change_warm_e2e_{args.docs}_docs {warm:.1f} ms")
-    print(f"k_change_warm_handler_paint_{args.docs}_docs {direct:.1f} ms")
-    print(f"families_shown_k4_{args.docs}_docs {shown} families")
-    print(f"compare_2x100KB {asyncio.run(compare_100kb()):.1f} ms")
+    print(f"first_paint_100k_docs {min(paints):.3f} s", flush=True)  # best of 3: shared machine
+    times, warm = asyncio.run(k_steps(n))
+    print(f"k_step_{tag}_p50_ms {percentile(times, 0.5) * 1000:.1f} ms", flush=True)
+    print(f"k_step_{tag}_p99_ms {percentile(times, 0.99) * 1000:.1f} ms", flush=True)
+    print(f"warm_start_{tag}_to_families_s {warm:.2f} s", flush=True)
+    times = asyncio.run(filter_keys(n))
+    print(f"filter_key_{tag}_p50_ms {percentile(times, 0.5) * 1000:.1f} ms", flush=True)
+    print(f"filter_key_{tag}_p99_ms {percentile(times, 0.99) * 1000:.1f} ms", flush=True)
+    ui_thread, to_paint = asyncio.run(live_changes(n))
+    print(f"live_change_{tag}_ui_thread_ms {percentile(ui_thread, 0.5) * 1000:.1f} ms", flush=True)
+    print(f"live_change_{tag}_ui_thread_p99_ms {percentile(ui_thread, 0.99) * 1000:.1f} ms", flush=True)
+    print(f"live_change_{tag}_to_paint_ms {percentile(to_paint, 0.5) * 1000:.1f} ms", flush=True)
+    print(f"live_change_{tag}_to_paint_p99_ms {percentile(to_paint, 0.99) * 1000:.1f} ms", flush=True)
+    print(f"compare_2x100KB {asyncio.run(compare_100kb()):.1f} ms", flush=True)
+    if not args.skip_1m:
+        out = subprocess.run(
+            [sys.executable, __file__, "--only-1m"], check=True, capture_output=True, text=True
+        ).stdout
+        figures = json.loads(out.strip().splitlines()[-1])
+        for name, value in figures.items():
+            unit = "MB" if name.endswith("_mb") else "s" if name.endswith("_s") else "ms"
+            print(f"{name} {value:.1f} {unit}", flush=True)
     return 0
 
 

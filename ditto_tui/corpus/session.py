@@ -414,8 +414,11 @@ class CorpusSession:
         on_state: Callable[[str], None] | None = None,
     ) -> None:
         """Follow the root live; ``on_change`` gets each non-empty ChangeBatch (and every
-        rescan batch) in the watcher thread. Call after :meth:`scan`. ``poll=True`` polls
-        instead of using inotify (network file systems). Restarts if already watching."""
+        rescan batch) in the watcher thread, holding the update lock, so batches from
+        watching and from :meth:`scan` (``on_batch``) arrive in the order the state
+        changed. May be called before the first scan: changes seen during it are applied
+        after it. ``poll=True`` polls instead of using inotify (network file systems).
+        Restarts if already watching."""
         self.stop_watching()
         self._on_change = on_change
         self._on_state = on_state
@@ -431,12 +434,15 @@ class CorpusSession:
         self._watcher.start()
 
     def _deliver(self, paths: set[str], mode: str) -> None:
-        if mode == "events" and "" not in paths:
-            batch = self._update(sorted(paths))
-        else:
-            batch = self._update(None, rescan=mode == "rescan")
-        if (batch or mode == "rescan") and self._on_change is not None:
-            self._on_change(batch)
+        # The callback runs under the update lock: batches of the watcher and of a
+        # concurrent scan reach their consumer in the order the state changed.
+        with self._update_lock:
+            if mode == "events" and "" not in paths:
+                batch = self._update(sorted(paths))
+            else:
+                batch = self._update(None, rescan=mode == "rescan")
+            if (batch or mode == "rescan") and self._on_change is not None:
+                self._on_change(batch)
 
     def pause_watching(self) -> None:
         """Hold change deliveries; they are applied on :meth:`resume_watching`."""

@@ -1,9 +1,10 @@
 """DittoApp: the Textual application exploring near-duplicate families of a corpus.
 
-The app wires things together: it drives the corpus session handed to it (scan in a thread
-worker, live watching with the watcher's callback thread), the live index the screens read,
-the switch to another pipeline, and the navigation between screens. Screens render; workers
-compute and post messages.
+The app wires things together: it owns the :class:`~ditto_tui.explore.Explorer` over the
+corpus source handed to it (the ordered writer of the live index: scan, watching, pipeline
+switch), turns the explorer's events into messages, hands their data down to the main
+screen, keeps the notices of the session (toasts when they happen, and a log screen), and
+runs what needs the terminal itself (an external editor or pager).
 """
 
 from __future__ import annotations
@@ -12,37 +13,24 @@ import os
 import shlex
 import subprocess
 import sys
-import threading
 import time
-from collections.abc import Callable, Mapping
-from functools import partial
+from collections.abc import Mapping
 from typing import Any
 
-from textual import work
 from textual.app import App
 from textual.binding import Binding
-from textual.worker import get_current_worker
 
-from ditto_tui.core.pairs import PairsLookup
+from ditto_tui.explore import Explorer
+from ditto_tui.explore import explorer as events
+from ditto_tui.explore.explorer import MODES
+from ditto_tui.explore.snapshot import Snapshot
+from ditto_tui.explore.source import CorpusSource
 from ditto_tui.ui.commands import DittoCommands
-from ditto_tui.ui.listing import Counts
-from ditto_tui.ui.live_index import MODES, LiveIndex
-from ditto_tui.ui.messages import (
-    CorpusChanged,
-    IndexChanged,
-    ScanFinished,
-    ScanProgressed,
-    WatchStateChanged,
-)
-from ditto_tui.ui.screens.compare import CompareScreen
-from ditto_tui.ui.screens.export import ExportDialog
+from ditto_tui.ui.messages import ExplorerMessage
 from ditto_tui.ui.screens.help import HelpScreen
 from ditto_tui.ui.screens.main import MainScreen
-from ditto_tui.ui.screens.neighbours import NeighboursScreen
-from ditto_tui.ui.screens.picker import DocumentPicker
+from ditto_tui.ui.screens.notices import NoticesScreen
 from ditto_tui.ui.screens.skipped import SkippedScreen
-
-PROGRESS_INTERVAL = 0.1
 
 
 def prepare_worker_processes() -> None:
@@ -89,20 +77,16 @@ def pipeline_choices(pipeline: Any) -> dict[str, Any]:
 
 
 class DittoApp(App):
-    """Near-duplicate explorer over a ``CorpusSession``-like ``source``.
+    """Near-duplicate explorer over a corpus ``source`` (a :class:`CorpusSource`).
 
-    ``source`` needs ``root``, ``scan(on_progress=, on_batch=, cancelled=)``,
-    ``documents``, ``fingerprints``, ``skipped``, ``read_text``, ``mail_info`` and, when
-    ``watch`` is True, ``start_watching``/``pause_watching``/``resume_watching``/
-    ``stop_watching``/``watch_state``. The app never closes ``source``: its owner does.
-    ``k`` is the initial threshold (clamped to ``0..max_k``), ``mode`` "chain" or "star",
-    ``poll`` makes the watcher poll instead of using inotify.
+    The app never closes ``source``: its owner does. ``k`` is the initial threshold
+    (clamped to ``0..max_k``), ``mode`` "chain" or "star", ``poll`` makes the watcher poll
+    instead of using inotify, ``watch`` starts watching (before the initial scan).
 
-    Switching pipeline (:meth:`switch_pipeline`) needs ``source.with_pipeline`` and cycles
+    Switching pipeline (``p``) needs a source that can (``with_pipeline``) and cycles
     through ``pipelines`` (name -> pipeline; default :func:`pipeline_choices` of
-    ``pipeline``). ``session`` is always the current session; the sessions the app created
-    by switching are closed by the app (when switched away from, and on exit), their
-    notices collected in ``notices``.
+    ``pipeline``). The sources the explorer opens by switching are closed by it on exit,
+    their notices collected in ``notices``.
     """
 
     CSS_PATH = "app.tcss"
@@ -116,7 +100,7 @@ class DittoApp(App):
 
     def __init__(
         self,
-        source: Any,
+        source: CorpusSource,
         *,
         root: str | os.PathLike[str] | None = None,
         pipeline: Any = None,
@@ -131,23 +115,35 @@ class DittoApp(App):
         prepare_worker_processes()
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
-        self.session = source
         self.root_label = str(root if root is not None else getattr(source, "root", ""))
         pipeline = pipeline if pipeline is not None else getattr(source, "pipeline", None)
         self.pipeline = pipeline
         self.pipeline_identity = str(getattr(pipeline, "identity", "") or "")
         self.pipelines = dict(pipelines) if pipelines is not None else pipeline_choices(pipeline)
         self.notices: list[str] = []
-        self._created: list[Any] = []  # sessions opened by switching pipeline: ours to close
-        self._switching = False
-        self._watch_lock = threading.Lock()  # orders starting and stopping the watcher
-        self.live = LiveIndex(max_k)
-        self.initial_k = max(0, min(k, max_k))
-        self.initial_mode = mode
-        self.poll = poll
-        self.watch = watch
-        self.scanning = False
-        self.main_screen = MainScreen()
+        #: every notice of this session with the time it arrived (the log screen)
+        self.notice_log: list[tuple[float, str, str]] = []
+        self.explorer = Explorer(
+            source, max_k=max_k, watch=watch, poll=poll, on_event=self._explorer_event
+        )
+        self.main_screen = MainScreen(
+            self.explorer, k=max(0, min(k, max_k)), mode=mode, root_label=self.root_label
+        )
+
+    # -- state read by tests and the command palette -----------------------------------------
+    @property
+    def session(self) -> Any:
+        """The current corpus source."""
+        return self.explorer.source
+
+    @property
+    def snapshot(self) -> Snapshot:
+        """The latest state of the index."""
+        return self.explorer.snapshot
+
+    @property
+    def scanning(self) -> bool:
+        return self.explorer.scanning
 
     # -- lifecycle ------------------------------------------------------------------------
     def get_default_screen(self) -> MainScreen:
@@ -155,162 +151,76 @@ class DittoApp(App):
 
     def on_mount(self) -> None:
         # paint the empty screen first, then let the scan thread compete for the CPU
-        self.call_after_refresh(self.start_scan)
+        self.call_after_refresh(self.explorer.start)
 
     def on_unmount(self) -> None:
-        stop = getattr(self.session, "stop_watching", None)
-        if stop is not None:
-            stop()
-        for session in self._created:
-            self._close(session)
-        self._created.clear()
+        self.explorer.close()
+        self.notices.extend(n for n in self.explorer.notices if n not in self.notices)
 
-    def _close(self, session: Any) -> None:
-        """Close a session the app created, keeping its notices for the owner of the app."""
-        session.close()
-        self.notices.extend(n for n in session.notices if n not in self.notices)
+    # -- explorer events (from its threads) ----------------------------------------------------
+    def _explorer_event(self, event: events.ExplorerEvent) -> None:
+        self.post_message(ExplorerMessage(event))
+
+    def on_explorer_message(self, message: ExplorerMessage) -> None:
+        event = message.event
+        screen = self.main_screen
+        if isinstance(event, events.ViewBuilt):
+            screen.show_view(event.view)
+        elif isinstance(event, events.IndexUpdated):
+            screen.show_snapshot(event.snapshot, event.touched)
+        elif isinstance(event, events.ScanProgressed):
+            screen.scan_progressed(event.done, event.total, event.elapsed)
+        elif isinstance(event, events.ScanEnded):
+            screen.scan_ended(event.error)
+            if event.switched and event.error is None:
+                self.notify(
+                    f"{event.documents:,} documents, {event.skipped:,} skipped.",
+                    title=f"Pipeline {self.pipeline_identity}",
+                    markup=False,
+                )
+        elif isinstance(event, events.WatchStateChanged):
+            screen.update_status()
+        elif isinstance(event, events.SourceReplaced):
+            self.pipeline = event.pipeline
+            self.pipeline_identity = str(getattr(event.pipeline, "identity", "") or "")
+            screen.update_status()
+        elif isinstance(event, events.Notice):
+            self.add_notice(event.text, severity=event.severity, title=event.title)
+
+    def add_notice(self, text: str, *, severity: str = "warning", title: str = "") -> None:
+        """Show a notice now (a toast) and keep it in the log (``l``)."""
+        self.notice_log.append((time.time(), severity, text))
+        if severity != "error" and text not in self.notices:
+            self.notices.append(text)
+        self.notify(
+            text,
+            title=title or ("Error" if severity == "error" else "Notice"),
+            severity="error" if severity == "error" else "warning",
+            markup=False,
+            timeout=8,
+        )
 
     def watch_state(self) -> str:
         """What the status line says about watching."""
-        if self.scanning:
-            return "scanning"
-        return str(getattr(self.session, "watch_state", "off"))
+        return self.explorer.watch_state
 
-    # -- scanning -------------------------------------------------------------------------
-    def start_scan(self) -> None:
-        """(Re)scan the corpus in a thread worker; families appear while it runs."""
-        if self.scanning:
+    # -- actions ------------------------------------------------------------------------------
+    def action_rescan(self) -> None:
+        if not self.explorer.rescan():
             self.notify("A scan is already running.", markup=False)
-            return
-        self.scanning = True
-        self.main_screen.post_message(WatchStateChanged())
-        self._scan()
 
-    @work(thread=True, exclusive=True, group="scan")
-    def _scan(self) -> None:
-        self._scan_session(get_current_worker())
-
-    def _scan_session(self, worker, *, switched: bool = False, paused: bool = False) -> None:
-        """Scan ``self.session`` into ``self.live`` (from a thread worker), then finish up on
-        the UI thread."""
-        screen = self.main_screen
-        last = 0.0
-
-        def on_progress(progress) -> None:
-            nonlocal last
-            now = time.monotonic()
-            if now - last >= PROGRESS_INTERVAL:
-                last = now
-                screen.post_message(ScanProgressed(progress.done, progress.total, progress.elapsed))
-
-        session = self.session
-        lookup = getattr(session, "load_pairs", None)  # stored near pairs (corpus sessions)
-
-        def on_batch(batch) -> None:
-            self.live.apply(batch.added, batch.changed, batch.removed, pairs=lookup)
-            screen.post_message(IndexChanged())
-
-        error = None
-        try:
-            session.scan(
-                on_progress=on_progress,
-                on_batch=on_batch,
-                cancelled=lambda: worker.is_cancelled,
-            )
-        except Exception as exc:  # reported to the user; the app stays usable
-            error = f"{type(exc).__name__}: {exc}"
-        self.sync_index(pairs=lookup)
-        computed = self.live.take_computed_pairs()
-        self.call_from_thread(self._scan_done, error, switched=switched, paused=paused)
-        store = getattr(session, "store_pairs", None)
-        if computed is not None and store is not None and error is None:
-            try:  # for the next open: skips the all-pairs join of an unchanged corpus
-                store(computed)
-            except Exception as exc:  # an optimisation only: never fails the scan
-                self.notices.append(f"Could not store the near pairs: {exc}")
-
-    def sync_index(self, *, pairs: PairsLookup | None = None) -> None:
-        """Make the live index hold exactly the session's fingerprints (after a scan);
-        ``pairs`` looks up stored near pairs for a bulk rebuild."""
-        fingerprints = dict(self.session.fingerprints)
-        present = set(self.live.ids())
-        stale = present - fingerprints.keys()
-        fresh = {
-            i: fp
-            for i, fp in fingerprints.items()
-            if i not in present or self.live.fingerprint(i) != int(fp)
-        }
-        if stale or fresh:
-            self.live.apply(fresh, {}, stale, pairs=pairs)
-
-    def _scan_done(self, error: str | None, *, switched: bool = False, paused: bool = False) -> None:
-        self.scanning = False
-        self.main_screen.post_message(ScanFinished(error))
-        self.warm_families(self.main_screen.mode)
-        if self.watch and self.session.watch_state == "off":
-            self._start_watching(paused=paused)
-        if switched and error is None:
-            skipped = len(self.session.skipped)
-            self.notify(
-                f"{len(self.live):,} documents, {skipped:,} skipped.",
-                title=f"Pipeline {self.pipeline_identity}",
-                markup=False,
-            )
-
-    @work(thread=True, exclusive=True, group="warm")
-    def warm_families(self, mode: str) -> None:
-        """Precompute the families at every k so the slider never waits."""
-        worker = get_current_worker()
-        first = self.main_screen.k
-        order = [first] + [k for k in range(self.live.max_k + 1) if k != first]
-        self.live.warm(order, mode, cancelled=lambda: worker.is_cancelled)
-
-    # -- watching -------------------------------------------------------------------------
-    @work(thread=True, exclusive=True, group="watch")
-    def _start_watching(self, paused: bool = False) -> None:
-        with self._watch_lock:
-            if self._switching:
-                return  # the session is being replaced: the switch restarts watching
-            session = self.session
-            session.start_watching(
-                partial(self._on_change, session), poll=self.poll, on_state=self._on_state
-            )
-            if paused:
-                session.pause_watching()
-        self.main_screen.post_message(WatchStateChanged())
-
-    def _on_state(self, _state: str) -> None:
-        self.main_screen.post_message(WatchStateChanged())
-
-    def _on_change(self, session: Any, batch) -> None:
-        """Watcher thread: apply to the live index, then tell the main screen."""
-        if session is not self.session:
-            return  # a late batch of a session switched away from
-        self.live.apply(batch.added, batch.changed, batch.removed)
-        counts = Counts(len(batch.changed), len(batch.added), len(batch.removed), 0, 0)
-        touched = frozenset([*batch.added, *batch.changed, *batch.removed])
-        self.main_screen.post_message(CorpusChanged(counts, touched, batch.rescan))
-
-    def toggle_watch(self) -> None:
+    def action_toggle_watch(self) -> None:
         """Pause watching if it runs, resume it if paused, start it if off."""
-        state = self.session.watch_state
-        if state == "off":
-            if self.scanning:
-                self.notify("Watching starts when the scan ends.", markup=False)
-                self.watch = True
-                return
-            self.watch = True
-            self._start_watching()
-            self.notify("Watching for changes.", markup=False)
-        elif state == "paused":
-            self.session.resume_watching()
-            self.notify("Watching resumed.", markup=False)
-        else:
-            self.session.pause_watching()
-            self.notify("Watching paused: changes are held until you resume (w).", markup=False)
-        self.main_screen.post_message(WatchStateChanged())
+        happened = self.explorer.toggle_watch()
+        text = {
+            "started": "Watching for changes.",
+            "resumed": "Watching resumed.",
+            "paused": "Watching paused: changes are held until you resume (w).",
+            "later": "Watching starts when the scan ends.",
+        }[happened]
+        self.notify(text, markup=False)
+        self.main_screen.update_status()
 
-    # -- switching pipeline ---------------------------------------------------------------
     def next_pipeline(self) -> Any | None:
         """The pipeline after the current one in ``pipelines`` (None when there is none)."""
         names = list(self.pipelines)
@@ -319,111 +229,51 @@ class DittoApp(App):
             return None
         return self.pipelines[names[(names.index(current) + 1) % len(names)]]
 
-    def switch_pipeline(self) -> None:
+    def action_switch_pipeline(self) -> None:
         """Re-index the corpus with the next pipeline (ditto <-> html), without blocking.
 
-        A worker stops watching, opens a sibling session (``source.with_pipeline``) and
-        scans it into a fresh live index; the scan shows its progress as on start and is
-        instant for a pipeline seen before (its fingerprints come from the cache). k, the
-        grouping and the watch state carry over.
-        """
+        The explorer stops watching, opens a sibling source and scans it into a fresh
+        index; the scan shows its progress as on start and is instant for a pipeline seen
+        before (its fingerprints come from the cache). k, the grouping and the watch state
+        carry over."""
         target = self.next_pipeline()
-        if target is None or not hasattr(self.session, "with_pipeline"):
+        if target is None or not self.explorer.can_switch():
             self.notify("This corpus cannot switch pipeline.", markup=False)
             return
-        if self.scanning:
+        if self.explorer.scanning:
             self.notify("Wait for the scan to end before switching pipeline.", markup=False)
             return
-        self.scanning = True
-        self._switching = True
-        self.notify(f"Switching to {target.identity}…", markup=False, timeout=2)
-        self.main_screen.post_message(WatchStateChanged())
-        self._switch(target)
+        if self.explorer.switch_pipeline(target):
+            self.notify(f"Switching to {target.identity}…", markup=False, timeout=2)
+            self.main_screen.update_status()
 
-    @work(thread=True, exclusive=True, group="scan")
-    def _switch(self, pipeline: Any) -> None:
-        worker = get_current_worker()
-        old = self.session
-        paused = str(getattr(old, "watch_state", "off")) == "paused"
-        try:
-            with self._watch_lock:
-                old.stop_watching()
-            new = old.with_pipeline(pipeline)
-        except Exception as exc:  # reported to the user; the old session stays
-            self.call_from_thread(self._switch_failed, f"{type(exc).__name__}: {exc}", paused)
-            return
-        if self.call_from_thread(self._adopt, old, new, pipeline):
-            self._close(old)
-        self._scan_session(worker, switched=True, paused=paused)
+    def switch_pipeline(self) -> None:
+        self.action_switch_pipeline()
 
-    def _adopt(self, old: Any, session: Any, pipeline: Any) -> bool:
-        """UI thread: make ``session`` current with an empty live index; True when ``old``
-        was created by the app (the caller closes it)."""
-        owned = old in self._created
-        if owned:
-            self._created.remove(old)
-        self.session = session
-        self._created.append(session)
-        self.pipeline = pipeline
-        self.pipeline_identity = str(pipeline.identity)
-        self.live = LiveIndex(self.live.max_k)
-        self._switching = False
-        self.main_screen.pipeline_switched()
-        return owned
+    def start_scan(self) -> None:
+        self.action_rescan()
 
-    def _switch_failed(self, error: str, paused: bool) -> None:
-        self._switching = False
-        self.notify(error, title="Pipeline switch failed", severity="error", markup=False)
-        self._scan_done(None, paused=paused)
+    def action_show_skipped(self) -> None:
+        self.push_screen(SkippedScreen(self.explorer.snapshot.skipped))
 
-    # -- navigation -------------------------------------------------------------------------
-    def open_compare(self, left: str, right: str) -> None:
-        self.push_screen(CompareScreen(left, right))
-
-    def open_neighbours(self, doc_id: str, k: int) -> None:
-        self.push_screen(NeighboursScreen(doc_id, k))
-
-    def open_skipped(self) -> None:
-        self.push_screen(SkippedScreen())
-
-    def pick_document(self, origin: str | None, then: Callable[[str], None]) -> None:
-        def picked(result: str | None) -> None:
-            if result is not None:
-                then(result)
-
-        self.push_screen(DocumentPicker(sorted(self.live.ids()), origin=origin), picked)
-
-    def open_export(self, families: list, k: int, mode: str) -> None:
-        if not families:
-            self.notify("No families to export.", markup=False)
-            return
-        self.push_screen(ExportDialog(families, k=k, mode=mode, fingerprints=self.live.fingerprint))
+    def action_show_log(self) -> None:
+        self.push_screen(NoticesScreen(list(self.notice_log)))
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
 
     # -- outside the terminal -------------------------------------------------------------------
-    def open_external(self, doc_id: str | None, variable: str) -> None:
+    def on_main_screen_open_external(self, message: MainScreen.OpenExternal) -> None:
         """Open the document's file in $EDITOR or $PAGER, suspending the UI meanwhile."""
-        if doc_id is None:
-            return
-        doc = self.session.documents.get(doc_id)
+        doc = self.explorer.snapshot.documents.get(message.doc_id)
         if doc is None:
             return
-        fallback = "vi" if variable == "EDITOR" else "less"
-        command = shlex.split(os.environ.get(variable) or fallback) + [doc.path]
+        fallback = "vi" if message.variable == "EDITOR" else "less"
+        command = shlex.split(os.environ.get(message.variable) or fallback) + [doc.path]
         try:
             with self.suspend():
                 subprocess.run(command, check=False)
         except Exception as exc:  # suspend unsupported (e.g. web driver) or no such program
             self.notify(f"Cannot run {command[0]}: {exc}", severity="error", markup=False)
         self.refresh()
-
-    def copy_path(self, doc_id: str | None) -> None:
-        if doc_id is None:
-            return
-        doc = self.session.documents.get(doc_id)
-        path = doc.path if doc is not None else doc_id
-        self.copy_to_clipboard(path)
-        self.notify(f"Copied {path}", markup=False)

@@ -8,33 +8,37 @@ characters are made visible, and no markup is ever interpreted.
 
 from __future__ import annotations
 
-import fnmatch
-import re
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal, Protocol
 
 from ditto_tui.core.display import visible
+from ditto_tui.explore.view import (
+    GLOB_CHARS,
+    SORT_KEYS,
+    DocumentLike,
+    FamilyLike,
+    SortKey,
+    id_matcher,
+    newest_change,
+)
 
-SortKey = Literal["size", "diameter", "name", "newest"]
-SORT_KEYS: tuple[SortKey, ...] = ("size", "diameter", "name", "newest")
-GLOB_CHARS = frozenset("*?[")
-
-
-class FamilyLike(Protocol):
-    members: tuple[str, ...]
-    centre: str
-    diameter: int
-
-    @property
-    def size(self) -> int: ...
-
-
-class DocumentLike(Protocol):
-    size: int
-    mtime_ns: int
-
+__all__ = [
+    "GLOB_CHARS",
+    "SORT_KEYS",
+    "Counts",
+    "DocumentLike",
+    "FamilyLike",
+    "SortKey",
+    "family_delta",
+    "filter_families",
+    "format_mtime",
+    "format_size",
+    "id_matcher",
+    "newest_change",
+    "shown",
+    "sort_families",
+]
 
 def shown(id_or_text: str) -> str:
     """A corpus string as it may be displayed: undecodable bytes and controls (tab too)
@@ -50,24 +54,6 @@ def shown(id_or_text: str) -> str:
     return visible(id_or_text)
 
 
-def id_matcher(pattern: str):
-    """A predicate on ids for the filter box: a glob when ``pattern`` holds ``*?[``
-    (matched against the whole id and against its last component), else a case-insensitive
-    substring. An empty pattern matches everything."""
-    pattern = pattern.strip()
-    if not pattern:
-        return lambda _id: True
-    if GLOB_CHARS & set(pattern):
-        compiled = re.compile(fnmatch.translate(pattern))
-
-        def glob_match(id_: str) -> bool:
-            return bool(compiled.match(id_) or compiled.match(id_.rsplit("/", 1)[-1]))
-
-        return glob_match
-    needle = pattern.casefold()
-    return lambda id_: needle in id_.casefold()
-
-
 def filter_families(
     families: Iterable[FamilyLike], pattern: str, *, singletons: bool
 ) -> list[FamilyLike]:
@@ -81,16 +67,6 @@ def filter_families(
             continue
         out.append(family)
     return out
-
-
-def newest_change(family: FamilyLike, documents: Mapping[str, DocumentLike]) -> int:
-    """Most recent ``mtime_ns`` among the members (0 when none is known)."""
-    best = 0
-    for member in family.members:
-        doc = documents.get(member)
-        if doc is not None and doc.mtime_ns > best:
-            best = doc.mtime_ns
-    return best
 
 
 def sort_families(

@@ -108,4 +108,4 @@ async def test_the_explorer_browses_results_like_a_corpus(results_dir) -> None:
         assert shown == expected and shown
         member = next(iter(next(iter(shown))))
         assert session.read_text(member)  # previews read the local corpus
-    assert len(app.live) == len(fps)
+    assert len(app.snapshot) == len(fps)

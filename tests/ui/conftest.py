@@ -59,7 +59,11 @@ async def settle(pilot, timeout: float = 15.0) -> None:
     quiet = 0
     while time.monotonic() < deadline:
         await pilot.pause()
-        busy = app.scanning or any(not w.is_finished for w in app.workers)
+        busy = (
+            app.scanning
+            or any(not w.is_finished for w in app.workers)
+            or not app.main_screen.view_current()
+        )
         quiet = 0 if busy else quiet + 1
         if quiet >= 3:
             await pilot.pause()

@@ -37,7 +37,7 @@ async def test_mark_two_members_then_compare(corpus_dir, make_app):
         bits = app.screen.query_one(BitDiff)
         assert (
             bits.distance
-            == (app.live.fingerprint(LETTER) ^ app.live.fingerprint(LETTER2)).bit_count()
+            == (app.snapshot.fingerprint(LETTER) ^ app.snapshot.fingerprint(LETTER2)).bit_count()
         )
         assert bits.distance == 2
         diff = app.screen.query_one(SideBySideDiff).diff
@@ -156,7 +156,7 @@ async def test_one_megabyte_documents_compare_without_freezing(tmp_path, make_ap
     app = make_app(root)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
-        app.open_compare("a.txt", "b.txt")
+        app.main_screen.open_compare("a.txt", "b.txt")
         await pilot.pause()
         assert isinstance(app.screen, CompareScreen)
         await settle(pilot, timeout=30)

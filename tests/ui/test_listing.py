@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ditto_tui.explore import Explorer, MemorySource
 from ditto_tui.ui.listing import (
     Counts,
     family_delta,
@@ -13,7 +14,6 @@ from ditto_tui.ui.listing import (
     shown,
     sort_families,
 )
-from ditto_tui.ui.live_index import LiveIndex
 from ditto_tui.ui.widgets.columns import ColumnSpec, fit_columns
 from ditto_tui.ui.widgets.preview import wrap_points
 from ditto_tui.ui.widgets.scan_progress import describe
@@ -85,19 +85,30 @@ def test_change_notification_wording():
     assert Counts(0, 0, 0, 0, 0).describe() == "no visible change"
 
 
-def test_live_index_caches_listings_until_the_content_changes():
-    live = LiveIndex(max_k=4)
-    live.apply({"a": 0b0000, "b": 0b0011, "c": 0xFF00}, {}, ())
-    assert live.peek(2) is None
-    first = live.families(2)
-    assert live.peek(2) is first
-    assert sorted(f.size for f in first) == [1, 2]
-    live.apply({}, {"c": 0b0001}, ())
-    assert live.peek(2) is None
-    assert [f.size for f in live.families(2)] == [3]
-    live.apply({}, {}, ["a"])
-    assert "a" not in live and len(live) == 2
-    assert [m.id for m in live.near(0b0001, 4)] == ["c", "b"]
+def test_snapshot_listings_belong_to_one_generation():
+    source = MemorySource({"a": 0b0000, "b": 0b0011, "c": 0xFF00})
+    explorer = Explorer(source, max_k=4)
+    explorer.start()
+    try:
+        assert explorer.wait_idle()
+        snap = explorer.snapshot
+        explorer.families(2)
+        first = snap.listing(2, "chain")
+        assert first is not None and sorted(f.size for f in first) == [1, 2]
+        source.write({"c": 0b0001})
+        assert explorer.wait_idle()
+        later = explorer.snapshot
+        assert later.generation > snap.generation
+        assert snap.listing(2, "chain") is first  # an old snapshot keeps its own listing
+        explorer.families(2)
+        assert [f.size for f in later.listing(2, "chain")] == [3]
+        source.delete(["a"])
+        assert explorer.wait_idle()
+        now = explorer.snapshot
+        assert "a" not in now and len(now) == 2
+        assert [m.id for m in now.near(0b0001, 4)] == ["c", "b"]
+    finally:
+        explorer.close()
 
 
 def test_columns_drop_optional_ones_when_narrow():

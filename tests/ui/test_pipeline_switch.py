@@ -80,7 +80,7 @@ async def test_switch_to_html_and_back_reads_from_the_cache(mixed, tmp_path, rea
     app = DittoApp(first, root="corpus", watch=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
-        assert set(app.live.ids()) == TEXT_IDS | HTML_IDS
+        assert set(app.snapshot.fingerprints) == TEXT_IDS | HTML_IDS
         assert DITTO in status(app)
         await pilot.press("]", "g", "1")  # k=4, star, singletons: all carried over
         await settle(pilot)
@@ -88,7 +88,7 @@ async def test_switch_to_html_and_back_reads_from_the_cache(mixed, tmp_path, rea
         await switch(pilot)
         html_session = app.session
         assert html_session is not first and html_session.pipeline.identity == HTML
-        assert set(app.live.ids()) == set(html_session.documents) == HTML_IDS
+        assert set(app.snapshot.fingerprints) == set(html_session.documents) == HTML_IDS
         assert family_members(app) == HTML_IDS
         assert {s.id for s in html_session.skipped} >= TEXT_IDS
         assert HTML in status(app) and "3 docs · 3 skipped" in status(app)
@@ -104,7 +104,7 @@ async def test_switch_to_html_and_back_reads_from_the_cache(mixed, tmp_path, rea
         reads.clear()
         await switch(pilot)
         assert app.pipeline_identity == DITTO and DITTO in status(app)
-        assert set(app.live.ids()) == TEXT_IDS | HTML_IDS
+        assert set(app.snapshot.fingerprints) == TEXT_IDS | HTML_IDS
         assert family_members(app) == TEXT_IDS | HTML_IDS
         assert {m.id for m in app.main_screen.member_table.members} <= TEXT_IDS | HTML_IDS
         assert reads == []  # every fingerprint came from the cache
@@ -112,7 +112,7 @@ async def test_switch_to_html_and_back_reads_from_the_cache(mixed, tmp_path, rea
             html_session.with_pipeline(make_pipeline("html"))
 
         await switch(pilot)
-        assert app.pipeline_identity == HTML and set(app.live.ids()) == HTML_IDS
+        assert app.pipeline_identity == HTML and set(app.snapshot.fingerprints) == HTML_IDS
         assert reads == []
         last = app.session
     with pytest.raises(RuntimeError):  # the app closes the sessions it created on exit
@@ -130,7 +130,7 @@ async def test_html_pipeline_without_pages_says_so(tmp_path):
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await switch(pilot)
-        assert len(app.live) == 0
+        assert len(app.snapshot) == 0
         assert "0 docs · 2 skipped" in status(app) and HTML in status(app)
         table = app.main_screen.query_one(FamilyTable)
         assert table.families == []
@@ -138,7 +138,7 @@ async def test_html_pipeline_without_pages_says_so(tmp_path):
         assert "2 files skipped." in table.placeholder
         assert "Press p to switch pipeline." in table.placeholder
         await switch(pilot)
-        assert set(app.live.ids()) == {"a.txt", "b.txt"}
+        assert set(app.snapshot.fingerprints) == {"a.txt", "b.txt"}
         assert "No documents" not in table.placeholder
     first.close()
 
@@ -157,7 +157,7 @@ async def test_switching_keeps_watching_and_the_shingle(mixed, tmp_path):
         assert app.pipeline_identity == "html-distance/1;shingle=2"
         # a page written now reaches the html index through the new watcher
         write(mixed, "site/late.html", FORM)
-        await wait_for(pilot, lambda: "site/late.html" in app.live)
+        await wait_for(pilot, lambda: "site/late.html" in app.snapshot)
         assert "site/late.html" not in first.documents
     first.close()
 
@@ -167,7 +167,7 @@ def test_the_binding_is_in_help_and_hidden_from_the_footer():
     assert rows["p"] == "re-index with the other pipeline: ditto <-> html"
     from ditto_tui.ui.screens.main import MainScreen
 
-    binding = next(b for b in MainScreen.BINDINGS if b.action == "switch_pipeline")
+    binding = next(b for b in MainScreen.BINDINGS if b.action == "app.switch_pipeline")
     assert binding.key == "p" and not binding.show
 
 

@@ -47,7 +47,7 @@ async def open_folder(root: Path, cache: Path) -> tuple[list, list[str]]:
         app = DittoApp(session, root="corpus", watch=False)
         async with app.run_test(size=(120, 40)) as pilot:
             await settle(pilot)
-            return app.live.families(8), sorted(app.live.ids())
+            return list(app.explorer.families(8)), sorted(app.snapshot.fingerprints)
     finally:
         session.close()
 

@@ -8,7 +8,7 @@ compared is exactly what is shown.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
+from typing import Any
 
 from rich.text import Text
 from textual import on, work
@@ -20,6 +20,7 @@ from textual.worker import get_current_worker
 
 from ditto_tui.core.display import html_text, visible_lines
 from ditto_tui.core.textdiff import TextDiff, diff_lines
+from ditto_tui.explore.snapshot import Snapshot
 from ditto_tui.ui.listing import shown
 from ditto_tui.ui.widgets.bit_diff import BitDiff
 from ditto_tui.ui.widgets.explain_panel import ExplainPanel
@@ -27,16 +28,14 @@ from ditto_tui.ui.widgets.explained_diff import ExplainedDiff
 from ditto_tui.ui.widgets.side_by_side import SideBySideDiff
 from ditto_tui.ui.widgets.title_line import TitleLine
 
-if TYPE_CHECKING:
-    from ditto_tui.ui.app import DittoApp
-
 COMPARE_LIMIT = 16 * 1024 * 1024
 
 
 class CompareScreen(Screen):
-    """Bit-diff of the fingerprints above a side-by-side diff of the texts."""
+    """Bit-diff of the fingerprints above a side-by-side diff of the texts.
 
-    app: DittoApp  # type: ignore[assignment]
+    ``snapshot`` gives the fingerprints and document kinds, ``reader`` (the corpus
+    source) the texts, read in a worker."""
 
     BINDINGS = [
         Binding("escape,q", "app.pop_screen", "Back"),
@@ -49,8 +48,10 @@ class CompareScreen(Screen):
         Binding("e", "explain", "Explain why"),
     ]
 
-    def __init__(self, left: str, right: str) -> None:
+    def __init__(self, left: str, right: str, *, snapshot: Snapshot, reader: Any) -> None:
         super().__init__()
+        self.snapshot = snapshot
+        self.reader = reader
         self.left = left
         self.right = right
         self.html_source = False
@@ -71,11 +72,11 @@ class CompareScreen(Screen):
         self.load()
 
     def load(self) -> None:
-        live = self.app.live
+        snapshot = self.snapshot
         bits = self.query_one(BitDiff)
-        bits.max_k = live.max_k
-        bits.a = live.fingerprint(self.left) if self.left in live else 0
-        bits.b = live.fingerprint(self.right) if self.right in live else 0
+        bits.max_k = snapshot.max_k
+        bits.a = snapshot.fingerprints.get(self.left, 0)
+        bits.b = snapshot.fingerprints.get(self.right, 0)
         title = Text(no_wrap=True, overflow="ellipsis")
         title.append("A ", style="bold")
         title.append(shown(self.left))
@@ -93,7 +94,8 @@ class CompareScreen(Screen):
     @work(thread=True, exclusive=True, group="diff")
     def compute(self, left: str, right: str, source: bool) -> None:
         worker = get_current_worker()
-        session = self.app.session
+        session = self.reader
+        documents = self.snapshot.documents
         start = time.perf_counter()
         sides = []
         for doc_id in (left, right):
@@ -101,7 +103,7 @@ class CompareScreen(Screen):
                 text = session.read_text(doc_id, limit=COMPARE_LIMIT)
             except Exception as exc:
                 text = f"(cannot read: {exc})"
-            doc = session.documents.get(doc_id)
+            doc = documents.get(doc_id)
             if doc is not None and doc.kind == "html" and not source:
                 text = html_text(text)
             sides.append(visible_lines(text))

@@ -1,8 +1,9 @@
 """ExportDialog: write the families as shown to CSV or JSON lines.
 
-Asks for a path (default in the current directory), never overwrites an existing file
-without a second, explicit confirmation, and writes in a thread worker through
-:func:`ditto_tui.corpus.export.export_families`.
+Asks for a path (default: a file named after the corpus beside its root folder, or in
+the user's documents folder when that is not writable; always shown in full), never
+overwrites an existing file without a second, explicit confirmation, and writes in a
+thread worker through :func:`ditto_tui.corpus.export.export_families`.
 """
 
 from __future__ import annotations
@@ -22,10 +23,30 @@ from textual.widgets import Button, Input, Label, RadioButton, RadioSet
 from ditto_tui.corpus.export import export_families
 
 
-def default_path(fmt: str, k: int, mode: str, cwd: str | None = None) -> str:
-    """``ditto-families-k3-chain.csv`` in ``cwd`` (the current directory by default)."""
-    name = f"ditto-families-k{k}-{mode}.{fmt}"
-    return os.path.join(cwd or os.getcwd(), name)
+def export_folder(root: str | None) -> str:
+    """Where exports go by default: the folder holding the corpus ``root`` when it is
+    writable, else the user's documents folder (else the home folder)."""
+    if root:
+        parent = os.path.dirname(os.path.abspath(root.rstrip(os.sep) or os.sep))
+        if parent and os.path.isdir(parent) and os.access(parent, os.W_OK):
+            return parent
+    try:
+        import platformdirs
+
+        documents = platformdirs.user_documents_dir()
+    except Exception:  # noqa: BLE001 - no documents folder known here
+        documents = ""
+    if documents and os.path.isdir(documents):
+        return documents
+    return os.path.expanduser("~")
+
+
+def default_path(fmt: str, k: int, mode: str, root: str | None = None) -> str:
+    """Absolute path of ``<corpus>-families-k3-chain.csv`` in :func:`export_folder`."""
+    base = os.path.basename(os.path.abspath(root).rstrip(os.sep)) if root else ""
+    prefix = f"{base}-" if base else "ditto-"
+    name = f"{prefix}families-k{k}-{mode}.{fmt}"
+    return os.path.join(export_folder(root), name)
 
 
 class ExportDialog(ModalScreen[str | None]):
@@ -40,14 +61,15 @@ class ExportDialog(ModalScreen[str | None]):
         k: int,
         mode: str,
         fingerprints: Mapping[str, int] | Callable[[str], int],
-        cwd: str | None = None,
+        root: str | None = None,
     ) -> None:
         super().__init__()
         self.families = list(families)
         self.k = k
         self.mode = mode
         self.fingerprints = fingerprints
-        self.cwd = cwd
+        self.root = root
+        self.folder = export_folder(root)
         self.fmt = "csv"
         self.confirm_overwrite = False
 
@@ -60,7 +82,7 @@ class ExportDialog(ModalScreen[str | None]):
             with RadioSet(id="export-format"):
                 yield RadioButton("CSV (one row per member)", value=True, id="fmt-csv")
                 yield RadioButton("JSON lines (one object per family)", id="fmt-jsonl")
-            yield Input(default_path("csv", self.k, self.mode, self.cwd), id="export-path")
+            yield Input(default_path("csv", self.k, self.mode, self.root), id="export-path")
             yield Label(Text(""), id="export-warning")
             with Horizontal(id="export-buttons"):
                 yield Button("Export", variant="primary", id="export-ok")
@@ -98,7 +120,7 @@ class ExportDialog(ModalScreen[str | None]):
             return
         path = Path(os.path.expanduser(raw))
         if not path.is_absolute():
-            path = Path(self.cwd or os.getcwd()) / path
+            path = Path(self.folder) / path
         if path.exists() and not self.confirm_overwrite:
             self.confirm_overwrite = True
             warning = Text("File exists. Press Export again to overwrite it.", style="bold")

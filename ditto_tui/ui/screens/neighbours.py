@@ -2,27 +2,24 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer
+from textual.worker import get_current_worker
 
-from ditto_tui.ui.listing import format_mtime, format_size, shown
-from ditto_tui.ui.widgets.bit_diff import similarity_text
+from ditto_tui.core.index import Match
+from ditto_tui.explore.explorer import Explorer
+from ditto_tui.explore.snapshot import Snapshot
+from ditto_tui.ui.listing import shown
+from ditto_tui.ui.widgets.neighbour_table import NeighbourTable
 from ditto_tui.ui.widgets.title_line import TitleLine
-
-if TYPE_CHECKING:
-    from ditto_tui.ui.app import DittoApp
 
 
 class NeighboursScreen(Screen):
-    """Answers "what is near this?" from the live index (``NearIndex.near``)."""
-
-    app: DittoApp  # type: ignore[assignment]
+    """Answers "what is near this?" from the explorer's latest snapshot; the look-up runs
+    in a worker (a vectorised scan of the snapshot, no lock) and the list is virtual."""
 
     BINDINGS = [
         Binding("escape,q", "app.pop_screen", "Back"),
@@ -34,74 +31,71 @@ class NeighboursScreen(Screen):
 
     AUTO_FOCUS = "#neighbours"
 
-    def __init__(self, origin: str, k: int) -> None:
+    def __init__(self, origin: str, k: int, *, explorer: Explorer) -> None:
         super().__init__()
         self.origin = origin
         self.k = k
-        self.matches: list = []
+        self.explorer = explorer
+        self.snapshot: Snapshot = explorer.snapshot
+        self.matches: list[Match] = []
+        self.loading = True
 
     def compose(self) -> ComposeResult:
         yield TitleLine(Text(""), id="neighbours-title")
-        yield DataTable(id="neighbours", cursor_type="row", zebra_stripes=True)
+        yield NeighbourTable(id="neighbours")
+
+        from textual.widgets import Footer
+
         yield Footer()
 
     def on_mount(self) -> None:
-        table = self.query_one(DataTable)
-        for key, label, width in (
-            ("distance", "Dist", 4),
-            ("similarity", "Similar", 7),
-            ("path", "Path", 48),
-            ("size", "Size", 8),
-            ("modified", "Modified (UTC)", 16),
-        ):
-            table.add_column(Text(label), width=width, key=key)
         self.refresh_matches()
 
     def refresh_matches(self) -> None:
-        live = self.app.live
-        self.k = max(0, min(self.k, live.max_k))
-        self.matches = (
-            live.near(live.fingerprint(self.origin), self.k) if self.origin in live else []
+        """Look the neighbours up again (current origin and k) in a worker."""
+        self.k = max(0, min(self.k, self.explorer.max_k))
+        self.snapshot = self.explorer.snapshot
+        self.loading = True
+        self._title("looking up…")
+        self.look_up(self.snapshot, self.origin, self.k)
+
+    @work(thread=True, exclusive=True, group="near")
+    def look_up(self, snapshot: Snapshot, origin: str, k: int) -> None:
+        matches = (
+            snapshot.near(snapshot.fingerprint(origin), k) if origin in snapshot else []
         )
-        documents = self.app.session.documents
-        table = self.query_one(DataTable)
-        table.clear()
-        for match in self.matches:
-            doc = documents.get(match.id)
-            table.add_row(
-                Text(str(match.distance), justify="right"),
-                Text(similarity_text(match.distance), justify="right"),
-                Text(
-                    shown(match.id),
-                    no_wrap=True,
-                    overflow="ellipsis",
-                    style="bold" if match.id == self.origin else "",
-                ),
-                Text(format_size(doc.size) if doc else "", justify="right"),
-                Text(format_mtime(doc.mtime_ns) if doc else "", style="dim"),
-                key=match.id,
-            )
-        others = max(0, len(self.matches) - 1)
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._show, origin, k, matches)
+
+    def _show(self, origin: str, k: int, matches: list[Match]) -> None:
+        if (origin, k) != (self.origin, self.k):
+            return  # superseded
+        self.loading = False
+        self.matches = matches
+        table = self.query_one(NeighbourTable)
+        table.show(matches, self.snapshot.documents, origin)
+        first_other = next((row for row, m in enumerate(matches) if m.id != origin), None)
+        if first_other is not None:
+            table.cursor_row = first_other
+        others = max(0, len(matches) - 1)
+        self._title(f"{others:,} other document{'s' if others != 1 else ''} within k={k}")
+
+    def _title(self, what: str) -> None:
         title = Text(no_wrap=True, overflow="ellipsis")
         title.append("Near ", style="bold")
         title.append(shown(self.origin))
-        title.append(f"  · {others} other document{'s' if others != 1 else ''} within k={self.k}")
-        fp = live.fingerprint(self.origin) if self.origin in live else 0
+        title.append(f"  · {what}")
+        fp = self.snapshot.fingerprints.get(self.origin, 0)
         title.append(f" · {fp:016x}", style="dim")
         self.query_one("#neighbours-title", TitleLine).update(title)
-        first_other = next(
-            (row for row, match in enumerate(self.matches) if match.id != self.origin), None
-        )
-        if first_other is not None:
-            table.move_cursor(row=first_other)
 
     def selected(self) -> str | None:
-        table = self.query_one(DataTable)
-        if not self.matches or not 0 <= table.cursor_row < len(self.matches):
+        row = self.query_one(NeighbourTable).cursor_row
+        if not self.matches or not 0 <= row < len(self.matches):
             return None
-        return self.matches[table.cursor_row].id
+        return self.matches[row].id
 
-    @on(DataTable.RowSelected)
+    @on(NeighbourTable.Selected)
     def row_selected(self) -> None:
         self.action_compare()
 
@@ -112,7 +106,11 @@ class NeighboursScreen(Screen):
         if other == self.origin:
             self.notify("That is the document itself; pick another row.", markup=False)
             return
-        self.app.open_compare(self.origin, other)
+        from ditto_tui.ui.screens.compare import CompareScreen
+
+        self.app.push_screen(
+            CompareScreen(self.origin, other, snapshot=self.snapshot, reader=self.explorer.source)
+        )
 
     def action_k_down(self) -> None:
         self.k -= 1

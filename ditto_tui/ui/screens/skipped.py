@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -11,17 +11,13 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer
 
+from ditto_tui.corpus.documents import Skipped
 from ditto_tui.ui.listing import shown
 from ditto_tui.ui.widgets.title_line import TitleLine
 
-if TYPE_CHECKING:
-    from ditto_tui.ui.app import DittoApp
-
 
 class SkippedScreen(Screen):
-    """Lists the session's skipped files (path and reason), sorted by path; read-only."""
-
-    app: DittoApp  # type: ignore[assignment]
+    """Lists ``skipped`` files (path and reason), sorted by path; read-only."""
 
     BINDINGS = [
         Binding("escape,q", "app.pop_screen", "Back"),
@@ -30,8 +26,9 @@ class SkippedScreen(Screen):
 
     AUTO_FOCUS = "#skipped"
 
-    def __init__(self) -> None:
+    def __init__(self, skipped: Sequence[Skipped]) -> None:
         super().__init__()
+        self.skipped = list(skipped)
         self.by_reason = False
 
     def compose(self) -> ComposeResult:
@@ -46,7 +43,7 @@ class SkippedScreen(Screen):
         self.refresh_rows()
 
     def refresh_rows(self) -> None:
-        skipped = list(getattr(self.app.session, "skipped", ()))
+        skipped = list(self.skipped)
         key = (lambda s: (s.reason, s.id)) if self.by_reason else (lambda s: s.id)
         skipped.sort(key=key)
         table = self.query_one(DataTable)

@@ -1,11 +1,5 @@
 """FamilyTable: one row per near-duplicate family (size, diameter, representative, excerpt,
-newest change), virtualised.
-
-A DataTable builds and measures every row up front (about half a millisecond per row), which
-makes re-clustering 10,000 documents visibly slow. This table keeps only the list of
-families and draws the rows on screen with the Line API, so replacing the listing costs
-nothing per row. It behaves like a row-cursor DataTable: arrows, page keys, home/end, enter,
-mouse click on a row (select) or on a header (sort), zebra stripes.
+newest change), virtual (only the visible rows are drawn; no row cap).
 
 Cells are built from :func:`~ditto_tui.ui.listing.shown` strings as plain segments: nothing
 from the corpus is interpreted as markup.
@@ -15,19 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from rich.cells import cell_len, set_cell_size
-from rich.segment import Segment
-from rich.style import Style
-from textual import events
-from textual.binding import Binding
-from textual.geometry import Region, Size
 from textual.message import Message
-from textual.reactive import reactive
-from textual.scroll_view import ScrollView
-from textual.strip import Strip
 
 from ditto_tui.ui.listing import DocumentLike, FamilyLike, format_mtime, newest_change, shown
-from ditto_tui.ui.widgets.columns import CELL_PADDING, ColumnSpec, fit_columns
+from ditto_tui.ui.widgets.columns import ColumnSpec
+from ditto_tui.ui.widgets.virtual_table import VirtualTable
 
 COLUMNS = (
     ColumnSpec("size", "Size", 4),
@@ -36,50 +22,16 @@ COLUMNS = (
     ColumnSpec("excerpt", "Excerpt", 12, weight=4, optional=True),
     ColumnSpec("newest", "Newest (UTC)", 16, optional=True),
 )
-RIGHT_ALIGNED = {"size", "diameter"}
+RIGHT_ALIGNED = frozenset({"size", "diameter"})
 
 
-class FamilyTable(ScrollView, can_focus=True):
+class FamilyTable(VirtualTable):
     """The family list. ``families`` holds what is shown, in display order."""
 
-    DEFAULT_CSS = """
-    FamilyTable {
-        height: 1fr;
-        background: $surface;
-        overflow-x: hidden;
-        scrollbar-gutter: stable;
-    }
-    FamilyTable > .family-table--header { background: $panel; color: $foreground; text-style: bold; }
-    FamilyTable > .family-table--sorted { background: $panel; color: $accent; text-style: bold; }
-    FamilyTable > .family-table--even { background: $surface; }
-    FamilyTable > .family-table--odd { background: $surface-lighten-1; }
-    FamilyTable > .family-table--cursor { background: $boost; text-style: bold; }
-    FamilyTable:focus > .family-table--cursor { background: $block-cursor-background; color: $block-cursor-foreground; text-style: bold; }
-    FamilyTable > .family-table--excerpt { color: $foreground-muted; text-style: italic; }
-    FamilyTable > .family-table--muted { color: $foreground-muted; }
-    FamilyTable > .family-table--placeholder { color: $foreground-muted; text-style: italic; }
-    """
-
-    COMPONENT_CLASSES = {
-        "family-table--header",
-        "family-table--sorted",
-        "family-table--even",
-        "family-table--odd",
-        "family-table--cursor",
-        "family-table--excerpt",
-        "family-table--muted",
-        "family-table--placeholder",
-    }
-
-    BINDINGS = [
-        Binding("up", "cursor(-1)", "Up", show=False),
-        Binding("down", "cursor(1)", "Down", show=False),
-        Binding("pageup", "page(-1)", "Page up", show=False),
-        Binding("pagedown", "page(1)", "Page down", show=False),
-        Binding("home,ctrl+home", "jump(0)", "First", show=False),
-        Binding("end,ctrl+end", "jump(-1)", "Last", show=False),
-        Binding("enter", "select", "Members", show=False),
-    ]
+    COLUMNS = COLUMNS
+    RIGHT_ALIGNED = RIGHT_ALIGNED
+    CELL_STYLES = {"excerpt": "excerpt", "newest": "muted"}
+    BOLD_ON_CURSOR = "name"
 
     class Highlighted(Message):
         """The cursor moved to ``family`` (None when the list is empty)."""
@@ -108,28 +60,24 @@ class FamilyTable(ScrollView, can_focus=True):
         def control(self) -> FamilyTable:
             return self.table
 
-    cursor_row: reactive[int] = reactive(0, always_update=True)
-
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
-        self.families: list[FamilyLike] = []
         self.sort_key = "size"
-        #: shown under the header when there is no family, one line per line of text
         self.placeholder = "No families (press 1 to show singletons, ] to raise k)"
-        self._row_of: dict[str, int] = {}
-        self._layout: list[tuple[ColumnSpec, int]] = []
+        self._row_of: Mapping[str, int] = {}
         self._documents: Mapping[str, DocumentLike] = {}
         self._excerpts: Mapping[str, str] = {}
         self._newest: dict[str, int] = {}
+        self._newest_given: Mapping[str, int] = {}
 
     # -- data ----------------------------------------------------------------------------
+    @property
+    def families(self) -> Sequence[FamilyLike]:
+        return self.rows
+
     @staticmethod
     def row_key(family: FamilyLike) -> str:
         return family.centre
-
-    @property
-    def row_count(self) -> int:
-        return len(self.families)
 
     def show(
         self,
@@ -138,27 +86,31 @@ class FamilyTable(ScrollView, can_focus=True):
         excerpts: Mapping[str, str],
         *,
         keep: str | None = None,
+        row_of: Mapping[str, int] | None = None,
+        newest: Mapping[str, int] | None = None,
+        fallback_row: int | None = None,
     ) -> None:
-        """Replace the listing. The cursor goes to the family holding document ``keep`` when
-        there is one, else stays at the same row index; the scroll position is kept."""
-        old_row = self.cursor_row
+        """Replace the listing. The cursor goes to the family holding document ``keep``
+        when there is one, else to ``fallback_row`` (e.g. the row of the same family after
+        a change), else stays at the same row index; the scroll position is kept.
+
+        ``row_of`` (member -> row) and ``newest`` (centre -> newest mtime) may be given
+        precomputed (a view built in a worker): then nothing here is O(rows)."""
         self._documents = documents
         self._excerpts = excerpts
         self._newest = {}
-        self.families = list(families)
-        self._row_of = {}
-        for index, family in enumerate(self.families):
-            for member in family.members:
-                self._row_of.setdefault(member, index)
+        self._newest_given = newest or {}
+        if row_of is None:
+            built: dict[str, int] = {}
+            for index, family in enumerate(families):
+                for member in family.members:
+                    built.setdefault(member, index)
+            row_of = built
+        self._row_of = row_of
         target = self._row_of.get(keep, -1) if keep is not None else -1
-        if target < 0:
-            target = min(max(old_row, 0), max(len(self.families) - 1, 0))
-        self._update_virtual_size()
-        self.set_reactive(FamilyTable.cursor_row, target)
-        if target != old_row:
-            self._scroll_to_cursor()
-        self.refresh()
-        self.post_message(self.Highlighted(self, self.selected))
+        if target < 0 and fallback_row is not None:
+            target = fallback_row
+        self.set_rows(families, cursor=target)
 
     def row_of(self, doc_id: str) -> int | None:
         """Row index of the family holding ``doc_id`` (None if not shown)."""
@@ -167,8 +119,8 @@ class FamilyTable(ScrollView, can_focus=True):
     @property
     def selected(self) -> FamilyLike | None:
         """The family under the cursor."""
-        if 0 <= self.cursor_row < len(self.families):
-            return self.families[self.cursor_row]
+        if 0 <= self.cursor_row < len(self.rows):
+            return self.rows[self.cursor_row]
         return None
 
     def set_excerpt(self, centre: str, excerpt: str) -> None:
@@ -177,93 +129,19 @@ class FamilyTable(ScrollView, can_focus=True):
         if row is not None:
             self.refresh_line(row)
 
-    def refresh_line(self, row: int) -> None:
-        y = row - int(self.scroll_offset.y) + 1
-        if 1 <= y < self.size.height:
-            self.refresh(Region(0, y, self.size.width, 1))
+    # -- messages ------------------------------------------------------------------------
+    def post_highlighted(self, row: int) -> None:
+        self.post_message(self.Highlighted(self, self.selected))
 
-    def cell_text(self, row: int, key: str) -> str:
-        """The text of one cell, as drawn (before cropping)."""
-        return self._cell(self.families[row], key)
-
-    # -- geometry ----------------------------------------------------------------------------
-    def _update_virtual_size(self) -> None:
-        self.virtual_size = Size(self.scrollable_content_region.width, len(self.families) + 1)
-
-    def on_resize(self) -> None:
-        self._layout = fit_columns(COLUMNS, max(self.scrollable_content_region.width, 30))
-        self._update_virtual_size()
-
-    @property
-    def columns(self) -> list[tuple[ColumnSpec, int]]:
-        """Shown columns with their widths (for header hit-testing and tests)."""
-        if not self._layout:
-            self._layout = fit_columns(COLUMNS, max(self.scrollable_content_region.width, 30))
-        return self._layout
-
-    def _page(self) -> int:
-        return max(1, self.scrollable_content_region.height - 1)
-
-    def _scroll_to_cursor(self) -> None:
-        top = int(self.scroll_offset.y)
-        page = self._page()
-        row = self.cursor_row
-        if row < top:
-            self.scroll_to(y=row, animate=False, immediate=True)
-        elif row >= top + page:
-            self.scroll_to(y=row - page + 1, animate=False, immediate=True)
-
-    # -- cursor ----------------------------------------------------------------------------
-    def validate_cursor_row(self, row: int) -> int:
-        return min(max(row, 0), max(len(self.families) - 1, 0))
-
-    def watch_cursor_row(self, old: int, new: int) -> None:
-        self._scroll_to_cursor()
-        self.refresh()
-        if old != new:
-            self.post_message(self.Highlighted(self, self.selected))
-
-    def move_cursor(self, *, row: int, scroll: bool = True) -> None:
-        self.cursor_row = row
-        if scroll:
-            self._scroll_to_cursor()
-
-    def action_cursor(self, delta: int) -> None:
-        self.cursor_row = self.cursor_row + delta
-
-    def action_page(self, direction: int) -> None:
-        self.cursor_row = self.cursor_row + direction * self._page()
-
-    def action_jump(self, where: int) -> None:
-        self.cursor_row = len(self.families) - 1 if where < 0 else where
-
-    def action_select(self) -> None:
+    def post_selected(self, row: int) -> None:
         if self.selected is not None:
             self.post_message(self.Selected(self, self.selected))
 
-    def on_click(self, event: events.Click) -> None:
-        if event.y == 0:
-            key = self._column_at(event.x)
-            if key is not None:
-                self.post_message(self.SortRequested(self, key))
-            return
-        row = int(self.scroll_offset.y) + event.y - 1
-        if 0 <= row < len(self.families):
-            if row == self.cursor_row and event.chain >= 2:
-                self.action_select()
-            self.cursor_row = row
-
-    def _column_at(self, x: int) -> str | None:
-        left = 0
-        for spec, width in self.columns:
-            right = left + width + 2 * CELL_PADDING
-            if left <= x < right:
-                return spec.key
-            left = right
-        return None
+    def post_header(self, key: str) -> None:
+        self.post_message(self.SortRequested(self, key))
 
     # -- rendering ---------------------------------------------------------------------------
-    def _cell(self, family: FamilyLike, key: str) -> str:
+    def cell(self, family: FamilyLike, key: str) -> str:
         if key == "size":
             return str(family.size)
         if key == "diameter":
@@ -272,63 +150,9 @@ class FamilyTable(ScrollView, can_focus=True):
             return shown(family.centre)
         if key == "excerpt":
             return self._excerpts.get(family.centre, "")
-        newest = self._newest.get(family.centre)
+        newest = self._newest_given.get(family.centre)
+        if newest is None:
+            newest = self._newest.get(family.centre)
         if newest is None:
             newest = self._newest[family.centre] = newest_change(family, self._documents)
         return format_mtime(newest)
-
-    def _style(self, name: str) -> Style:
-        return self.get_component_rich_style(f"family-table--{name}")
-
-    def _row_strip(self, cells: list[tuple[str, str, Style]], base: Style, width: int) -> Strip:
-        segments = []
-        for text, key, style in cells:
-            column_width = next(w for spec, w in self.columns if spec.key == key)
-            if cell_len(text) > column_width:
-                text = set_cell_size(text, max(column_width - 1, 0)) + "…"
-            elif key in RIGHT_ALIGNED:
-                text = text.rjust(column_width)
-            else:
-                text = set_cell_size(text, column_width)
-            pad = " " * CELL_PADDING
-            segments.append(Segment(pad, base))
-            segments.append(Segment(text, base + style))
-            segments.append(Segment(pad, base))
-        return Strip(segments).crop_extend(0, width, base)
-
-    def render_line(self, y: int) -> Strip:
-        width = self.scrollable_content_region.width
-        base = self.rich_style
-        if y == 0:
-            header = self._style("header")
-            cells = [
-                (
-                    spec.label,
-                    spec.key,
-                    self._style("sorted") if spec.key == self.sort_key else Style(),
-                )
-                for spec, _w in self.columns
-            ]
-            return self._row_strip(cells, base + header, width)
-        row = int(self.scroll_offset.y) + y - 1
-        if not self.families:
-            lines = self.placeholder.splitlines()
-            if 1 <= y <= len(lines):
-                return Strip(
-                    [Segment(lines[y - 1], base + self._style("placeholder"))]
-                ).crop_extend(0, width, base)
-            return Strip.blank(width, base)
-        if row >= len(self.families):
-            return Strip.blank(width, base)
-        family = self.families[row]
-        row_style = base + self._style("odd" if row % 2 else "even")
-        if row == self.cursor_row:
-            row_style = row_style + self._style("cursor")
-        excerpt, muted = self._style("excerpt"), self._style("muted")
-        cells = []
-        for spec, _w in self.columns:
-            style = excerpt if spec.key == "excerpt" else muted if spec.key == "newest" else Style()
-            if row == self.cursor_row:
-                style = Style(bold=True) if spec.key == "name" else Style()
-            cells.append((self._cell(family, spec.key), spec.key, style))
-        return self._row_strip(cells, row_style, width)

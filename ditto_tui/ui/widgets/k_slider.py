@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from rich.segment import Segment
 from textual import events
 from textual.binding import Binding
+from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.strip import Strip
@@ -159,7 +160,7 @@ class KSlider(Widget, can_focus=True):
             self.release_mouse()
             event.stop()
 
-    def get_content_width(self, container, viewport) -> int:  # type: ignore[override]
+    def get_content_width(self, container: Size, viewport: Size) -> int:
         return len(_LABEL) + 1 + (self.maximum + 1) * (self._tick_width() + 2)
 
 

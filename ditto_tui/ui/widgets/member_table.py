@@ -1,18 +1,15 @@
 """MemberTable: the documents of one family with distance to the representative, size,
-modification time, and subject/sender for mail. A ✓ marks documents chosen for comparison."""
+modification time, and subject/sender for mail. A ✓ marks documents chosen for comparison.
+Virtual: a family of any size is shown whole (no row cap)."""
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
-from rich.text import Text
-from textual.widgets import DataTable
-from textual.widgets.data_table import CellDoesNotExist, RowDoesNotExist
-
 from ditto_tui.ui.listing import format_mtime, format_size, shown
-from ditto_tui.ui.widgets.columns import ColumnSpec, fit_columns
+from ditto_tui.ui.widgets.columns import ColumnSpec
+from ditto_tui.ui.widgets.virtual_table import VirtualTable
 
 COLUMNS = (
     ColumnSpec("mark", "✓", 1),
@@ -44,41 +41,25 @@ class Member:
     sender: str = ""
 
 
-class MemberTable(DataTable):
-    """Member list of the selected family; rows keyed by document id."""
+class MemberTable(VirtualTable):
+    """Member list of the selected family."""
 
-    DEFAULT_CSS = """
-    MemberTable { height: 1fr; overflow-x: hidden; scrollbar-gutter: stable; }
-    """
+    COLUMNS = COLUMNS
+    RIGHT_ALIGNED = frozenset({"distance", "size"})
+    CELL_STYLES = {"modified": "muted"}
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
-        super().__init__(id=id, classes=classes, cursor_type="row", zebra_stripes=True)
-        self.members: list[Member] = []
-
+        super().__init__(id=id, classes=classes)
         self.mail = False
-        self._layout: list[tuple[ColumnSpec, int]] = []
-        self._columns: list[str] = []
         self._marked: Collection[str] = ()
+        self.placeholder = "No family selected"
 
-    def on_mount(self) -> None:
-        self._fit()
+    @property
+    def members(self) -> Sequence[Member]:
+        return self.rows
 
-    def on_resize(self) -> None:
-        if self._fit():
-            keep = self.selected.id if self.selected else None
-            self.show(self.members, self._marked, keep=keep, mail=self.mail)
-
-    def _fit(self) -> bool:
-        """Rebuild the columns for the current width and kind; True if they changed."""
-        layout = fit_columns(MAIL_COLUMNS if self.mail else COLUMNS, max(self.size.width - 2, 30))
-        if layout == self._layout:
-            return False
-        self._layout = layout
-        self.clear(columns=True)
-        for spec, width in layout:
-            self.add_column(Text(spec.label), width=width, key=spec.key)
-        self._columns = [spec.key for spec, _width in layout]
-        return True
+    def column_specs(self) -> Sequence[ColumnSpec]:
+        return MAIL_COLUMNS if self.mail else COLUMNS
 
     def show(
         self,
@@ -89,42 +70,40 @@ class MemberTable(DataTable):
         mail: bool = False,
     ) -> None:
         """Replace the rows; the cursor goes to ``keep`` when it is a member, else row 0.
-        ``mail`` adds Subject and From columns."""
-        self.members = list(members)
+        ``mail`` adds Subject and From columns. O(rows) only to find ``keep``."""
         self._marked = marked
-        self.mail = mail
-        if not self._fit():
-            self.clear()
-        for member in self.members:
-            cells = self._cells(member, member.id in marked)
-            self.add_row(*(cells[key] for key in self._columns), key=member.id)
-        ids = [m.id for m in self.members]
-        if keep in ids:
-            self.move_cursor(row=ids.index(keep))
+        if mail != self.mail:
+            self.mail = mail
+            self.relayout()
+        row = 0
+        if keep is not None:
+            row = next((i for i, m in enumerate(members) if m.id == keep), 0)
+        self.set_rows(members, cursor=row)
 
-    @staticmethod
-    def _cells(member: Member, marked: bool) -> dict[str, Text]:
-        return {
-            "mark": Text("✓" if marked else " ", style="bold"),
-            "path": Text(shown(member.id), no_wrap=True, overflow="ellipsis"),
-            "distance": Text(str(member.distance), justify="right"),
-            "size": Text(format_size(member.size), justify="right"),
-            "modified": Text(format_mtime(member.mtime_ns), style="dim"),
-            "subject": Text(shown(member.subject), no_wrap=True, overflow="ellipsis"),
-            "sender": Text(shown(member.sender), no_wrap=True, overflow="ellipsis"),
-        }
+    def cell(self, member: Member, key: str) -> str:
+        if key == "mark":
+            return "✓" if member.id in self._marked else " "
+        if key == "path":
+            return shown(member.id)
+        if key == "distance":
+            return str(member.distance)
+        if key == "size":
+            return format_size(member.size)
+        if key == "modified":
+            return format_mtime(member.mtime_ns)
+        if key == "subject":
+            return shown(member.subject)
+        if key == "sender":
+            return shown(member.sender)
+        return ""
 
     def set_marked(self, marked: Collection[str]) -> None:
         """Redraw the ✓ column for the current rows."""
         self._marked = marked
-        for member in self.members:
-            with contextlib.suppress(CellDoesNotExist, RowDoesNotExist, KeyError):
-                self.update_cell(
-                    member.id, "mark", Text("✓" if member.id in marked else " ", style="bold")
-                )
+        self.refresh()
 
     @property
     def selected(self) -> Member | None:
-        if not self.members or not 0 <= self.cursor_row < len(self.members):
+        if not self.rows or not 0 <= self.cursor_row < len(self.rows):
             return None
-        return self.members[self.cursor_row]
+        return self.rows[self.cursor_row]

@@ -1,0 +1,28 @@
+"""explore: the application layer between the corpus and the UI.
+
+- ``source``: ``CorpusSource``, the typed protocol a corpus meets (folder session, Spark
+  results, in-memory corpus), and its optional capabilities.
+- ``memory``: ``MemorySource``, an in-memory corpus for tests and benchmarks.
+- ``snapshot``: ``Snapshot``, an immutable state of the index with a generation number.
+- ``view``: ``ViewRequest`` and ``FamilyView``: the filtered, sorted family listing with
+  its row map and change counts, built off the UI thread.
+- ``explorer``: ``Explorer``, one ordered writer over the source and the live index.
+"""
+
+from ditto_tui.explore.explorer import Explorer, ExplorerEvent
+from ditto_tui.explore.memory import MemorySource
+from ditto_tui.explore.snapshot import Snapshot
+from ditto_tui.explore.source import CorpusSource, PairStore, PipelineSwitchable
+from ditto_tui.explore.view import FamilyView, ViewRequest
+
+__all__ = [
+    "CorpusSource",
+    "Explorer",
+    "ExplorerEvent",
+    "FamilyView",
+    "MemorySource",
+    "PairStore",
+    "PipelineSwitchable",
+    "Snapshot",
+    "ViewRequest",
+]

@@ -1,0 +1,659 @@
+"""Explorer: one ordered writer over a corpus source and its live near-duplicate index.
+
+Every mutation of the index goes through one queue and is applied, in order, by one
+writer thread: the batches of the initial scan and of every rescan, the batches of the
+watcher, the replacement of the source (pipeline switch). Sources hand over their batches
+in the order their own state changed (see :mod:`ditto_tui.explore.source`), so the last
+write on disk is the last write in the index. The writer owns the :class:`NearIndex`
+(nobody else touches it, so it needs no lock) and publishes an immutable
+:class:`~ditto_tui.explore.snapshot.Snapshot` after each change; it also computes family
+listings on request and, when idle, for every other k ("warming").
+
+A second thread builds :class:`~ditto_tui.explore.view.FamilyView` s: the family list
+for the latest :class:`~ditto_tui.explore.view.ViewRequest`, rebuilt whenever a newer
+request or a newer snapshot arrives. Results for a superseded request or an older
+source are dropped, never delivered.
+
+Everything the UI hears comes through ``on_event`` (called from the explorer's threads:
+post a message, do not touch widgets). The explorer never imports the UI.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import queue
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from ditto_tui.core.index import NearIndex
+from ditto_tui.corpus.documents import ChangeBatch, ScanProgress
+from ditto_tui.explore.snapshot import Snapshot
+from ditto_tui.explore.source import CorpusSource, PairStore, PipelineSwitchable
+from ditto_tui.explore.view import FamilyView, ViewDelta, ViewRequest, build_view
+
+MODES = ("chain", "star")
+PROGRESS_INTERVAL = 0.1
+PUBLISH_INTERVAL = 0.2  # while scanning: at most this often a new snapshot
+VIEW_INTERVAL = 0.25  # while scanning: at most this often a rebuilt view
+NOTICE_POLL = 0.5
+
+
+# -- events -----------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class ExplorerEvent:
+    """Something the UI should hear about."""
+
+
+@dataclass(frozen=True, slots=True)
+class ScanProgressed(ExplorerEvent):
+    done: int
+    total: int | None
+    elapsed: float
+
+
+@dataclass(frozen=True, slots=True)
+class IndexUpdated(ExplorerEvent):
+    """A new snapshot; ``touched`` documents changed on disk (watch batches only)."""
+
+    snapshot: Snapshot
+    touched: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
+class ScanEnded(ExplorerEvent):
+    error: str | None
+    switched: bool = False
+    documents: int = 0
+    skipped: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ViewBuilt(ExplorerEvent):
+    view: FamilyView
+
+
+@dataclass(frozen=True, slots=True)
+class WatchStateChanged(ExplorerEvent):
+    state: str
+
+
+@dataclass(frozen=True, slots=True)
+class Notice(ExplorerEvent):
+    text: str
+    severity: str = "warning"
+    title: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class SourceReplaced(ExplorerEvent):
+    """The source (and its pipeline) changed; the index restarts empty."""
+
+    source: Any
+    pipeline: Any
+
+
+# -- writer operations ------------------------------------------------------------------
+@dataclass(slots=True)
+class _Batch:
+    epoch: int
+    batch: ChangeBatch
+    watch: bool
+
+
+@dataclass(slots=True)
+class _ScanDone:
+    epoch: int
+    error: str | None
+    switched: bool
+
+
+@dataclass(slots=True)
+class _Replace:
+    source: Any
+
+
+@dataclass(slots=True)
+class _Listing:
+    k: int
+    mode: str
+
+
+@dataclass(slots=True)
+class _Call:
+    """Run ``fn`` on the writer thread (in queue order)."""
+
+    fn: Callable[[], None]
+    done: threading.Event = field(default_factory=threading.Event)
+
+
+_STOP = object()
+
+
+class Explorer:
+    """The live corpus of one source and its index; thread-safe, see module docstring.
+
+    ``max_k`` bounds k; ``watch`` starts watching (before the initial scan, so nothing
+    written during it is missed); ``poll`` makes the watcher poll. Call :meth:`start`
+    once, :meth:`close` at the end (it closes the sources the explorer opened itself by
+    switching pipeline, never the one it was given).
+    """
+
+    def __init__(
+        self,
+        source: CorpusSource,
+        *,
+        max_k: int = 8,
+        watch: bool = True,
+        poll: bool = False,
+        on_event: Callable[[ExplorerEvent], None] | None = None,
+    ) -> None:
+        self._source: Any = source
+        self.max_k = max_k
+        self.watch = watch
+        self.poll = poll
+        self.on_event: Callable[[ExplorerEvent], None] = on_event or (lambda _e: None)
+        self.notices: list[str] = []  # notices of the sources closed by the explorer
+        self._created: list[Any] = []
+        self._epoch = 0
+        self._index = NearIndex(max_k)
+        self._fps: dict[str, int] = {}
+        self._ops: queue.Queue[Any] = queue.Queue()
+        self._generation = 0
+        self._snapshot = Snapshot(0, 0, max_k, scanning=False)
+        self._scanning = False
+        self._scan_cancel = threading.Event()
+        self._scan_thread: threading.Thread | None = None
+        self._lock = threading.Lock()  # scanning flag, source replacement
+        self._touched: set[str] = set()
+        self._counts = [0, 0, 0]  # added, changed, removed since the last view
+        # view building
+        self._view_cond = threading.Condition()
+        self._view_request: ViewRequest | None = None
+        self._last_view: FamilyView | None = None
+        self._listing_wanted: tuple[int, int, str] | None = None
+        self._closed = False
+        self._noticed: dict[int, int] = {}
+        self._writer = threading.Thread(target=self._run_writer, name="ditto-tui writer", daemon=True)
+        self._viewer = threading.Thread(target=self._run_views, name="ditto-tui views", daemon=True)
+        self._started = False
+        self._store_thread: threading.Thread | None = None
+
+    # -- public state ------------------------------------------------------------------
+    @property
+    def source(self) -> Any:
+        """The current source (replaced by :meth:`switch_pipeline`)."""
+        return self._source
+
+    @property
+    def snapshot(self) -> Snapshot:
+        """The latest published snapshot (immutable)."""
+        return self._snapshot
+
+    @property
+    def scanning(self) -> bool:
+        return self._scanning
+
+    @property
+    def watch_state(self) -> str:
+        if self._scanning:
+            return "scanning"
+        return str(getattr(self._source, "watch_state", "off"))
+
+    # -- lifecycle ---------------------------------------------------------------------
+    def start(self) -> None:
+        """Start the writer, then watching (if asked) and the initial scan."""
+        if self._started:
+            return
+        self._started = True
+        self._writer.start()
+        self._viewer.start()
+        self._begin_scan(self._source, self._epoch, start_watch=self.watch)
+
+    def close(self) -> None:
+        """Stop scanning and watching, stop the threads, close the sources opened here."""
+        if self._closed:
+            return
+        self._closed = True
+        self._scan_cancel.set()
+        with contextlib.suppress(Exception):  # closing must go on
+            self._source.stop_watching()
+        self._ops.put(_STOP)
+        with self._view_cond:
+            self._view_cond.notify_all()
+        if self._scan_thread is not None and self._scan_thread is not threading.current_thread():
+            self._scan_thread.join(timeout=10)
+        if self._started:
+            self._writer.join(timeout=10)
+            self._viewer.join(timeout=10)
+        if self._store_thread is not None:
+            self._store_thread.join(timeout=60)
+        for source in self._created:
+            self._close_source(source)
+        self._created.clear()
+
+    def _close_source(self, source: Any) -> None:
+        source.close()
+        self.notices.extend(n for n in source.notices if n not in self.notices)
+
+    def wait_idle(self, timeout: float = 30.0) -> bool:
+        """Block until no scan runs and the writer has applied everything queued (for
+        tests and scripts); False on timeout."""
+        deadline = time.monotonic() + timeout
+        while self._scanning:
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.01)
+        return self.call(lambda: None, timeout=max(0.0, deadline - time.monotonic()))
+
+    def call(self, fn: Callable[[], None], timeout: float | None = None) -> bool:
+        """Run ``fn`` on the writer thread after everything queued before; wait for it."""
+        op = _Call(fn)
+        self._ops.put(op)
+        return op.done.wait(timeout)
+
+    def families(self, k: int, mode: str = "chain") -> tuple:
+        """Every family at ``(k, mode)`` of the index as it is after everything queued
+        (blocking: computed on the writer thread; for tests and scripts)."""
+        out: list[tuple] = []
+
+        def compute() -> None:
+            self._compute_listing(k, mode)
+            out.append(self._snapshot.listing(max(0, min(k, self.max_k)), mode) or ())
+
+        self.call(compute)
+        return out[0]
+
+    # -- scanning ----------------------------------------------------------------------
+    def rescan(self) -> bool:
+        """Scan the source again (F5); False when a scan already runs."""
+        return self._begin_scan(self._source, self._epoch)
+
+    def _begin_scan(
+        self,
+        source: Any,
+        epoch: int,
+        *,
+        start_watch: bool = False,
+        switched: bool = False,
+        paused: bool = False,
+    ) -> bool:
+        with self._lock:
+            if self._scanning or self._closed:
+                return False
+            self._scanning = True
+            self._scan_cancel.clear()
+        self._publish_state()
+        thread = threading.Thread(
+            target=self._scan,
+            args=(source, epoch, start_watch, switched, paused),
+            name="ditto-tui scan",
+            daemon=True,
+        )
+        self._scan_thread = thread
+        thread.start()
+        return True
+
+    def _scan(self, source: Any, epoch: int, start_watch: bool, switched: bool, paused: bool) -> None:
+        if start_watch:
+            self._start_watching(source, epoch, paused=paused)
+        last = 0.0
+
+        def on_progress(progress: ScanProgress) -> None:
+            nonlocal last
+            now = time.monotonic()
+            if now - last >= PROGRESS_INTERVAL or progress.total == progress.done:
+                last = now
+                self.on_event(ScanProgressed(progress.done, progress.total, progress.elapsed))
+
+        def on_batch(batch: ChangeBatch) -> None:
+            self._ops.put(_Batch(epoch, batch, watch=False))
+
+        error = None
+        try:
+            source.scan(on_progress=on_progress, on_batch=on_batch, cancelled=self._scan_cancel.is_set)
+        except Exception as exc:  # reported to the user; the explorer stays usable
+            error = f"{type(exc).__name__}: {exc}"
+        self._ops.put(_ScanDone(epoch, error, switched))
+
+    # -- watching ----------------------------------------------------------------------
+    def _start_watching(self, source: Any, epoch: int, *, paused: bool = False) -> None:
+        def on_change(batch: ChangeBatch) -> None:
+            self._ops.put(_Batch(epoch, batch, watch=True))
+
+        def on_state(state: str) -> None:
+            self.on_event(WatchStateChanged(state))
+
+        try:
+            source.start_watching(on_change, poll=self.poll, on_state=on_state)
+            if paused:
+                source.pause_watching()
+        except Exception as exc:  # noqa: BLE001 - watching is optional; say why it is off
+            self.on_event(Notice(f"Cannot watch for changes: {exc}", "error"))
+        self.on_event(WatchStateChanged(self.watch_state))
+
+    def toggle_watch(self) -> str:
+        """Pause watching if it runs, resume it if paused, start it if off; returns what
+        happened: ``"started"``, ``"resumed"``, ``"paused"`` or ``"later"`` (during a scan
+        that did not start it)."""
+        source = self._source
+        state = source.watch_state
+        self.watch = True
+        if state == "off":
+            if self._scanning:
+                return "later"
+            threading.Thread(
+                target=self._start_watching, args=(source, self._epoch), daemon=True
+            ).start()
+            return "started"
+        if state == "paused":
+            source.resume_watching()
+            return "resumed"
+        source.pause_watching()
+        return "paused"
+
+    # -- switching pipeline ------------------------------------------------------------
+    def can_switch(self) -> bool:
+        return isinstance(self._source, PipelineSwitchable)
+
+    def switch_pipeline(self, pipeline: Any) -> bool:
+        """Re-index with ``pipeline`` in the background: stop watching, open a sibling
+        source, replace the index (empty), scan. False when a scan runs or the source
+        cannot switch. Failures come back as a :class:`Notice` with severity "error"."""
+        if not self.can_switch():
+            return False
+        with self._lock:
+            if self._scanning or self._closed:
+                return False
+            self._scanning = True
+        threading.Thread(target=self._switch, args=(pipeline,), daemon=True).start()
+        return True
+
+    def _switch(self, pipeline: Any) -> None:
+        old = self._source
+        paused = str(getattr(old, "watch_state", "off")) == "paused"
+        was_watching = str(getattr(old, "watch_state", "off")) != "off" or self.watch
+        try:
+            old.stop_watching()
+            new = old.with_pipeline(pipeline)
+        except Exception as exc:  # reported; the old source stays and watches again
+            with self._lock:
+                self._scanning = False
+            self.on_event(Notice(f"{type(exc).__name__}: {exc}", "error", "Pipeline switch failed"))
+            if was_watching:
+                self._start_watching(old, self._epoch, paused=paused)
+            self._publish_state()
+            return
+        done = threading.Event()
+        self._ops.put(_Replace(new))
+        self._ops.put(_Call(done.set))
+        done.wait()
+        if old in self._created:
+            self._created.remove(old)
+            self._close_source(old)
+        self._created.append(new)
+        with self._lock:
+            self._scanning = False
+        self._begin_scan(new, self._epoch, start_watch=was_watching, switched=True, paused=paused)
+
+    # -- views ---------------------------------------------------------------------------
+    def request_view(self, request: ViewRequest) -> None:
+        """Ask for the family view of ``request`` (the newest request wins); it arrives as
+        a :class:`ViewBuilt` event, and again after every change of the index."""
+        with self._view_cond:
+            self._view_request = request
+            self._view_cond.notify_all()
+
+    def near(self, doc_id: str, k: int) -> list:
+        """Every document within ``k`` of ``doc_id`` in the current snapshot (empty when
+        ``doc_id`` is unknown). A vectorised scan: call from a worker."""
+        snap = self._snapshot
+        if doc_id not in snap:
+            return []
+        return snap.near(snap.fingerprint(doc_id), k)
+
+    # -- writer thread ------------------------------------------------------------------
+    def _run_writer(self) -> None:
+        dirty = False
+        last_publish = 0.0
+        last_notice = 0.0
+        while True:
+            timeout = None
+            if dirty:
+                timeout = max(0.0, PUBLISH_INTERVAL - (time.monotonic() - last_publish))
+            elif not self._closed:
+                timeout = NOTICE_POLL
+            try:
+                op = self._ops.get(timeout=timeout)
+            except queue.Empty:
+                op = None
+            ops = [] if op is None else [op]
+            while True:
+                try:
+                    ops.append(self._ops.get_nowait())
+                except queue.Empty:
+                    break
+            calls: list[_Call] = []
+            listings: list[_Listing] = []
+            ended: list[_ScanDone] = []
+            for op in ops:
+                if op is _STOP:
+                    for call in calls:
+                        call.done.set()
+                    return
+                if isinstance(op, _Batch):
+                    if op.epoch == self._epoch and self._apply(op.batch, op.watch):
+                        dirty = True
+                elif isinstance(op, _Replace):
+                    self._replace(op.source)
+                    dirty = True
+                elif isinstance(op, _ScanDone):
+                    if op.epoch == self._epoch:
+                        ended.append(op)
+                elif isinstance(op, _Listing):
+                    listings.append(op)
+                elif isinstance(op, _Call):
+                    calls.append(op)
+            now = time.monotonic()
+            if dirty and (ended or calls or not self._scanning or now - last_publish >= PUBLISH_INTERVAL):
+                self._publish()
+                dirty = False
+                last_publish = now
+            for done in ended:
+                self._scan_finished(done)
+            for call in calls:
+                try:
+                    call.fn()
+                finally:
+                    call.done.set()
+            if listings:
+                self._compute_listing(listings[-1].k, listings[-1].mode)
+            if now - last_notice >= NOTICE_POLL:
+                last_notice = now
+                self._poll_notices()
+            if self._ops.empty() and not dirty:
+                self._warm_one()
+
+    def _apply(self, batch: ChangeBatch, watch: bool) -> bool:
+        """Apply one batch to the index and the id map; True if anything changed."""
+        index, fps = self._index, self._fps
+        changed = False
+        for doc_id in batch.removed:
+            if index.remove(doc_id):
+                fps.pop(doc_id, None)
+                changed = True
+        merged = {i: int(fp) for i, fp in {**batch.added, **batch.changed}.items()}
+        if len(merged) > 32:
+            ids = list(merged)
+            lookup = self._source.load_pairs if isinstance(self._source, PairStore) else None
+            index.add_many(ids, [merged[i] for i in ids], pairs=lookup)
+        else:
+            for doc_id, fp in merged.items():
+                index.add(doc_id, fp)
+        if merged:
+            fps.update(merged)
+            changed = True
+        if watch:
+            self._touched.update(batch.added)
+            self._touched.update(batch.changed)
+            self._touched.update(batch.removed)
+            with self._view_cond:
+                self._counts[0] += len(batch.added)
+                self._counts[1] += len(batch.changed)
+                self._counts[2] += len(batch.removed)
+        return changed or bool(batch.skipped) or batch.rescan
+
+    def _replace(self, source: Any) -> None:
+        self._source = source
+        self._epoch += 1
+        self._index = NearIndex(self.max_k)
+        self._fps = {}
+        self._touched.clear()
+        with self._view_cond:
+            self._counts = [0, 0, 0]
+            self._last_view = None
+        self.on_event(SourceReplaced(source, getattr(source, "pipeline", None)))
+
+    def _publish(self) -> None:
+        self._generation += 1
+        source = self._source
+        snap = Snapshot(
+            generation=self._generation,
+            epoch=self._epoch,
+            max_k=self.max_k,
+            fingerprints=MappingProxyType(dict(self._fps)),
+            documents=_frozen(source.documents),
+            skipped=tuple(source.skipped),
+            scanning=self._scanning,
+        )
+        self._snapshot = snap
+        touched, self._touched = frozenset(self._touched), set()
+        with self._view_cond:
+            self._view_cond.notify_all()
+        self.on_event(IndexUpdated(snap, touched))
+
+    def _publish_state(self) -> None:
+        """Republish the current content (scanning flag, skips) under a new generation."""
+        self._ops.put(_Call(self._publish))
+
+    def _scan_finished(self, done: _ScanDone) -> None:
+        with self._lock:
+            self._scanning = False
+        self._publish()
+        source = self._source
+        pairs = self._index.take_computed_pairs()
+        if pairs is not None and done.error is None and isinstance(source, PairStore):
+
+            def store() -> None:
+                try:  # for the next open: skips the all-pairs join of an unchanged corpus
+                    source.store_pairs(pairs)
+                except Exception as exc:  # an optimisation only: never fails the scan
+                    self.on_event(Notice(f"Could not store the near pairs: {exc}"))
+
+            self._store_thread = threading.Thread(target=store, daemon=True)
+            self._store_thread.start()
+        self.on_event(
+            ScanEnded(done.error, done.switched, len(self._fps), len(self._snapshot.skipped))
+        )
+        self.on_event(WatchStateChanged(self.watch_state))
+
+    def _compute_listing(self, k: int, mode: str) -> None:
+        snap = self._snapshot
+        key = (max(0, min(k, self.max_k)), mode)
+        if snap.generation != self._generation or key in snap.listings:
+            return
+        snap.listings[key] = tuple(self._index.families(key[0], mode=mode))
+        with self._view_cond:
+            self._view_cond.notify_all()
+
+    def _warm_one(self) -> None:
+        """Compute one listing the user may ask for next (current k first, then the
+        nearest ones, in the current mode)."""
+        request = self._view_request
+        snap = self._snapshot
+        if request is None or snap.generation != self._generation or self._scanning:
+            return
+        k = request.k
+        order = sorted(range(self.max_k + 1), key=lambda x: (abs(x - k), x))
+        for kk in order:
+            if (kk, request.mode) not in snap.listings:
+                self._compute_listing(kk, request.mode)
+                return
+
+    def _poll_notices(self) -> None:
+        source = self._source
+        notices = getattr(source, "notices", None)
+        if notices is None:
+            return
+        seen = self._noticed.get(id(source), 0)
+        fresh = notices[seen:]
+        if fresh:
+            self._noticed[id(source)] = seen + len(fresh)
+            for text in fresh:
+                self.on_event(Notice(str(text)))
+
+    # -- view thread ---------------------------------------------------------------------
+    def _run_views(self) -> None:
+        built: tuple[int, int] | None = None  # (serial, generation) of the last view built
+        last_build = 0.0
+        while True:
+            with self._view_cond:
+                while True:
+                    if self._closed:
+                        return
+                    request, snap = self._view_request, self._snapshot
+                    if request is not None and built != (request.serial, snap.generation):
+                        fresh_request = built is None or built[0] != request.serial
+                        wait = VIEW_INTERVAL - (time.monotonic() - last_build)
+                        if fresh_request or not snap.scanning or wait <= 0:
+                            break
+                        self._view_cond.wait(wait)
+                        continue
+                    self._view_cond.wait()
+            listing = snap.listing(max(0, min(request.k, self.max_k)), request.mode)
+            if listing is None:
+                with self._view_cond:
+                    if self._listing_wanted != (snap.generation, request.k, request.mode):
+                        self._listing_wanted = (snap.generation, request.k, request.mode)
+                        self._ops.put(_Listing(request.k, request.mode))
+                    if snap.listing(request.k, request.mode) is None and snap is self._snapshot:
+                        self._view_cond.wait(0.5)
+                continue
+            with self._view_cond:
+                previous = self._last_view
+                counts = self._counts
+            view = build_view(
+                listing,
+                request,
+                snap.documents,
+                generation=snap.generation,
+                epoch=snap.epoch,
+                total=len(snap),
+                previous=previous,
+            )
+            with self._view_cond:
+                if self._view_request is not request or snap.epoch != self._epoch:
+                    continue  # superseded while building: dropped
+                if view.delta is not None and any(counts):
+                    view = _with_counts(view, counts)
+                    self._counts = [0, 0, 0]
+                elif view.delta is not None:  # not a change on disk (e.g. scan progress)
+                    view = dataclasses.replace(view, delta=None)
+                self._last_view = view
+                built = (request.serial, snap.generation)
+                last_build = time.monotonic()
+            self.on_event(ViewBuilt(view))
+
+
+def _with_counts(view: FamilyView, counts: list[int]) -> FamilyView:
+    delta = view.delta or ViewDelta()
+    delta = dataclasses.replace(delta, added=counts[0], modified=counts[1], removed=counts[2])
+    return dataclasses.replace(view, delta=delta)
+
+
+def _frozen(mapping: Mapping) -> Mapping:
+    return mapping if isinstance(mapping, MappingProxyType) else MappingProxyType(dict(mapping))

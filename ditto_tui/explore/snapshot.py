@@ -1,0 +1,84 @@
+"""Snapshot: one immutable state of the explorer's index, readable from any thread.
+
+The explorer's writer publishes a new snapshot after every change it applies; readers
+(the UI thread, view builders, neighbour look-ups) take the current one and keep using
+it, so a reader never sees a half-applied change. ``generation`` grows with every
+publication; ``epoch`` grows when the corpus source is replaced (pipeline switch).
+Family listings computed by the writer for this generation are added to ``listings``
+as they become known (the only cache of them); nothing else changes after publication.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+import numpy as np
+
+from ditto_tui.core.clusters import Family
+from ditto_tui.core.index import Match
+from ditto_tui.core.simhash import Fingerprint, popcount64
+from ditto_tui.corpus.documents import Document, Skipped
+
+EMPTY: Mapping = MappingProxyType({})
+
+
+@dataclass(frozen=True, eq=False)
+class Snapshot:
+    """The index at ``generation``: ids and fingerprints, document metadata, skips.
+
+    ``fingerprints`` and ``documents`` are read-only mappings that are never modified
+    after publication. ``listings[(k, mode)]`` is the tuple of every family at ``k``
+    (singletons included, ditto's order) once the writer has computed it.
+    """
+
+    generation: int
+    epoch: int
+    max_k: int
+    fingerprints: Mapping[str, int] = field(default_factory=lambda: EMPTY)
+    documents: Mapping[str, Document] = field(default_factory=lambda: EMPTY)
+    skipped: Sequence[Skipped] = ()
+    scanning: bool = False
+    listings: dict[tuple[int, str], tuple[Family, ...]] = field(default_factory=dict)
+    _arrays: list = field(default_factory=list, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def __len__(self) -> int:
+        return len(self.fingerprints)
+
+    def __contains__(self, doc_id: object) -> bool:
+        return doc_id in self.fingerprints
+
+    def fingerprint(self, doc_id: str) -> int:
+        """The fingerprint of ``doc_id``; KeyError when absent."""
+        return self.fingerprints[doc_id]
+
+    def listing(self, k: int, mode: str) -> tuple[Family, ...] | None:
+        """Every family at ``(k, mode)`` if the writer computed it for this generation."""
+        return self.listings.get((k, mode))
+
+    def near(self, fp: int, k: int) -> list[Match]:
+        """Every document within ``k`` bits of ``fp``, sorted by ``(distance, id)``;
+        equal to :meth:`NearIndex.near` (``k`` clamped to ``max_k``, ``k < 0`` gives
+        ``[]``). A vectorised scan of this snapshot: no lock of the writer is taken."""
+        if k < 0 or not self.fingerprints:
+            return []
+        k = min(k, self.max_k)
+        ids, fps = self._id_arrays()
+        dist = popcount64(fps ^ np.uint64(fp))
+        hits = np.flatnonzero(dist <= k)
+        out = [
+            Match(ids[i], Fingerprint(int(fps[i])), int(dist[i])) for i in hits.tolist()
+        ]
+        out.sort(key=lambda m: (m.distance, m.id))
+        return out
+
+    def _id_arrays(self) -> tuple[list[str], np.ndarray]:
+        with self._lock:
+            if not self._arrays:
+                ids = list(self.fingerprints)
+                fps = np.fromiter(self.fingerprints.values(), np.uint64, len(ids))
+                self._arrays.extend((ids, fps))
+            return self._arrays[0], self._arrays[1]

@@ -1,0 +1,252 @@
+"""The family list as shown, built off the UI thread: :class:`FamilyView`.
+
+:func:`build_view` turns one listing (every family at a k, from a
+:class:`~ditto_tui.explore.snapshot.Snapshot`) into what the family pane paints: the
+families that pass the filter in display order, the row of every shown member, counts,
+and what changed since the previous view (new, gone and changed families). A family keeps
+its identity while it changes: ``identity[row]`` is carried over from the previous view's
+family that shares the most members with it, so the selection can follow a family whose
+representative was renamed or removed. Everything here is O(shown members): call it from a
+worker, never from the UI thread.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import itertools
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+from ditto_tui.core.clusters import Family
+from ditto_tui.corpus.documents import Document
+
+SortKey = Literal["size", "diameter", "name", "newest"]
+SORT_KEYS: tuple[SortKey, ...] = ("size", "diameter", "name", "newest")
+GLOB_CHARS = frozenset("*?[")
+
+_identities = itertools.count(1)
+
+
+class FamilyLike(Protocol):
+    """What a family list needs of a family (``core.clusters.Family`` meets it)."""
+
+    @property
+    def members(self) -> tuple[str, ...]: ...
+
+    @property
+    def centre(self) -> str: ...
+
+    @property
+    def diameter(self) -> int: ...
+
+    @property
+    def size(self) -> int: ...
+
+
+class DocumentLike(Protocol):
+    """What a family list needs of a document (``corpus.documents.Document`` meets it)."""
+
+    @property
+    def size(self) -> int: ...
+
+    @property
+    def mtime_ns(self) -> int: ...
+
+
+def id_matcher(pattern: str) -> Callable[[str], bool]:
+    """A predicate on ids for the filter box: a glob when ``pattern`` holds ``*?[``
+    (matched against the whole id and against its last component), else a case-insensitive
+    substring. An empty pattern matches everything."""
+    pattern = pattern.strip()
+    if not pattern:
+        return lambda _id: True
+    if GLOB_CHARS & set(pattern):
+        compiled = re.compile(fnmatch.translate(pattern))
+
+        def glob_match(id_: str) -> bool:
+            return bool(compiled.match(id_) or compiled.match(id_.rsplit("/", 1)[-1]))
+
+        return glob_match
+    needle = pattern.casefold()
+    return lambda id_: needle in id_.casefold()
+
+
+def newest_change(family: FamilyLike, documents: Mapping[str, DocumentLike]) -> int:
+    """Most recent ``mtime_ns`` among the members (0 when none is known)."""
+    best = 0
+    for member in family.members:
+        doc = documents.get(member)
+        if doc is not None and doc.mtime_ns > best:
+            best = doc.mtime_ns
+    return best
+
+
+@dataclass(frozen=True, slots=True)
+class ViewRequest:
+    """What the user asked to see. ``serial`` orders requests (a newer one wins)."""
+
+    k: int
+    mode: str = "chain"
+    pattern: str = ""
+    sort: SortKey = "size"
+    singletons: bool = False
+    serial: int = 0
+
+    def same_listing(self, other: ViewRequest | None) -> bool:
+        return other is not None and (self.k, self.mode) == (other.k, other.mode)
+
+
+@dataclass(frozen=True, slots=True)
+class ViewDelta:
+    """What changed since the previous view: families of 2+ members ``new``, ``gone``
+    and ``changed``; documents ``added``, ``modified`` and ``removed`` on disk."""
+
+    new: int = 0
+    gone: int = 0
+    changed: int = 0
+    added: int = 0
+    modified: int = 0
+    removed: int = 0
+
+    def describe(self) -> str:
+        """One line for the "corpus changed" notice."""
+        parts = []
+        if self.modified:
+            parts.append(f"{self.modified} changed")
+        if self.added:
+            parts.append(f"{self.added} new")
+        if self.removed:
+            parts.append(f"{self.removed} removed")
+        for count, what in ((self.new, "new"), (self.changed, "changed"), (self.gone, "gone")):
+            if count:
+                noun = "family" if count == 1 else "families"
+                parts.append(f"{count} {noun} {what}" if what == "gone" else f"{count} {what} {noun}")
+        return ", ".join(parts) or "no visible change"
+
+
+@dataclass(frozen=True, eq=False)
+class FamilyView:
+    """One immutable family listing as displayed (see module docstring)."""
+
+    request: ViewRequest
+    generation: int
+    epoch: int
+    families: Sequence[Family]
+    identity: Sequence[int]
+    row_of: Mapping[str, int]
+    multi: int  # families of 2+ members at this k (whatever the filter)
+    documents: int
+    delta: ViewDelta | None = None  # None: not a live change (first view, new k, ...)
+    newest: Mapping[str, int] = field(default_factory=dict)  # centre -> newest mtime_ns
+
+    def __len__(self) -> int:
+        return len(self.families)
+
+    def row_of_identity(self, identity: int) -> int | None:
+        """Row of the family with ``identity`` (None if not shown)."""
+        for row, ident in enumerate(self.identity):
+            if ident == identity:
+                return row
+        return None
+
+
+def _multi_count(listing: Sequence[Family]) -> int:
+    """Families of 2+ members: a prefix of ditto's order (size descending)."""
+    lo, hi = 0, len(listing)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if listing[mid].size >= 2:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+def build_view(
+    listing: Sequence[Family],
+    request: ViewRequest,
+    documents: Mapping[str, Document],
+    *,
+    generation: int,
+    epoch: int,
+    total: int,
+    previous: FamilyView | None = None,
+) -> FamilyView:
+    """The view of ``listing`` for ``request`` (see the module docstring).
+
+    ``previous`` (the view on screen) gives identities and, when it shows the same k and
+    mode of an older generation of the same epoch, the change counts."""
+    multi = _multi_count(listing)
+    pool = listing if request.singletons else listing[:multi]
+    if request.pattern.strip():
+        match = id_matcher(request.pattern)
+        families = [f for f in pool if any(match(m) for m in f.members)]
+    else:
+        families = list(pool)
+    newest: dict[str, int] = {}
+    if request.sort == "size":
+        pass  # ditto's order is size descending already
+    elif request.sort == "diameter":
+        families.sort(key=lambda f: (-f.diameter, -f.size))
+    elif request.sort == "name":
+        families.sort(key=lambda f: f.centre)
+    else:
+        for f in families:
+            newest[f.centre] = newest_change(f, documents)
+        families.sort(key=lambda f: -newest[f.centre])
+    row_of: dict[str, int] = {}
+    for row, family in enumerate(families):
+        for member in family.members:
+            row_of.setdefault(member, row)
+
+    identity: list[int] = []
+    delta: ViewDelta | None = None
+    same = (
+        previous is not None
+        and previous.epoch == epoch
+        and request.same_listing(previous.request)
+    )
+    if same and previous is not None:
+        old_rows = previous.row_of
+        claimed: set[int] = set()
+        new = changed = 0
+        for family in families:
+            votes: dict[int, int] = {}
+            for member in family.members:
+                old_row = old_rows.get(member)
+                if old_row is not None:
+                    votes[old_row] = votes.get(old_row, 0) + 1
+            best = max(votes, key=lambda r: (votes[r], -r)) if votes else None
+            if best is not None and best not in claimed:
+                claimed.add(best)
+                identity.append(previous.identity[best])
+                if family.size > 1 and previous.families[best].members != family.members:
+                    changed += 1
+            else:
+                identity.append(next(_identities))
+                if family.size > 1:
+                    new += 1
+        if previous.generation != generation:
+            gone = sum(
+                1
+                for row, f in enumerate(previous.families)
+                if f.size > 1 and row not in claimed
+                and not any(m in row_of for m in f.members)
+            )
+            delta = ViewDelta(new=new, gone=gone, changed=changed)
+    else:
+        identity = [next(_identities) for _ in families]
+    return FamilyView(
+        request=request,
+        generation=generation,
+        epoch=epoch,
+        families=families,
+        identity=identity,
+        row_of=row_of,
+        multi=multi,
+        documents=total,
+        delta=delta,
+        newest=newest,
+    )

@@ -1,0 +1,272 @@
+"""DetailPane: the members of the selected family and the preview of the selected member.
+
+Attributes down: the screen sets :meth:`show_family` (a family, the snapshot it belongs
+to, the marks) and the pane does the rest. Member rows of a large family are built in a
+thread worker; file reads (preview, mail headers) go through the ``reader`` given at
+construction (the explorer's current source) in thread workers. Nothing here blocks the
+UI thread on I/O or on work proportional to the corpus.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.message import Message
+from textual.worker import get_current_worker
+
+from ditto_tui.core.display import html_text, visible_lines
+from ditto_tui.explore.snapshot import Snapshot
+from ditto_tui.ui.listing import FamilyLike, format_size, shown
+from ditto_tui.ui.widgets.member_table import Member, MemberTable
+from ditto_tui.ui.widgets.preview import Preview
+from ditto_tui.ui.widgets.title_line import TitleLine
+
+PREVIEW_LIMIT = 4 * 1024 * 1024
+MAIL_KINDS = ("maildir", "mbox")
+INLINE_MEMBERS = 300  # larger families get their rows built in a worker
+
+
+def member_rows(
+    family: FamilyLike, snapshot: Snapshot, mail_infos: dict[str, tuple[str, str, str]]
+) -> list[Member]:
+    """The member rows of ``family``: distance to the representative, size, time, mail
+    headers when known; sorted by (distance, id). O(family size)."""
+    fps = snapshot.fingerprints
+    documents = snapshot.documents
+    centre = fps.get(family.centre, 0)
+    members = []
+    for doc_id in family.members:
+        fp = fps.get(doc_id)
+        if fp is None:
+            continue
+        doc = documents.get(doc_id)
+        subject, sender, _ = mail_infos.get(doc_id, ("", "", ""))
+        members.append(
+            Member(
+                doc_id,
+                (fp ^ centre).bit_count(),
+                doc.size if doc else 0,
+                doc.mtime_ns if doc else 0,
+                subject,
+                sender,
+            )
+        )
+    members.sort(key=lambda m: (m.distance, m.id))
+    return members
+
+
+class DetailPane(Vertical):
+    """Right pane: :class:`MemberTable`, a title line and the :class:`Preview`."""
+
+    class MemberHighlighted(Message):
+        """The highlighted member changed (``doc_id`` None when there is none)."""
+
+        def __init__(self, doc_id: str | None) -> None:
+            super().__init__()
+            self.doc_id = doc_id
+
+    def __init__(self, reader: Callable[[], Any], *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._reader = reader
+        self.family: FamilyLike | None = None
+        self.snapshot: Snapshot | None = None
+        self.marked: list[str] = []
+        self.html_source = False
+        self.previewed: str | None = None
+        self.preview_failed = False
+        self.mail_infos: dict[str, tuple[str, str, str]] = {}
+        self._rows_for: tuple[Any, int] | None = None
+
+    def compose(self) -> ComposeResult:
+        yield MemberTable(id="members")
+        yield TitleLine(Text("Preview"), id="preview-title")
+        yield Preview(id="preview")
+
+    def on_mount(self) -> None:
+        self.member_table.border_title = "Members"
+        self.query_one(Preview).show([], placeholder="No document selected")
+
+    @property
+    def member_table(self) -> MemberTable:
+        return self.query_one(MemberTable)
+
+    def selected_member(self) -> str | None:
+        member = self.member_table.selected
+        return member.id if member else None
+
+    # -- members ------------------------------------------------------------------------
+    def show_family(
+        self, family: FamilyLike | None, snapshot: Snapshot, *, keep: str | None = None
+    ) -> None:
+        """Show ``family`` of ``snapshot``; the cursor goes to ``keep`` (default: the
+        highlighted member) when it is a member."""
+        table = self.member_table
+        self.snapshot = snapshot
+        if keep is None or family is None or keep not in family.members:
+            current = self.selected_member()
+            keep = current if family is not None and current in family.members else None
+        self.family = family
+        if family is None:
+            self._rows_for = None
+            table.show([], self.marked)
+            table.border_title = "Members"
+            self.show_preview(None)
+            return
+        table.border_title = f"Members · {family.size:,} · diameter {family.diameter}"
+        if (family, snapshot.generation) == self._rows_for and keep == self.selected_member():
+            return
+        self._rows_for = (family, snapshot.generation)
+        if family.size <= INLINE_MEMBERS:
+            self._show_rows(family, member_rows(family, snapshot, self.mail_infos), keep)
+        else:
+            self.build_rows(family, snapshot, dict(self.mail_infos), keep)
+        self.load_mail_infos(family)
+
+    @work(thread=True, exclusive=True, group="members")
+    def build_rows(
+        self,
+        family: FamilyLike,
+        snapshot: Snapshot,
+        mail_infos: dict[str, tuple[str, str, str]],
+        keep: str | None,
+    ) -> None:
+        rows = member_rows(family, snapshot, mail_infos)
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._show_rows, family, rows, keep)
+
+    def _show_rows(self, family: FamilyLike, rows: list[Member], keep: str | None) -> None:
+        if family is not self.family:
+            return  # another family was selected meanwhile: dropped
+        if keep is None:
+            keep = self.selected_member()
+        mail = self._is_mail(family)
+        table = self.member_table
+        if rows != table.members or mail != table.mail or keep != self.selected_member():
+            table.show(rows, self.marked, keep=keep, mail=mail)
+        self.show_preview(self.selected_member())
+
+    def _is_mail(self, family: FamilyLike) -> bool:
+        documents = self.snapshot.documents if self.snapshot is not None else {}
+        for m in family.members[:64]:
+            doc = documents.get(m)
+            if doc is not None and doc.kind in MAIL_KINDS:
+                return True
+        return False
+
+    def set_marked(self, marked: list[str]) -> None:
+        self.marked = marked
+        self.member_table.set_marked(marked)
+
+    @on(MemberTable.RowHighlighted, "#members")
+    def member_highlighted(self) -> None:
+        doc_id = self.selected_member()
+        self.show_preview(doc_id)
+        self.post_message(self.MemberHighlighted(doc_id))
+
+    # -- preview ------------------------------------------------------------------------
+    def forget(self, ids: frozenset[str] | set[str]) -> None:
+        """Documents changed on disk: drop what was read of them; reread the preview."""
+        for doc_id in ids:
+            self.mail_infos.pop(doc_id, None)
+        if self.previewed is not None and (self.previewed in ids or self.preview_failed):
+            self.show_preview(self.selected_member(), force=True)
+
+    def reset(self) -> None:
+        """A new corpus source: forget marks, mail headers and the preview."""
+        self.marked.clear()
+        self.member_table.set_marked(self.marked)
+        self.mail_infos.clear()
+        self._rows_for = None
+        self.show_preview(None, force=True)
+
+    def show_preview(self, doc_id: str | None, *, force: bool = False) -> None:
+        if doc_id == self.previewed and not force:
+            return
+        self.previewed = doc_id
+        self.preview_failed = False
+        preview = self.query_one(Preview)
+        title = self.query_one("#preview-title", TitleLine)
+        if doc_id is None:
+            preview.show([], placeholder="No document selected")
+            title.update(Text("Preview"))
+            return
+        snapshot = self.snapshot
+        doc = snapshot.documents.get(doc_id) if snapshot is not None else None
+        heading = Text(no_wrap=True, overflow="ellipsis")
+        heading.append(shown(doc_id), style="bold")
+        if doc is not None:
+            heading.append(f"  {doc.kind} · {format_size(doc.size)}")
+            if doc.kind == "html":
+                heading.append(" · source" if self.html_source else " · text (h: source)")
+        if snapshot is not None and doc_id in snapshot:
+            heading.append(f" · {snapshot.fingerprint(doc_id):016x}")
+        title.update(heading)
+        self.load_preview(doc_id, doc.kind if doc else "text", self.html_source)
+
+    @work(thread=True, exclusive=True, group="preview")
+    def load_preview(self, doc_id: str, kind: str, source: bool) -> None:
+        worker = get_current_worker()
+        try:
+            text = self._reader().read_text(doc_id, limit=PREVIEW_LIMIT)
+        except Exception as exc:  # the corpus reports why; show it instead of the text
+            if not worker.is_cancelled:
+                self.app.call_from_thread(self._show_failure, doc_id, str(exc))
+            return
+        if kind == "html" and not source:
+            text = html_text(text)
+        lines = visible_lines(text)
+        header = 0
+        if kind in MAIL_KINDS:  # the message's own header block, up to the first blank line
+            header = next((i for i, line in enumerate(lines) if not line.strip()), len(lines))
+        if not worker.is_cancelled:
+            self.app.call_from_thread(self._show_lines, doc_id, lines, header)
+
+    def _show_failure(self, doc_id: str, reason: str) -> None:
+        if doc_id != self.previewed:
+            return
+        self.preview_failed = True
+        self.query_one(Preview).show([], placeholder=f"cannot read: {reason}")
+
+    def _show_lines(self, doc_id: str, lines: list[str], header_lines: int) -> None:
+        if doc_id != self.previewed:
+            return
+        self.query_one(Preview).show(
+            lines, header_lines=header_lines, placeholder="(empty document)"
+        )
+
+    # -- mail headers -------------------------------------------------------------------
+    @work(thread=True, exclusive=True, group="mail")
+    def load_mail_infos(self, family: FamilyLike) -> None:
+        snapshot = self.snapshot
+        if snapshot is None:
+            return
+        documents = snapshot.documents
+        wanted = [
+            m
+            for m in family.members[:2000]
+            if m not in self.mail_infos
+            and (doc := documents.get(m)) is not None
+            and doc.kind in MAIL_KINDS
+        ]
+        if not wanted:
+            return
+        reader = self._reader()
+        found = {}
+        for doc_id in wanted:
+            try:
+                info = reader.mail_info(doc_id)
+            except Exception:
+                info = None
+            found[doc_id] = (info.subject, info.sender, info.date) if info else ("", "", "")
+        self.app.call_from_thread(self._set_mail_infos, family, found)
+
+    def _set_mail_infos(self, family: FamilyLike, found: dict[str, tuple[str, str, str]]) -> None:
+        self.mail_infos.update(found)
+        if self.family is family and self.snapshot is not None:
+            self._rows_for = None
+            self.show_family(family, self.snapshot, keep=self.selected_member())

@@ -1,0 +1,87 @@
+"""FamiliesPane: the family list with its title, fed whole views built off the UI thread.
+
+The pane paints what it is given: :meth:`show_view` swaps in a
+:class:`~ditto_tui.explore.view.FamilyView` (families in display order with their row map)
+at the cost of a few attribute assignments, whatever the number of families. The cursor
+follows the selected document, or the selected family when that document is gone (a
+family keeps its identity while it changes).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from textual.app import ComposeResult
+from textual.containers import Vertical
+
+from ditto_tui.explore.view import FamilyView
+from ditto_tui.ui.listing import DocumentLike, FamilyLike
+from ditto_tui.ui.widgets.family_table import FamilyTable
+
+
+class FamiliesPane(Vertical):
+    """The left pane: a :class:`FamilyTable` showing one view at a time."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.view: FamilyView | None = None
+
+    def compose(self) -> ComposeResult:
+        yield FamilyTable(id="families")
+
+    def on_mount(self) -> None:
+        self.border_title = "Families"
+
+    @property
+    def table(self) -> FamilyTable:
+        return self.query_one(FamilyTable)
+
+    @property
+    def selected(self) -> FamilyLike | None:
+        return self.table.selected
+
+    def selected_identity(self) -> int | None:
+        """Identity (in the current view) of the family under the cursor."""
+        view = self.view
+        row = self.table.cursor_row
+        if view is None or not 0 <= row < len(view.identity):
+            return None
+        return view.identity[row]
+
+    def show_view(
+        self,
+        view: FamilyView,
+        documents: Mapping[str, DocumentLike],
+        excerpts: Mapping[str, str],
+        *,
+        keep: str | None,
+        placeholder: str,
+    ) -> None:
+        """Swap in ``view``; the cursor goes to the family of ``keep``, else to the same
+        family as before (by identity), else stays on its row."""
+        identity = self.selected_identity()
+        fallback = None
+        if (keep is None or keep not in view.row_of) and identity is not None:
+            fallback = view.row_of_identity(identity)
+        self.view = view
+        table = self.table
+        table.sort_key = view.request.sort
+        table.placeholder = placeholder
+        table.show(
+            view.families,
+            documents,
+            excerpts,
+            keep=keep,
+            row_of=view.row_of,
+            newest=view.newest,
+            fallback_row=fallback,
+        )
+        request = view.request
+        self.border_title = (
+            f"Families at k={request.k} ({request.mode}) · {len(view):,} · by {request.sort}"
+        )
+        self.border_subtitle = ""
+
+    def show_waiting(self, text: str = "clustering…") -> None:
+        """Say that a new view is being built (the old one stays meanwhile)."""
+        self.border_subtitle = text

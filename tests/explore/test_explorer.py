@@ -1,0 +1,208 @@
+"""The explorer's ordered writer: snapshots, views and the end of the scan/watch race."""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from ditto_tui.core.pipeline import make_pipeline
+from ditto_tui.corpus.session import CorpusSession
+from ditto_tui.explore import Explorer, MemorySource, ViewRequest
+from ditto_tui.explore.explorer import ViewBuilt
+
+from ..core.index_reference import ref_clusters, ref_near
+
+
+def families_of(explorer: Explorer, k: int) -> list[list[str]]:
+    """The families of 2+ members the explorer's index holds at ``k``, as sorted lists."""
+    out: list[list[str]] = []
+    out.extend(list(f.members) for f in explorer.families(k) if f.size > 1)
+    return sorted(out)
+
+
+def reference(fps: dict[str, int], k: int) -> list[list[str]]:
+    ids = sorted(fps)
+    return sorted(sorted(c) for c in ref_clusters(ids, [fps[i] for i in ids], k, 2))
+
+
+def wait_until(condition, timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(0.05)
+    raise TimeoutError("condition never held")
+
+
+def noisy(rng: random.Random, base: int, bits: int) -> int:
+    for _ in range(bits):
+        base ^= 1 << rng.randrange(64)
+    return base
+
+
+def test_scan_then_watch_batches_end_equal_to_the_disk():
+    rng = random.Random(1)
+    bases = [rng.getrandbits(64) for _ in range(20)]
+    disk = {f"d{i:03d}": noisy(rng, bases[i % 20], rng.randrange(4)) for i in range(200)}
+    source = MemorySource(disk, batch=17)
+    explorer = Explorer(source, max_k=4)
+    explorer.start()
+    try:
+        assert explorer.wait_idle()
+        assert dict(explorer.snapshot.fingerprints) == disk
+        source.write({"d000": bases[5], "new": noisy(rng, bases[6], 1)})
+        source.delete(["d001", "d002"])
+        assert explorer.wait_idle()
+        assert dict(explorer.snapshot.fingerprints) == source.disk
+        assert families_of(explorer, 3) == reference(source.disk, 3)
+        snap = explorer.snapshot
+        fp = source.disk["new"]
+        assert [(m.distance, m.id) for m in snap.near(fp, 3)] == ref_near(source.disk, fp, 3, 4)
+    finally:
+        explorer.close()
+
+
+def test_views_arrive_for_the_latest_request_only():
+    rng = random.Random(2)
+    base = rng.getrandbits(64)
+    disk = {f"f{i}": noisy(rng, base, 2) for i in range(30)} | {
+        f"s{i}": rng.getrandbits(64) for i in range(100)
+    }
+    source = MemorySource(disk)
+    views = []
+    explorer = Explorer(source, max_k=8, watch=False, on_event=lambda e: isinstance(e, ViewBuilt) and views.append(e.view))
+    explorer.start()
+    try:
+        for serial, k in enumerate((1, 2, 3, 4, 5, 6), start=1):
+            explorer.request_view(ViewRequest(k=k, serial=serial))
+        wait_until(lambda: views and views[-1].request.serial == 6)
+        serials = [v.request.serial for v in views]
+        assert serials == sorted(serials)
+        last = views[-1]
+        assert last.request.k == 6
+        assert sorted(sorted(f.members) for f in last.families) == reference(disk, 6)
+        assert all(last.row_of[m] == row for row, f in enumerate(last.families) for m in f.members)
+        explorer.request_view(ViewRequest(k=6, pattern="f1", singletons=True, serial=7))
+        wait_until(lambda: views[-1].request.serial == 7)
+        assert all(any("f1" in m for m in f.members) for f in views[-1].families)
+    finally:
+        explorer.close()
+
+
+def test_live_change_keeps_family_identity_and_counts_it():
+    rng = random.Random(3)
+    base = rng.getrandbits(64)
+    disk = {f"fam/{i}": noisy(rng, base, 1) for i in range(5)} | {"lone": rng.getrandbits(64)}
+    source = MemorySource(disk)
+    views = []
+    explorer = Explorer(source, max_k=4, on_event=lambda e: isinstance(e, ViewBuilt) and views.append(e.view))
+    explorer.start()
+    try:
+        explorer.request_view(ViewRequest(k=3, serial=1))
+        wait_until(lambda: views and views[-1].multi == 1 and views[-1].families[0].size == 5)
+        identity = views[-1].identity[0]
+        source.delete([views[-1].families[0].centre])
+        wait_until(lambda: views[-1].families and views[-1].families[0].size == 4)
+        assert views[-1].identity[0] == identity
+        assert views[-1].delta is not None and views[-1].delta.removed == 1
+        assert views[-1].delta.changed == 1
+    finally:
+        explorer.close()
+
+
+# -- the race: an F5 rescan and watcher bursts interleaved -------------------------------
+WORDS = ["tide", "harbour", "boat", "chart", "port", "sync", "engine", "offline", "club", "price", "release", "version", "quay"]
+
+
+def text(rng: random.Random, family: int) -> str:
+    r = random.Random(family)
+    words = [r.choice(WORDS) for _ in range(60)]
+    for _ in range(rng.randrange(3)):
+        words[rng.randrange(len(words))] = rng.choice(WORDS)
+    return " ".join(words) + "\n"
+
+
+def test_rescans_interleaved_with_watch_bursts_end_equal_to_a_fresh_scan(tmp_path: Path):
+    """F5 rescans run back to back while a writer rewrites, deletes and renames a few
+    files many times: whatever the interleaving, the index ends equal to a fresh scan."""
+    root = tmp_path / "tree"
+    root.mkdir()
+    rng = random.Random(11)
+    for i in range(12):
+        (root / f"f{i:02d}.txt").write_text(text(rng, i % 4))
+    pipeline = make_pipeline()
+    session = CorpusSession(root, pipeline, use_cache=False, jobs=1, reconcile_every=None)
+    explorer = Explorer(session, max_k=4, watch=True)
+    explorer.start()
+    try:
+        assert explorer.wait_idle()
+        for _round in range(8):
+            stop = threading.Event()
+
+            def rescans(stop: threading.Event = stop) -> None:
+                while not stop.is_set():
+                    explorer.rescan()
+                    time.sleep(0.002)
+
+            scanner = threading.Thread(target=rescans)
+            scanner.start()
+            for _ in range(20):
+                name = root / f"f{rng.randrange(6):02d}.txt"
+                action = rng.random()
+                if action < 0.7:
+                    name.write_text(text(rng, rng.randrange(8)))
+                elif action < 0.85 and name.exists():
+                    name.unlink()
+                elif name.exists():
+                    name.rename(root / f"f{rng.randrange(6):02d}.txt")
+                time.sleep(rng.random() * 0.01)
+            stop.set()
+            scanner.join()
+            fresh = CorpusSession(root, pipeline, use_cache=False, jobs=1)
+            fresh.scan()
+            expected = {i: int(fp) for i, fp in fresh.fingerprints.items()}
+            fresh.close()
+            # the watcher settles (quiet period + delivery); then the index equals the tree
+            wait_until(
+                lambda: not explorer.scanning
+                and dict(explorer.snapshot.fingerprints) == expected,  # noqa: B023
+                timeout=5,
+            )
+        assert explorer.wait_idle()
+        assert dict(explorer.snapshot.fingerprints) == expected
+        assert families_of(explorer, 3) == reference(expected, 3)
+    finally:
+        explorer.close()
+        session.close()
+
+
+@pytest.mark.parametrize("seed", [5, 6])
+def test_memory_rescans_and_bursts_interleaved(seed: int):
+    rng = random.Random(seed)
+    bases = [rng.getrandbits(64) for _ in range(10)]
+    source = MemorySource({f"d{i}": noisy(rng, bases[i % 10], 2) for i in range(300)}, batch=7)
+    explorer = Explorer(source, max_k=4)
+    explorer.start()
+    try:
+        for _round in range(30):
+            def burst() -> None:
+                for _ in range(20):
+                    doc = f"d{rng.randrange(330)}"
+                    if rng.random() < 0.8:
+                        source.write({doc: noisy(rng, bases[rng.randrange(10)], rng.randrange(4))})
+                    else:
+                        source.delete([doc])
+
+            writer = threading.Thread(target=burst)
+            writer.start()
+            wait_until(explorer.rescan, timeout=10)
+            writer.join()
+        assert explorer.wait_idle()
+        assert dict(explorer.snapshot.fingerprints) == source.disk
+        assert families_of(explorer, 4) == reference(source.disk, 4)
+    finally:
+        explorer.close()
