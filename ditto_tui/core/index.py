@@ -26,18 +26,19 @@ one thread (or guard it with a lock).
 
 from __future__ import annotations
 
-import itertools
-import math
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
-from ditto_tui.core.clusters import Family, components, describe_family, family_diameter
+from ditto_tui.core.clusters import Family, describe_family, family_diameter
+from ditto_tui.core.hierarchy import Growable, Hierarchy, grow, merge_order
 from ditto_tui.core.pairs import PairsLookup, UniquePairs, fingerprints_digest
+from ditto_tui.core.probe import ProbeDesign, ProbeTable
 from ditto_tui.core.simhash import Fingerprint, popcount64
+from ditto_tui.core.star import star_centres
 
 if TYPE_CHECKING:
     from ditto_tui.core.family_paths import Linkage
@@ -47,6 +48,7 @@ __all__ = ["Match", "NearIndex", "ProbeDesign"]
 _U64 = np.uint64
 _MAX64 = (1 << 64) - 1
 _LABEL_CACHE = 2
+_FAMILY_CACHE = 40  # listings kept for the current generation (every k, both modes)
 _MODES = ("chain", "star")
 
 
@@ -57,185 +59,6 @@ class Match:
     id: str
     fp: Fingerprint
     distance: int
-
-
-@dataclass(frozen=True, slots=True)
-class ProbeDesign:
-    """Multi-index hashing layout: ``m`` contiguous blocks, block ``i`` probed within
-    ``radii[i]`` bits. Exact for distances up to ``sum(r + 1 for r in radii) - 1``."""
-
-    m: int
-    radii: tuple[int, ...]
-
-    @property
-    def blocks(self) -> tuple[tuple[int, int], ...]:
-        return tuple(
-            (i * 64 // self.m, (i + 1) * 64 // self.m - i * 64 // self.m) for i in range(self.m)
-        )
-
-    @property
-    def probes(self) -> int:
-        return sum(
-            sum(math.comb(w, j) for j in range(r + 1))
-            for (_, w), r in zip(self.blocks, self.radii, strict=True)
-        )
-
-    @classmethod
-    def for_k(cls, max_k: int, m: int) -> ProbeDesign:
-        q, rem = divmod(max_k + 1, m)
-        return cls(m, tuple(q + (1 if i < rem else 0) - 1 for i in range(m)))
-
-    @classmethod
-    def choose(cls, max_k: int, n_ref: int = 1_000_000) -> ProbeDesign | None:
-        """Cheapest design for ``max_k`` at about ``n_ref`` entries, with at most ~40 bytes
-        of tables per entry; ``None`` means a linear scan is cheaper."""
-        best: ProbeDesign | None = None
-        best_cost = n_ref * 3e-9
-        for m in range(1, max_k + 2):
-            design = cls.for_k(max_k, m)
-            if any(r < 0 for r in design.radii):
-                continue
-            probes = design.probes
-            if probes > 50_000:
-                continue
-            width = min(w for _, w in design.blocks)
-            key_bytes = _key_dtype(max(w for _, w in design.blocks)).itemsize
-            if m * (key_bytes + 4) > 40:
-                continue
-            cost = m * 25e-6 + probes * 6e-8 + probes * n_ref / 2.0**width * 2e-8
-            if cost < best_cost:
-                best, best_cost = design, cost
-        return best
-
-
-def _key_dtype(width: int) -> np.dtype:
-    if width <= 16:
-        return np.dtype(np.uint16)
-    if width <= 32:
-        return np.dtype(np.uint32)
-    return np.dtype(np.uint64)
-
-
-def _variants(width: int, radius: int, dtype: np.dtype) -> np.ndarray:
-    """All ``width``-bit masks with at most ``radius`` bits set."""
-    out = [0]
-    for r in range(1, radius + 1):
-        out.extend(sum(1 << b for b in combo) for combo in itertools.combinations(range(width), r))
-    return np.array(out, dtype=dtype)
-
-
-class _Table:
-    """One block's sorted keys and the distinct-entry slots they belong to."""
-
-    __slots__ = ("dtype", "keys", "mask", "off", "slots", "variants")
-
-    def __init__(self, off: int, width: int, radius: int) -> None:
-        self.off = _U64(off)
-        self.mask = _U64((1 << width) - 1)
-        self.dtype = _key_dtype(width)
-        self.variants = _variants(width, radius, self.dtype)
-        self.keys = np.empty(0, self.dtype)
-        self.slots = np.empty(0, np.uint32)
-
-    def key(self, fps: np.ndarray) -> np.ndarray:
-        return ((fps >> self.off) & self.mask).astype(self.dtype)
-
-    def build(self, fps: np.ndarray, slots: np.ndarray) -> None:
-        keys = self.key(fps)
-        order = np.argsort(keys, kind="stable")
-        self.keys = keys[order]
-        self.slots = slots[order].astype(np.uint32)
-
-    def insert(self, fps: np.ndarray, slots: np.ndarray) -> None:
-        keys = self.key(fps)
-        order = np.argsort(keys, kind="stable")
-        keys = keys[order]
-        where = np.searchsorted(self.keys, keys, side="right")
-        self.keys = np.insert(self.keys, where, keys)
-        self.slots = np.insert(self.slots, where, slots[order].astype(np.uint32))
-
-    def candidates(self, fp: np.ndarray) -> np.ndarray:
-        probes = self.key(fp) ^ self.variants
-        lo = np.searchsorted(self.keys, probes, side="left")
-        hi = np.searchsorted(self.keys, probes, side="right")
-        lens = hi - lo
-        total = int(lens.sum())
-        if total == 0:
-            return np.empty(0, np.uint32)
-        if len(lens) == 1:
-            return self.slots[int(lo[0]) : int(hi[0])]
-        nz = lens > 0
-        lo, lens = lo[nz], lens[nz]
-        idx = np.arange(total) - np.repeat(np.cumsum(lens) - lens - lo, lens)
-        return self.slots[idx]
-
-    @property
-    def nbytes(self) -> int:
-        return self.keys.nbytes + self.slots.nbytes
-
-
-class _Growable:
-    """An append-only int array with amortised O(1) appends."""
-
-    __slots__ = ("data", "n")
-
-    def __init__(self, dtype: type = np.uint32) -> None:
-        self.data = np.empty(16, dtype)
-        self.n = 0
-
-    def extend(self, values: np.ndarray) -> None:
-        need = self.n + len(values)
-        if need > len(self.data):
-            grown = np.empty(max(need, 2 * len(self.data)), self.data.dtype)
-            grown[: self.n] = self.data[: self.n]
-            self.data = grown
-        self.data[self.n : need] = values
-        self.n = need
-
-    def set(self, values: np.ndarray) -> None:
-        self.data = np.array(values, dtype=self.data.dtype)
-        if len(self.data) == 0:
-            self.data = np.empty(16, self.data.dtype)
-        self.n = len(values)
-
-    def view(self) -> np.ndarray:
-        return self.data[: self.n]
-
-
-def _grow(arr: np.ndarray, need: int, fill: int = 0) -> np.ndarray:
-    if need <= len(arr):
-        return arr
-    grown = np.full(max(need, len(arr) + len(arr) // 4, 64), fill, arr.dtype)
-    grown[: len(arr)] = arr
-    return grown
-
-
-def _contract(n: int, base: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Labels (smallest member) of the components of labelling ``base`` over ``n`` nodes
-    (each label is the smallest node of its component) further joined by ``a -- b``."""
-    if len(a) == 0:
-        return base
-    a, b = base[a], base[b]
-    lo, hi = np.minimum(a, b), np.maximum(a, b)
-    diff = lo != hi
-    if not diff.any():
-        return base
-    packed = np.sort((lo[diff].astype(np.uint64) << _U64(32)) | hi[diff].astype(np.uint64))
-    packed = packed[np.append(True, packed[1:] != packed[:-1])]  # distinct edges
-    a = (packed >> _U64(32)).astype(np.int64)
-    b = (packed & _U64(0xFFFFFFFF)).astype(np.int64)
-    touched = np.zeros(n, bool)
-    touched[a] = True
-    touched[b] = True
-    nodes = np.flatnonzero(touched)
-    local = np.empty(n, np.int32)
-    local[nodes] = np.arange(len(nodes), dtype=np.int32)
-    comp = components(len(nodes), local[a], local[b])
-    rep = np.full(int(comp.max()) + 1, n, np.int64)
-    np.minimum.at(rep, comp, nodes)
-    remap = np.arange(n, dtype=np.int32)
-    remap[nodes] = rep[comp]
-    return remap[base]
 
 
 def _as_fp(fp: int) -> int:
@@ -296,7 +119,7 @@ class NearIndex:
         self._u_head = np.empty(0, np.int32)
         self._tables = (
             [
-                _Table(off, width, r)
+                ProbeTable(off, width, r)
                 for (off, width), r in zip(self._design.blocks, self._design.radii, strict=True)
             ]
             if self._design is not None
@@ -304,23 +127,14 @@ class NearIndex:
         )
         self._pending: list[int] = []
         # pairs of distinct slots (a < b) by distance 1..max_k
-        self._pa = [_Growable() for _ in range(self.max_k + 1)]
-        self._pb = [_Growable() for _ in range(self.max_k + 1)]
+        self._pa = [Growable() for _ in range(self.max_k + 1)]
+        self._pb = [Growable() for _ in range(self.max_k + 1)]
         self._labels: dict[int, np.ndarray] = {}
         self._labels_gen = -1
-        self._families: dict[tuple[int, str, int], list[Family]] = {}
+        self._families: dict[tuple[int, str, int], tuple[Family, ...]] = {}
         self._families_gen = -1
-        # single-linkage hierarchy over the slots that have pairs ("active" slots):
-        # _levels[d - 1, i] = smallest local index in the component of local node i at
-        # distance d; _active[i] = slot of local node i; _local[slot] = i or -1.
-        # Valid while _hier_ok; slots created since are queued in _hier_queue with their
-        # neighbours and merged in on the next relabelling.
-        self._hier_ok = False
-        self._hier_queue: list[tuple[int, np.ndarray, np.ndarray]] = []
-        self._n_active = 0
-        self._active = np.empty(0, np.int32)
-        self._local = np.empty(0, np.int32)
-        self._levels = np.empty((self.max_k, 0), np.int32)
+        # single-linkage hierarchy over the slots that have pairs (see core.hierarchy)
+        self._hierarchy = Hierarchy(self.max_k, self._incremental_limit)
 
     def _changed(self) -> None:
         self.generation += 1
@@ -462,9 +276,9 @@ class NearIndex:
         else:
             doc = len(self._doc_id)
             self._doc_id.append(id)
-            self._doc_u = _grow(self._doc_u, doc + 1, -1)
-            self._doc_next = _grow(self._doc_next, doc + 1, -1)
-            self._doc_prev = _grow(self._doc_prev, doc + 1, -1)
+            self._doc_u = grow(self._doc_u, doc + 1, -1)
+            self._doc_next = grow(self._doc_next, doc + 1, -1)
+            self._doc_prev = grow(self._doc_prev, doc + 1, -1)
         self._slot_of[id] = doc
         return doc
 
@@ -490,15 +304,7 @@ class NearIndex:
         self._u_count[slot] -= 1
         if self._u_count[slot] == 0:
             self._n_dead += 1
-            if self._hier_ok and self._in_hierarchy(slot):
-                self._hier_ok = False  # the slot may have bridged families: recompute
-
-    def _in_hierarchy(self, slot: int) -> bool:
-        """Whether ``slot`` has pairs the hierarchy knows of or will merge in (a slot
-        without pairs can disappear without changing any family but its own)."""
-        if slot < len(self._local) and self._local[slot] >= 0:
-            return True
-        return any(s == slot or slot in nbrs for s, nbrs, _ in self._hier_queue)
+            self._hierarchy.dead_slot(slot)  # it may have bridged families: recompute
 
     def _slot_for(self, fp: int) -> int:
         """The live distinct slot holding ``fp``, created (with its pairs) if needed."""
@@ -510,18 +316,13 @@ class NearIndex:
             return int(same[0])
         slot = self._n_u
         self._n_u += 1
-        self._u_fp = _grow(self._u_fp, self._n_u)
-        self._u_count = _grow(self._u_count, self._n_u)
-        self._u_head = _grow(self._u_head, self._n_u, -1)
+        self._u_fp = grow(self._u_fp, self._n_u)
+        self._u_count = grow(self._u_count, self._n_u)
+        self._u_head = grow(self._u_head, self._n_u, -1)
         self._u_fp[slot] = fp
         self._u_count[slot] = 0
         self._u_head[slot] = -1
-        if self._hier_ok and len(slots):
-            if len(self._hier_queue) < self._incremental_limit:
-                self._hier_queue.append((slot, slots, dists))
-            else:  # cheaper to rebuild at the next relabelling than to keep queueing
-                self._hier_ok = False
-                self._hier_queue = []
+        self._hierarchy.new_slot(slot, slots, dists)
         if len(slots):
             for d in np.unique(dists).tolist():
                 sel = slots[dists == d]
@@ -547,7 +348,7 @@ class NearIndex:
 
     def _compact(self) -> None:
         """Drop tombstoned distinct slots: renumber slots, filter pairs, rebuild tables."""
-        self._hier_ok = False
+        self._hierarchy.invalidate()
         alive = self._u_count[: self._n_u] > 0
         new_of = np.cumsum(alive, dtype=np.int64) - 1
         keep = np.flatnonzero(alive)
@@ -647,70 +448,19 @@ class NearIndex:
         """
         k = max(0, min(k, self.max_k))
         if self._labels_gen != self.generation:
-            if self._hier_ok:
-                for slot, nbrs, dists in self._hier_queue:
-                    self._hier_add(slot, nbrs, dists)
-            else:
-                self._build_hierarchy()
-            self._hier_queue = []
+            self._hierarchy.refresh(
+                self._n_u, lambda: [self._edges(d, d - 1) for d in range(1, self.max_k + 1)]
+            )
             self._labels = {}
             self._labels_gen = self.generation
         got = self._labels.pop(k, None)
         if got is None:
-            got = np.arange(self._n_u, dtype=np.int32)
-            n_a = self._n_active
-            if k > 0 and n_a:
-                active = self._active[:n_a]
-                got[active] = active[self._levels[k - 1, :n_a]]
+            got = self._hierarchy.labels(k, self._n_u)
             got.flags.writeable = False
             if len(self._labels) >= _LABEL_CACHE:
                 self._labels.pop(next(iter(self._labels)))
         self._labels[k] = got  # most recently used last
         return got
-
-    def _build_hierarchy(self) -> None:
-        buckets = [self._edges(d, d - 1) for d in range(1, self.max_k + 1)]
-        touched = np.zeros(self._n_u, bool)
-        for a, b in buckets:
-            touched[a] = True
-            touched[b] = True
-        active = np.flatnonzero(touched).astype(np.int32)
-        local = np.empty(self._n_u, np.int32)
-        local[active] = np.arange(len(active), dtype=np.int32)
-        local[~touched] = -1
-        levels = np.empty((self.max_k, len(active)), np.int32)
-        cur = np.arange(len(active), dtype=np.int32)
-        for d, (a, b) in enumerate(buckets):
-            cur = _contract(len(active), cur, local[a], local[b])
-            levels[d] = cur
-        self._active, self._local, self._levels = active, local, levels
-        self._n_active = len(active)
-        self._hier_ok = True
-
-    def _hier_add(self, slot: int, nbrs: np.ndarray, dists: np.ndarray) -> None:
-        """Merge a new slot and its pairs (to older slots) into the hierarchy."""
-        self._local = _grow(self._local, self._n_u, -1)
-        fresh = [int(x) for x in nbrs.tolist() + [slot] if self._local[x] < 0]
-        n_a = self._n_active
-        need = n_a + len(fresh)
-        if need > self._levels.shape[1]:
-            cap = max(need, self._levels.shape[1] + self._levels.shape[1] // 4, 64)
-            levels = np.empty((self.max_k, cap), np.int32)
-            levels[:, :n_a] = self._levels[:, :n_a]
-            self._levels = levels
-            self._active = _grow(self._active, cap)
-        new_local = np.arange(n_a, need, dtype=np.int32)
-        self._levels[:, n_a:need] = new_local
-        self._active[n_a:need] = fresh
-        self._local[fresh] = new_local
-        self._n_active = n_a = need
-        me = self._local[slot]
-        them = self._local[nbrs]
-        for d in range(1, self.max_k + 1):
-            level = self._levels[d - 1, :n_a]
-            roots = np.unique(level[np.append(them[dists <= d], me)])
-            if len(roots) > 1:  # roots[0] is the smallest: it represents the union
-                level[np.isin(level, roots[1:])] = roots[0]
 
     def families(self, k: int, *, mode: str = "chain", min_size: int = 1) -> list[Family]:
         """Group every document into families at distance ``k``.
@@ -735,6 +485,21 @@ class NearIndex:
             if min_size > 1:
                 return []
             return sorted((Family((i,), i, 0) for i in self._slot_of), key=lambda f: f.members)
+        return list(self.family_listing(k, mode=mode, min_size=min_size))
+
+    def family_listing(
+        self, k: int, *, mode: str = "chain", min_size: int = 1
+    ) -> tuple[Family, ...]:
+        """:meth:`families` as an immutable tuple shared with the index's family cache
+        (the one cache of listings: every k and mode of the current generation)."""
+        if mode not in _MODES:
+            raise ValueError(f"mode must be one of {_MODES}, got {mode!r}")
+        if not self._slot_of:
+            return ()
+        if k < 0:
+            if min_size > 1:
+                return ()
+            return tuple(sorted((Family((i,), i, 0) for i in self._slot_of), key=lambda f: f.members))
         k = min(k, self.max_k)
         key = (k, mode, max(min_size, 1))
         if self._families_gen != self.generation:
@@ -742,12 +507,65 @@ class NearIndex:
             self._families_gen = self.generation
         cached = self._families.get(key)
         if cached is not None:
-            return list(cached)
-        out = self._compute_families(k, mode, max(min_size, 1))
-        if len(self._families) >= _LABEL_CACHE:
+            return cached
+        out = tuple(self._compute_families(k, mode, max(min_size, 1)))
+        if len(self._families) >= _FAMILY_CACHE:
             self._families.pop(next(iter(self._families)))
         self._families[key] = out
-        return list(out)
+        return out
+
+    # -- pairs and merge order (for explanations) ----------------------------------------------
+    def distinct_pairs(self, k: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every pair of distinct fingerprints within ``k`` (default ``max_k``, clamped):
+        ``(fp_a, fp_b, distance)`` arrays (uint64, uint64, int64), ``fp_a < fp_b``,
+        ordered by (distance, fp_a, fp_b)."""
+        k = self.max_k if k is None else max(0, min(k, self.max_k))
+        a_parts, b_parts, d_parts = [], [], []
+        for d in range(1, k + 1):
+            a, b = self._edges(d, d - 1)
+            a_parts.append(a)
+            b_parts.append(b)
+            d_parts.append(np.full(len(a), d, np.int64))
+        if not a_parts:
+            empty = np.empty(0, _U64)
+            return empty, empty, np.empty(0, np.int64)
+        fa = self._u_fp[np.concatenate(a_parts).astype(np.int64)]
+        fb = self._u_fp[np.concatenate(b_parts).astype(np.int64)]
+        dist = np.concatenate(d_parts)
+        lo, hi = np.minimum(fa, fb), np.maximum(fa, fb)
+        order = np.lexsort((hi, lo, dist))
+        return lo[order], hi[order], dist[order]
+
+    def merge_order(self) -> list[tuple[int, Fingerprint, Fingerprint]]:
+        """The single-linkage merges over the distinct fingerprints, in the order they
+        happen as k grows: ``(distance, fp_a, fp_b)`` for every pair that joins two
+        families (Kruskal's order, ties by fingerprints). The families at ``k`` are the
+        components of the merges with distance <= k (plus exact duplicates)."""
+        fa, fb, dist = self.distinct_pairs()
+        if not len(fa):
+            return []
+        values, inverse = np.unique(np.concatenate([fa, fb]), return_inverse=True)
+        a, b = inverse[: len(fa)], inverse[len(fa) :]
+        ma, mb, md = merge_order(len(values), a, b, dist)
+        return [
+            (int(d), Fingerprint(int(values[x])), Fingerprint(int(values[y])))
+            for d, x, y in zip(md.tolist(), ma.tolist(), mb.tolist(), strict=True)
+        ]
+
+    def family_counts(self, mode: str = "chain") -> list[int]:
+        """Number of families of 2+ documents at every k in ``0..max_k`` (the k sweep)."""
+        if mode == "star":
+            return [
+                sum(1 for f in self.family_listing(k, mode="star", min_size=2))
+                for k in range(self.max_k + 1)
+            ]
+        n_u = self._n_u
+        count = self._u_count[:n_u].astype(np.int64)
+        out = []
+        for k in range(self.max_k + 1):
+            sizes = np.bincount(self.labels(k), weights=count, minlength=n_u)
+            out.append(int((sizes >= 2).sum()))
+        return out
 
     def _compute_families(self, k: int, mode: str, min_size: int) -> list[Family]:
         n_u = self._n_u
@@ -757,11 +575,11 @@ class NearIndex:
         docs = np.flatnonzero(self._doc_u >= 0)
         doc_group = group[self._doc_u[docs]]
         doc_size = sizes[doc_group]
-        doc_id = self._doc_id
+        doc_id = cast("list[str]", self._doc_id)  # live slots hold ids (None: free slots)
         # singletons need no statistics and sort by id alone, after every larger family
         singles: list[str] = []
         if min_size <= 1:
-            singles = sorted(doc_id[d] for d in docs[doc_size == 1].tolist())  # type: ignore[type-var]
+            singles = sorted(doc_id[d] for d in docs[doc_size == 1].tolist())
         sel = doc_size >= max(min_size, 2)
         docs, doc_group = docs[sel], doc_group[sel]
         out: list[Family] = []
@@ -778,57 +596,30 @@ class NearIndex:
 
     def _family(self, docs: np.ndarray, centre_slot: int, mode: str) -> Family:
         """The Family of document slots ``docs`` (star mode: centred on ``centre_slot``)."""
-        doc_id = self._doc_id
+        doc_id = cast("list[str]", self._doc_id)  # live slots hold ids
         fps = self._u_fp[self._doc_u[docs]]
         pairs = sorted(zip([doc_id[d] for d in docs.tolist()], fps.tolist(), strict=True))
         members = tuple(p[0] for p in pairs)
-        member_fps = [p[1] for p in pairs]
+        member_fps = [int(p[1]) for p in pairs]
         if mode == "chain":
-            centre, diameter, exact = describe_family(members, member_fps)  # type: ignore[arg-type]
+            centre, diameter, exact = describe_family(members, member_fps)
         else:
-            centre = min(doc_id[d] for d in self._docs_of(centre_slot))  # type: ignore[type-var]
+            centre = min(doc_id[d] for d in self._docs_of(centre_slot))
             diameter, exact = family_diameter(
                 np.array(member_fps, _U64), int(self._u_fp[centre_slot])
             )
-        return Family(members, centre, diameter, exact)  # type: ignore[arg-type]
+        return Family(members, centre, diameter, exact)
 
     def _star_centres(self, k: int) -> np.ndarray:
         """For every distinct slot, the slot of its star centre at ``k``."""
-        n_u = self._n_u
-        count = self._u_count[:n_u].astype(np.int64)
-        centre = np.arange(n_u)
         a, b = self._edges(k)
-        if len(a) == 0:
-            return centre
-        deg = (
-            count
-            - 1
-            + np.bincount(a, weights=count[b], minlength=n_u)
-            + np.bincount(b, weights=count[a], minlength=n_u)
+        return star_centres(
+            self._n_u,
+            self._u_count,
+            a,
+            b,
+            lambda s: min(str(self._doc_id[d]) for d in self._docs_of(s)),
         )
-        src = np.concatenate([a, b])
-        dst = np.concatenate([b, a])
-        order = np.argsort(src, kind="stable")
-        src, dst = src[order], dst[order]
-        nodes = np.unique(src)
-        starts = np.searchsorted(src, nodes, side="left").tolist()
-        ends = np.searchsorted(src, nodes, side="right").tolist()
-        dst_list = dst.tolist()
-        min_id = {s: min(self._doc_id[d] for d in self._docs_of(s)) for s in nodes.tolist()}
-        rank = sorted(range(len(nodes)), key=lambda i: (-deg[nodes[i]], min_id[int(nodes[i])]))
-        assigned = np.full(n_u, -1, np.int64)
-        node_list = nodes.tolist()
-        for i in rank:
-            s = node_list[i]
-            if assigned[s] >= 0:
-                continue
-            assigned[s] = s
-            for v in dst_list[starts[i] : ends[i]]:
-                if assigned[v] < 0:
-                    assigned[v] = s
-        free = assigned < 0
-        assigned[free] = centre[free]
-        return assigned
 
     # -- introspection -------------------------------------------------------------------
     def memory(self) -> dict[str, int]:
@@ -839,10 +630,7 @@ class NearIndex:
             "documents": self._doc_u.nbytes + self._doc_next.nbytes + self._doc_prev.nbytes,
             "distinct": self._u_fp.nbytes + self._u_count.nbytes + self._u_head.nbytes,
             "tables": sum(t.nbytes for t in self._tables),
-            "labels": sum(v.nbytes for v in self._labels.values())
-            + self._levels.nbytes
-            + self._active.nbytes
-            + self._local.nbytes,
+            "labels": sum(v.nbytes for v in self._labels.values()) + self._hierarchy.nbytes,
             "id_map": sys.getsizeof(self._slot_of)
             + sys.getsizeof(self._doc_id)
             + sum(sys.getsizeof(v) for v in self._slot_of.values() if v > 256),

@@ -566,7 +566,7 @@ class Explorer:
         key = (max(0, min(k, self.max_k)), mode)
         if snap.generation != self._generation or key in snap.listings:
             return
-        snap.listings[key] = tuple(self._index.families(key[0], mode=mode))
+        snap.listings[key] = self._index.family_listing(key[0], mode=mode)
         with self._view_cond:
             self._view_cond.notify_all()
 
