@@ -38,7 +38,7 @@ class NeighboursScreen(Screen):
         self.explorer = explorer
         self.snapshot: Snapshot = explorer.snapshot
         self.matches: list[Match] = []
-        self.loading = True
+        self.looking_up = True
 
     def compose(self) -> ComposeResult:
         yield TitleLine(Text(""), id="neighbours-title")
@@ -55,7 +55,7 @@ class NeighboursScreen(Screen):
         """Look the neighbours up again (current origin and k) in a worker."""
         self.k = max(0, min(self.k, self.explorer.max_k))
         self.snapshot = self.explorer.snapshot
-        self.loading = True
+        self.looking_up = True
         self._title("looking up…")
         self.look_up(self.snapshot, self.origin, self.k)
 
@@ -70,7 +70,7 @@ class NeighboursScreen(Screen):
     def _show(self, origin: str, k: int, matches: list[Match]) -> None:
         if (origin, k) != (self.origin, self.k):
             return  # superseded
-        self.loading = False
+        self.looking_up = False
         self.matches = matches
         table = self.query_one(NeighbourTable)
         table.show(matches, self.snapshot.documents, origin)
