@@ -30,7 +30,10 @@ from ditto_tui.ui.app import DittoApp  # noqa: E402
 from ditto_tui.ui.screens.compare import CompareScreen  # noqa: E402
 from ditto_tui.ui.widgets.family_table import FamilyTable  # noqa: E402
 
-WORDS = "tide harbour boat chart port sync engine offline club price release version quay".split()
+WORDS = [
+    "tide", "harbour", "boat", "chart", "port", "sync", "engine", "offline", "club", "price",
+    "release", "version", "quay",
+]
 STEPS = 48
 
 
@@ -106,10 +109,10 @@ async def settle(pilot, app: DittoApp, timeout: float = 600.0) -> None:
         await pilot.pause()
         snap = app.snapshot
         warm = all(snap.listing(k, screen.mode) is not None for k in range(app.explorer.max_k + 1))
-        if not app.scanning and screen.view_current() and warm:
-            if all(w.is_finished for w in app.workers):
-                await pilot.pause()
-                return
+        idle = all(w.is_finished for w in app.workers)
+        if not app.scanning and screen.view_current() and warm and idle:
+            await pilot.pause()
+            return
         await asyncio.sleep(0.01)
     raise TimeoutError("the app did not settle")
 
@@ -171,7 +174,6 @@ async def filter_keys(n: int, steps: int = STEPS) -> list[float]:
         app = DittoApp(source, watch=False)
         async with app.run_test(size=(120, 40)) as pilot:
             await settle(pilot, app)
-            screen = app.main_screen
             await pilot.press("slash")
             times = []
             pattern = ""

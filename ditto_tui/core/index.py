@@ -48,6 +48,7 @@ __all__ = ["Match", "NearIndex", "ProbeDesign"]
 _U64 = np.uint64
 _MAX64 = (1 << 64) - 1
 _LABEL_CACHE = 2
+_VECTOR_FAMILY = 64  # families up to this size get their statistics in one numpy pass
 _FAMILY_CACHE = 40  # listings kept for the current generation (every k, both modes)
 _MODES = ("chain", "star")
 
@@ -59,6 +60,43 @@ class Match:
     id: str
     fp: Fingerprint
     distance: int
+
+
+def _small_stats(
+    fps: np.ndarray, starts: np.ndarray, lens: np.ndarray, small: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Medoid position (within its group) and diameter of every group of ``fps`` (groups
+    are ``lens`` consecutive entries from ``starts``), vectorised over all the groups
+    marked ``small`` at once (others get 0, 0). The medoid minimises the sum of distances
+    to the members, ties to the earliest member, exactly like ``describe_family``."""
+    n_groups = len(starts)
+    centre = np.zeros(n_groups, np.int64)
+    diameter = np.zeros(n_groups, np.int64)
+    if not small.any():
+        return centre, diameter
+    g_starts, g_lens = starts[small], lens[small]
+    # members of the small groups, with their group's start and size
+    member = np.repeat(g_starts, g_lens) + (
+        np.arange(int(g_lens.sum())) - np.repeat(np.cumsum(g_lens) - g_lens, g_lens)
+    )
+    m_start = np.repeat(g_starts, g_lens)
+    m_len = np.repeat(g_lens, g_lens)
+    # every (member, other member of its group) pair
+    left = np.repeat(np.arange(len(member)), m_len)
+    other = np.repeat(m_start, m_len) + (
+        np.arange(int(m_len.sum())) - np.repeat(np.cumsum(m_len) - m_len, m_len)
+    )
+    dist = popcount64(fps[member[left]] ^ fps[other]).astype(np.int64)
+    sums = np.bincount(left, weights=dist, minlength=len(member)).astype(np.int64)
+    m_first = np.cumsum(m_len) - m_len  # each member's first pair
+    farthest = np.maximum.reduceat(dist, m_first)
+    g_first = np.cumsum(g_lens) - g_lens  # each group's first member
+    diameter[small] = np.maximum.reduceat(farthest, g_first)
+    group_of = np.repeat(np.arange(len(g_starts)), g_lens)
+    order = np.lexsort((member, sums, group_of))  # per group: smallest sum, then earliest
+    best = order[g_first]
+    centre[small] = member[best] - g_starts
+    return centre, diameter
 
 
 def _as_fp(fp: int) -> int:
@@ -573,24 +611,45 @@ class NearIndex:
         group = self.labels(k) if mode == "chain" else self._star_centres(k)
         sizes = np.bincount(group, weights=count, minlength=n_u).astype(np.int64)
         docs = np.flatnonzero(self._doc_u >= 0)
+        doc_id = cast("list[str]", self._doc_id)  # live slots hold ids (None: free slots)
+        # every live document in code-point order of its id: members and singletons
+        # come out sorted without a Python sort per family
+        names = np.array([doc_id[d] for d in docs.tolist()])
+        by_id = np.argsort(names, kind="stable")
+        docs, names = docs[by_id], names[by_id]
         doc_group = group[self._doc_u[docs]]
         doc_size = sizes[doc_group]
-        doc_id = cast("list[str]", self._doc_id)  # live slots hold ids (None: free slots)
         # singletons need no statistics and sort by id alone, after every larger family
         singles: list[str] = []
         if min_size <= 1:
-            singles = sorted(doc_id[d] for d in docs[doc_size == 1].tolist())
+            singles = names[doc_size == 1].tolist()
         sel = doc_size >= max(min_size, 2)
-        docs, doc_group = docs[sel], doc_group[sel]
+        docs, doc_group, names = docs[sel], doc_group[sel], names[sel]
         out: list[Family] = []
         if len(docs):
-            order = np.argsort(doc_group, kind="stable")
-            docs, doc_group = docs[order], doc_group[order]
+            order = np.argsort(doc_group, kind="stable")  # ids stay sorted within groups
+            docs, doc_group, names = docs[order], doc_group[order], names[order]
+            id_rank = order  # position in id order of each entry
             cuts = np.flatnonzero(doc_group[1:] != doc_group[:-1]) + 1
-            keys = np.append(doc_group[:1], doc_group[cuts]).tolist()
-            for chunk, key in zip(np.split(docs, cuts), keys, strict=True):
-                out.append(self._family(chunk, key, mode))
-            out.sort(key=lambda f: (-f.size, f.members))
+            starts = np.append(0, cuts)
+            lens = np.diff(np.append(starts, len(docs)))
+            member_lists = np.split(names, cuts)
+            fps = self._u_fp[self._doc_u[docs]]
+            small = lens <= _VECTOR_FAMILY
+            centre_pos, diameter = _small_stats(fps, starts, lens, small)
+            keys = doc_group[starts].tolist()
+            # ditto's order: size descending, then the sorted member lists, which for
+            # disjoint families is the order of their first (smallest) members
+            for i in np.lexsort((id_rank[starts], -lens)).tolist():
+                members = tuple(member_lists[i].tolist())
+                key = keys[i]
+                if not small[i]:
+                    out.append(self._family(docs[starts[i] : starts[i] + lens[i]], key, mode))
+                elif mode == "chain":
+                    out.append(Family(members, members[centre_pos[i]], int(diameter[i])))
+                else:
+                    centre = min(doc_id[d] for d in self._docs_of(key))
+                    out.append(Family(members, centre, int(diameter[i])))
         out.extend(Family((i,), i, 0) for i in singles)
         return out
 

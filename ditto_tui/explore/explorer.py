@@ -408,6 +408,16 @@ class Explorer:
             self._view_request = request
             self._view_cond.notify_all()
 
+    def set_keep(self, keep: str | None, identity: int | None) -> None:
+        """The user's selection moved: later views (of the same request) locate ``keep``
+        (else the family with ``identity``) for the UI. Triggers no rebuild."""
+        with self._view_cond:
+            request = self._view_request
+            if request is not None and (request.keep, request.keep_identity) != (keep, identity):
+                self._view_request = dataclasses.replace(
+                    request, keep=keep, keep_identity=identity
+                )
+
     def near(self, doc_id: str, k: int) -> list:
         """Every document within ``k`` of ``doc_id`` in the current snapshot (empty when
         ``doc_id`` is unknown). A vectorised scan: call from a worker."""
@@ -636,7 +646,8 @@ class Explorer:
                 previous=previous,
             )
             with self._view_cond:
-                if self._view_request is not request or snap.epoch != self._epoch:
+                latest = self._view_request
+                if latest is None or latest.serial != request.serial or snap.epoch != self._epoch:
                     continue  # superseded while building: dropped
                 if view.delta is not None and any(counts):
                     view = _with_counts(view, counts)

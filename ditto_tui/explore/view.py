@@ -93,6 +93,9 @@ class ViewRequest:
     sort: SortKey = "size"
     singletons: bool = False
     serial: int = 0
+    #: the selected document and family identity: the view says where they are now
+    keep: str | None = None
+    keep_identity: int | None = None
 
     def same_listing(self, other: ViewRequest | None) -> bool:
         return other is not None and (self.k, self.mode) == (other.k, other.mode)
@@ -128,21 +131,37 @@ class ViewDelta:
 
 @dataclass(frozen=True, eq=False)
 class FamilyView:
-    """One immutable family listing as displayed (see module docstring)."""
+    """One immutable family listing as displayed (see module docstring).
+
+    ``keep_row`` is the row of the request's ``keep`` document (else of the family with
+    ``keep_identity``), None when neither is shown. ``row_of`` (document -> row) is
+    built on first use: O(shown members), so not on the UI thread."""
 
     request: ViewRequest
     generation: int
     epoch: int
     families: Sequence[Family]
     identity: Sequence[int]
-    row_of: Mapping[str, int]
     multi: int  # families of 2+ members at this k (whatever the filter)
     documents: int
     delta: ViewDelta | None = None  # None: not a live change (first view, new k, ...)
     newest: Mapping[str, int] = field(default_factory=dict)  # centre -> newest mtime_ns
+    keep_row: int | None = None
+    _row_of: dict[str, int] = field(default_factory=dict, repr=False)
 
     def __len__(self) -> int:
         return len(self.families)
+
+    @property
+    def row_of(self) -> Mapping[str, int]:
+        """Row of every shown document (built once, on first use)."""
+        if not self._row_of and self.families:
+            built: dict[str, int] = {}
+            for row, family in enumerate(self.families):
+                for member in family.members:
+                    built.setdefault(member, row)
+            self._row_of.update(built)
+        return self._row_of
 
     def row_of_identity(self, identity: int) -> int | None:
         """Row of the family with ``identity`` (None if not shown)."""
@@ -196,12 +215,7 @@ def build_view(
         for f in families:
             newest[f.centre] = newest_change(f, documents)
         families.sort(key=lambda f: -newest[f.centre])
-    row_of: dict[str, int] = {}
-    for row, family in enumerate(families):
-        for member in family.members:
-            row_of.setdefault(member, row)
-
-    identity: list[int] = []
+    identity: Sequence[int]
     delta: ViewDelta | None = None
     same = (
         previous is not None
@@ -212,7 +226,12 @@ def build_view(
         old_rows = previous.row_of
         claimed: set[int] = set()
         new = changed = 0
-        for family in families:
+        carried: list[int] = []
+        identity = carried
+        row_of: dict[str, int] = {}
+        for row, family in enumerate(families):
+            for member in family.members:
+                row_of.setdefault(member, row)
             votes: dict[int, int] = {}
             for member in family.members:
                 old_row = old_rows.get(member)
@@ -221,11 +240,11 @@ def build_view(
             best = max(votes, key=lambda r: (votes[r], -r)) if votes else None
             if best is not None and best not in claimed:
                 claimed.add(best)
-                identity.append(previous.identity[best])
+                carried.append(previous.identity[best])
                 if family.size > 1 and previous.families[best].members != family.members:
                     changed += 1
             else:
-                identity.append(next(_identities))
+                carried.append(next(_identities))
                 if family.size > 1:
                     new += 1
         if previous.generation != generation:
@@ -237,16 +256,52 @@ def build_view(
             )
             delta = ViewDelta(new=new, gone=gone, changed=changed)
     else:
-        identity = [next(_identities) for _ in families]
+        row_of = {}
+        identity = _fresh_identities(len(families))
+    keep_row = _row_of_keep(families, identity, row_of, request)
     return FamilyView(
         request=request,
         generation=generation,
         epoch=epoch,
         families=families,
         identity=identity,
-        row_of=row_of,
         multi=multi,
         documents=total,
         delta=delta,
         newest=newest,
+        keep_row=keep_row,
+        _row_of=row_of,
     )
+
+
+_next_base = [1 << 40]
+
+
+def _fresh_identities(n: int) -> range:
+    """``n`` identities never used before (a range: O(1) whatever ``n``)."""
+    base = _next_base[0]
+    _next_base[0] += n + 1
+    return range(base, base + n)
+
+
+def _row_of_keep(
+    families: Sequence[Family],
+    identity: Sequence[int],
+    row_of: Mapping[str, int],
+    request: ViewRequest,
+) -> int | None:
+    keep = request.keep
+    if keep is not None:
+        if row_of:
+            row = row_of.get(keep)
+            if row is not None:
+                return row
+        else:
+            for row, family in enumerate(families):
+                if keep in family.members:
+                    return row
+    if request.keep_identity is not None and not isinstance(identity, range):
+        for row, ident in enumerate(identity):
+            if ident == request.keep_identity:
+                return row
+    return None

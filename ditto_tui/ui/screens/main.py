@@ -290,6 +290,8 @@ class MainScreen(Screen):
                 sort=self.sort_key,
                 singletons=self.singletons,
                 serial=self._serial,
+                keep=self.selected_member() if self.is_mounted else None,
+                keep_identity=self.families_pane.selected_identity() if self.is_mounted else None,
             )
         )
         if self.is_mounted:
@@ -453,6 +455,14 @@ class MainScreen(Screen):
     @on(FamilyTable.Highlighted)
     def family_highlighted(self, event: FamilyTable.Highlighted) -> None:
         self.detail.show_family(event.family, self.snapshot)
+        self._selection_moved()
+
+    @on(DetailPane.MemberHighlighted)
+    def member_highlighted(self) -> None:
+        self._selection_moved()
+
+    def _selection_moved(self) -> None:
+        self.explorer.set_keep(self.selected_member(), self.families_pane.selected_identity())
 
     @on(FamilyTable.SortRequested)
     def header_selected(self, event: FamilyTable.SortRequested) -> None:

@@ -57,25 +57,15 @@ class FamiliesPane(Vertical):
         keep: str | None,
         placeholder: str,
     ) -> None:
-        """Swap in ``view``; the cursor goes to the family of ``keep``, else to the same
-        family as before (by identity), else stays on its row."""
-        identity = self.selected_identity()
-        fallback = None
-        if (keep is None or keep not in view.row_of) and identity is not None:
-            fallback = view.row_of_identity(identity)
+        """Swap in ``view`` (O(1): everything was computed by the view builder). The
+        cursor goes to the view's ``keep_row`` when the selection is still the one the
+        view was asked for (its document, else its family), else stays on its row."""
+        row = view.keep_row if keep == view.request.keep else None
         self.view = view
         table = self.table
         table.sort_key = view.request.sort
         table.placeholder = placeholder
-        table.show(
-            view.families,
-            documents,
-            excerpts,
-            keep=keep,
-            row_of=view.row_of,
-            newest=view.newest,
-            fallback_row=fallback,
-        )
+        table.show_rows(view.families, documents, excerpts, row, newest=view.newest)
         request = view.request
         self.border_title = (
             f"Families at k={request.k} ({request.mode}) · {len(view):,} · by {request.sort}"

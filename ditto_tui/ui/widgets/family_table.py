@@ -112,6 +112,24 @@ class FamilyTable(VirtualTable):
             target = fallback_row
         self.set_rows(families, cursor=target)
 
+    def show_rows(
+        self,
+        families: Sequence[FamilyLike],
+        documents: Mapping[str, DocumentLike],
+        excerpts: Mapping[str, str],
+        cursor: int | None,
+        *,
+        newest: Mapping[str, int] | None = None,
+    ) -> None:
+        """Replace the listing in O(1): the cursor goes to row ``cursor`` (None: the same
+        row index). :meth:`row_of` is not available afterwards (the rows' owner has it)."""
+        self._documents = documents
+        self._excerpts = excerpts
+        self._newest = {}
+        self._newest_given = newest or {}
+        self._row_of = {}
+        self.set_rows(families, cursor=cursor)
+
     def row_of(self, doc_id: str) -> int | None:
         """Row index of the family holding ``doc_id`` (None if not shown)."""
         return self._row_of.get(doc_id)
@@ -124,10 +142,12 @@ class FamilyTable(VirtualTable):
         return None
 
     def set_excerpt(self, centre: str, excerpt: str) -> None:
-        """An excerpt arrived (already stored in the shared mapping): redraw its row."""
-        row = self._row_of.get(centre)
-        if row is not None:
-            self.refresh_line(row)
+        """An excerpt arrived (already stored in the shared mapping): redraw its row if
+        it is on screen."""
+        top = int(self.scroll_offset.y)
+        for row in range(top, min(top + self.size.height, len(self.rows))):
+            if self.rows[row].centre == centre:
+                self.refresh_line(row)
 
     # -- messages ------------------------------------------------------------------------
     def post_highlighted(self, row: int) -> None:
