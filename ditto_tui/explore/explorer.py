@@ -103,6 +103,7 @@ class _Batch:
     epoch: int
     batch: ChangeBatch
     watch: bool
+    merged: bool = False  # a batch of our own, made by folding several (may be extended)
 
 
 @dataclass(slots=True)
@@ -450,7 +451,7 @@ class Explorer:
             calls: list[_Call] = []
             listings: list[_Listing] = []
             ended: list[_ScanDone] = []
-            for op in ops:
+            for op in _coalesce(ops):
                 if op is _STOP:
                     for call in calls:
                         call.done.set()
@@ -480,7 +481,9 @@ class Explorer:
                     call.fn()
                 finally:
                     call.done.set()
-            if listings:
+            if listings and self._ops.empty():
+                # (with more changes queued the listing would be stale at once: the view
+                # builder asks again for the next generation)
                 self._compute_listing(listings[-1].k, listings[-1].mode)
             if now - last_notice >= NOTICE_POLL:
                 last_notice = now
@@ -624,14 +627,21 @@ class Explorer:
                         self._view_cond.wait(wait)
                         continue
                     self._view_cond.wait()
-            listing = snap.listing(max(0, min(request.k, self.max_k)), request.mode)
+            k = max(0, min(request.k, self.max_k))
+            listing = snap.listing(k, request.mode)
             if listing is None:
                 with self._view_cond:
-                    if self._listing_wanted != (snap.generation, request.k, request.mode):
-                        self._listing_wanted = (snap.generation, request.k, request.mode)
-                        self._ops.put(_Listing(request.k, request.mode))
-                    if snap.listing(request.k, request.mode) is None and snap is self._snapshot:
-                        self._view_cond.wait(0.5)
+                    wanted = (snap.generation, k, request.mode)
+                    if self._listing_wanted != wanted:
+                        self._listing_wanted = wanted
+                        self._ops.put(_Listing(k, request.mode))
+                    if (
+                        snap.listing(k, request.mode) is None
+                        and snap is self._snapshot
+                        and not self._view_cond.wait(0.5)
+                        and snap is self._snapshot
+                    ):
+                        self._listing_wanted = None  # ask again (the writer was busy)
                 continue
             with self._view_cond:
                 previous = self._last_view
@@ -658,6 +668,30 @@ class Explorer:
                 built = (request.serial, snap.generation)
                 last_build = time.monotonic()
             self.on_event(ViewBuilt(view))
+
+
+def _coalesce(ops: list[Any]) -> list[Any]:
+    """Fold each run of consecutive scan batches of one epoch into one batch (same final
+    state; a bulk rebuild of the index instead of many small updates)."""
+    out: list[Any] = []
+    for op in ops:
+        last = out[-1] if out else None
+        if (
+            isinstance(op, _Batch)
+            and not op.watch
+            and isinstance(last, _Batch)
+            and not last.watch
+            and last.epoch == op.epoch
+        ):
+            if not last.merged:
+                merged = ChangeBatch()
+                merged.extend(last.batch)
+                last = _Batch(last.epoch, merged, watch=False, merged=True)
+                out[-1] = last
+            last.batch.extend(op.batch)
+        else:
+            out.append(op)
+    return out
 
 
 def _with_counts(view: FamilyView, counts: list[int]) -> FamilyView:
