@@ -101,14 +101,15 @@ class PaintProbe:
         return None
 
 
-async def settle(pilot, app: DittoApp, timeout: float = 600.0) -> None:
-    """Until the scan is over, the view is current and every k is warm."""
+async def settle(pilot, app: DittoApp, timeout: float = 600.0, *, warm_all: bool = True) -> None:
+    """Until the scan is over, the view is current and (``warm_all``) every k is warm."""
     deadline = time.monotonic() + timeout
     screen = app.main_screen
     while time.monotonic() < deadline:
         await pilot.pause()
         snap = app.snapshot
-        warm = all(snap.listing(k, screen.mode) is not None for k in range(app.explorer.max_k + 1))
+        ks = range(app.explorer.max_k + 1) if warm_all else [screen.k]
+        warm = all(snap.listing(k, screen.mode) is not None for k in ks)
         idle = all(w.is_finished for w in app.workers)
         if not app.scanning and screen.view_current() and warm and idle:
             await pilot.pause()
@@ -193,7 +194,7 @@ async def filter_keys(n: int, steps: int = STEPS) -> list[float]:
     return times
 
 
-async def live_changes(n: int, steps: int = STEPS) -> tuple[list[float], list[float]]:
+async def live_changes(n: int, steps: int = 40) -> tuple[list[float], list[float]]:
     """Per live change on ``n`` documents: (UI thread busy seconds for the batch,
     seconds from the write to the changed family painted)."""
     fps = synthetic_fingerprints(n)
@@ -228,7 +229,7 @@ async def live_changes(n: int, steps: int = STEPS) -> tuple[list[float], list[fl
             try:
                 screen = app.main_screen
                 for _ in range(steps):
-                    await settle(pilot, app)
+                    await settle(pilot, app, warm_all=False)
                     before = app.snapshot.generation
                     busy.clear()
                     painted_before = len(probe.painted)
@@ -240,7 +241,7 @@ async def live_changes(n: int, steps: int = STEPS) -> tuple[list[float], list[fl
                             pilot, app, probe, begin, lambda v, g=before: v.generation > g
                         )
                     )
-                    await settle(pilot, app)
+                    await settle(pilot, app, warm_all=False)
                     # UI thread: the handlers of this batch plus the lines painted for it
                     paints = probe.painted[painted_before:]
                     paint_cost = estimate_paint(screen.query_one(FamilyTable), len(paints))

@@ -41,6 +41,7 @@ PROGRESS_INTERVAL = 0.1
 PUBLISH_INTERVAL = 0.2  # while scanning: at most this often a new snapshot
 VIEW_INTERVAL = 0.25  # while scanning: at most this often a rebuilt view
 NOTICE_POLL = 0.5
+WARM_AFTER = 1.0  # seconds without changes before other k are precomputed
 
 
 # -- events -----------------------------------------------------------------------------
@@ -183,6 +184,8 @@ class Explorer:
         self._viewer = threading.Thread(target=self._run_views, name="ditto-tui views", daemon=True)
         self._started = False
         self._store_thread: threading.Thread | None = None
+        self._last_change = 0.0
+        self._warm_more = True  # other listings may be worth precomputing
 
     # -- public state ------------------------------------------------------------------
     @property
@@ -407,6 +410,7 @@ class Explorer:
         a :class:`ViewBuilt` event, and again after every change of the index."""
         with self._view_cond:
             self._view_request = request
+            self._warm_more = True
             self._view_cond.notify_all()
 
     def set_keep(self, keep: str | None, identity: int | None) -> None:
@@ -436,6 +440,8 @@ class Explorer:
             timeout = None
             if dirty:
                 timeout = max(0.0, PUBLISH_INTERVAL - (time.monotonic() - last_publish))
+            elif self._warm_more:
+                timeout = 0.0 if time.monotonic() - self._last_change >= WARM_AFTER else 0.1
             elif not self._closed:
                 timeout = NOTICE_POLL
             try:
@@ -459,6 +465,8 @@ class Explorer:
                 if isinstance(op, _Batch):
                     if op.epoch == self._epoch and self._apply(op.batch, op.watch):
                         dirty = True
+                        self._last_change = time.monotonic()
+                        self._warm_more = True
                 elif isinstance(op, _Replace):
                     self._replace(op.source)
                     dirty = True
@@ -533,6 +541,7 @@ class Explorer:
 
     def _publish(self) -> None:
         self._generation += 1
+        self._warm_more = True
         source = self._source
         snap = Snapshot(
             generation=self._generation,
@@ -590,12 +599,15 @@ class Explorer:
         snap = self._snapshot
         if request is None or snap.generation != self._generation or self._scanning:
             return
+        if time.monotonic() - self._last_change < WARM_AFTER:
+            return  # changes are arriving: keep the writer free for them
         k = request.k
         order = sorted(range(self.max_k + 1), key=lambda x: (abs(x - k), x))
         for kk in order:
             if (kk, request.mode) not in snap.listings:
                 self._compute_listing(kk, request.mode)
                 return
+        self._warm_more = False
 
     def _poll_notices(self) -> None:
         source = self._source
