@@ -126,3 +126,88 @@ async def test_live_changes_update_the_lists_in_place(corpus_dir, make_app):
         )
         assert screen.selected_member() == selected
         assert isinstance(screen.query_one(MemberTable).selected.id, str)
+
+
+async def test_export_defaults_to_a_named_file_beside_the_corpus(corpus_dir, make_app):
+    app = make_app(corpus_dir)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("x")
+        value = app.screen.query_one("#export-path", Input).value
+        assert value == str(corpus_dir.parent / "corpus-families-k3-chain.csv")
+        assert os.path.isabs(value)
+
+
+def test_export_folder_falls_back_when_beside_the_root_is_not_writable(tmp_path, monkeypatch):
+    from ditto_tui.ui.screens import export
+
+    docs = tmp_path / "Documents"
+    docs.mkdir()
+    monkeypatch.setattr("platformdirs.user_documents_dir", lambda: str(docs))
+    monkeypatch.setattr(export.os, "access", lambda path, mode: False)
+    assert export.default_path("jsonl", 2, "star", str(tmp_path / "c")) == str(
+        docs / "c-families-k2-star.jsonl"
+    )
+
+
+async def test_changes_during_the_initial_scan_are_applied_after_it(corpus_dir, monkeypatch):
+    """Watching starts before the scan: a file written after the scan walked its folder
+    (while the scan still holds the session) is in the index right after the scan,
+    without waiting for a reconcile (turned off here)."""
+    import time
+
+    from ditto_tui.core.pipeline import make_pipeline
+    from ditto_tui.corpus.session import CorpusSession
+    from ditto_tui.ui.app import DittoApp
+
+    session = CorpusSession(
+        corpus_dir, make_pipeline(), use_cache=False, jobs=1, reconcile_every=None
+    )
+    original = session.scan
+
+    def scan_then_write(**kwargs):
+        with session._update_lock:  # the scan holds the session until it returns
+            result = original(**kwargs)
+            (corpus_dir / "notes" / "late.txt").write_text("written at the end of the scan\n")
+            time.sleep(0.6)  # the watcher sees the event meanwhile
+            return result
+
+    monkeypatch.setattr(session, "scan", scan_then_write)
+    app = DittoApp(session, root="corpus", watch=True)
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await wait_for(pilot, lambda: "notes/late.txt" in app.snapshot, timeout=10)
+    finally:
+        session.close()
+
+
+async def test_notices_show_when_they_happen_and_stay_in_the_log(corpus_dir, make_app):
+    app = make_app(corpus_dir)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        app.session.notices.append("Cannot watch /x with inotify (test); polling instead.")
+        await wait_for(
+            pilot, lambda: any("polling instead" in n.message for n in app._notifications)
+        )
+        await pilot.press("l")
+        await pilot.pause()
+        from ditto_tui.ui.screens.notices import NoticesScreen
+
+        assert isinstance(app.screen, NoticesScreen)
+        assert any("polling instead" in text for _t, _s, text in app.screen.notices)
+        await pilot.press("escape")
+        assert app.screen is app.main_screen
+
+
+async def test_home_and_end_in_the_member_list(corpus_dir, make_app):
+    app = make_app(corpus_dir)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("]", "]")
+        await settle(pilot)
+        members = app.main_screen.query_one(MemberTable)
+        members.focus()
+        await pilot.press("end")
+        assert members.cursor_row == len(members.members) - 1 > 0
+        await pilot.press("home")
+        assert members.cursor_row == 0
