@@ -202,6 +202,27 @@ class Explorer:
     def scanning(self) -> bool:
         return self._scanning
 
+    # -- reads for the explanations (family paths, k sweep) --------------------------------
+    @property
+    def generation(self) -> int:
+        """The generation of the latest snapshot."""
+        return self._snapshot.generation
+
+    def fingerprint(self, doc_id: str) -> int:
+        """The fingerprint of ``doc_id`` in the latest snapshot; KeyError when absent."""
+        return self._snapshot.fingerprint(doc_id)
+
+    def ids(self) -> list[str]:
+        """Every document id of the latest snapshot."""
+        return list(self._snapshot.fingerprints)
+
+    def linkage(self) -> Any:
+        """The index's pairs and merge order (``core.family_paths.Linkage``), taken on the
+        writer thread after everything queued; blocking: call from a worker."""
+        out: list[Any] = []
+        self.call(lambda: out.append(self._index.linkage()))
+        return out[0]
+
     @property
     def watch_state(self) -> str:
         if self._scanning:

@@ -123,6 +123,7 @@ class DittoApp(App):
         self.notices: list[str] = []
         #: every notice of this session with the time it arrived (the log screen)
         self.notice_log: list[tuple[float, str, str]] = []
+        self.initial_k = max(0, min(k, max_k))
         self.explorer = Explorer(
             source, max_k=max_k, watch=watch, poll=poll, on_event=self._explorer_event
         )
@@ -144,6 +145,19 @@ class DittoApp(App):
     @property
     def scanning(self) -> bool:
         return self.explorer.scanning
+
+    @property
+    def live(self) -> Explorer:
+        """The live index as the explanation screens read it (generation, linkage())."""
+        return self.explorer
+
+    def open_compare(self, left: str, right: str) -> None:
+        """Compare two documents of the latest snapshot."""
+        from ditto_tui.ui.screens.compare import CompareScreen
+
+        self.push_screen(
+            CompareScreen(left, right, snapshot=self.explorer.snapshot, reader=self.explorer.source)
+        )
 
     # -- lifecycle ------------------------------------------------------------------------
     def get_default_screen(self) -> MainScreen:

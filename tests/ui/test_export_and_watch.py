@@ -189,7 +189,7 @@ async def test_notices_show_when_they_happen_and_stay_in_the_log(corpus_dir, mak
         await wait_for(
             pilot, lambda: any("polling instead" in n.message for n in app._notifications)
         )
-        await pilot.press("l")
+        await pilot.press("L")
         await pilot.pause()
         from ditto_tui.ui.screens.notices import NoticesScreen
 
