@@ -162,11 +162,11 @@ class CompareScreen(Screen):
             panel.hide(self.query_one(ExplainedDiff))
             bits.display = True
             return
-        docs = self.app.session.documents
+        docs = self.snapshot.documents
         mapped = tuple(self.html_source or getattr(docs.get(d), "kind", "") != "html"
                        for d in (self.left, self.right))
         bits.display = False  # the panel has its own bit grid, with the margins
-        panel.explain(self.app.session, self.app.pipeline, self.left, self.right,
+        panel.explain(self.reader, self.reader.pipeline, self.left, self.right,
                       target=self.query_one(ExplainedDiff), mapped=mapped)  # type: ignore[arg-type]
 
     def action_swap(self) -> None:
