@@ -1,28 +1,37 @@
-"""Spark stage throughput on local[2]: fingerprint, pairs, families (documents per second).
+"""Spark stages on local[2]: the skewed pairs case, generated fingerprints at scale, the
+output size, and opening a large results folder. Prints one ``name value unit`` per figure.
 
-Prints one ``name value unit`` line per figure. The corpus (tests/scale/corpus_maker.py,
-scaled by ``--scale``) is generated once under ``benchmarks/_work/`` and reused; the
-in-process scan of the same corpus is timed too, for comparison. Spark's start-up is
-reported separately and not counted in any stage.
+* ``spark_pairs_skewed_20k_k8_s``: 20,000 documents, most of them ~10 % word edits of one
+  text (a Parquet shard; fingerprinting is not counted), pairs stage at K = 8.
+* ``spark_pairs_<n>_fps_k3_s`` / ``spark_families_<n>_fps_k3_s``: ``--fps`` generated
+  fingerprints (default 10^6; ``--fps 10000000`` for the 10^7 target), 1 % identical to
+  another document, 1 % one family (a random walk of one-bit steps), the rest random; no
+  files: the fingerprints table is written directly.
+* ``spark_output_bytes_per_doc``: bytes of ``pairs-fp`` + ``families`` per document, K = 8,
+  on the same generated fingerprints.
+* ``open_<n>_results_s``: ``load_results`` + ``ResultsSession`` + the families of 2+ at
+  k = 3 + one document's family, on that results folder (no Spark).
+* ``open_<n>_scan_s``: handing all ids and fingerprints to the explorer (``scan``).
 
-    python benchmarks/bench_spark.py [--scale 4] [--k 4] [--master local[2]]
+    nice python benchmarks/bench_spark.py [--fps 1000000] [--skip-skewed] [--master local[2]]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import random
 import shutil
 import sys
 import time
 from pathlib import Path
 
+import numpy as np
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from ditto_tui.core.pipeline import make_pipeline  # noqa: E402
-from ditto_tui.corpus.documents import ScanOptions  # noqa: E402
-from ditto_tui.corpus.session import CorpusSession  # noqa: E402
-from tests.scale.corpus_maker import CorpusShape, make_corpus  # noqa: E402
+from tests.scale.corpus_maker import WORDS  # noqa: E402
 
 WORK = ROOT / "benchmarks" / "_work"
 
@@ -31,65 +40,137 @@ def emit(name: str, value: float, unit: str) -> None:
     print(f"{name} {value:.4g} {unit}", flush=True)
 
 
-def corpus(scale: int) -> Path:
-    path = WORK / f"spark-corpus-x{scale}"
-    marker = path.with_name(path.name + ".complete")
-    if not marker.exists():
-        shutil.rmtree(path, ignore_errors=True)
-        base = CorpusShape()
-        shape = CorpusShape(
-            families=base.families * scale,
-            uniques=base.uniques * scale,
-            copies=base.copies * scale,
-            binaries=base.binaries * scale,
-        )
-        make_corpus(path, shape, seed=scale)
-        marker.write_text("ok")
-    return path
+def label(n: int) -> str:
+    return f"{n // 10**6}m" if n % 10**6 == 0 else f"{n // 1000}k"
+
+
+def skewed_shard(path: Path, n: int = 20_000, seed: int = 11) -> None:
+    """``n`` documents: 90 % are 0-20 % word edits of one 400-word text, 10 % unrelated."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rng = random.Random(seed)
+    base = [rng.choice(WORDS) for _ in range(400)]
+    ids, texts = [], []
+    for i in range(n):
+        words = [rng.choice(WORDS) for _ in range(400)] if i % 10 == 9 else list(base)
+        for _ in range(rng.randint(0, 80)):
+            words[rng.randrange(len(words))] = rng.choice(WORDS)
+        ids.append(f"doc-{i:06d}")
+        texts.append(" ".join(words))
+    path.mkdir(parents=True, exist_ok=True)
+    pq.write_table(pa.table({"id": ids, "text": texts}), str(path / "part-0.parquet"))
+
+
+def generated_fingerprints(out: Path, n: int, seed: int = 5) -> None:
+    """A results folder holding only ``fingerprints`` (+ its meta) for ``n`` generated
+    fingerprints: 1 % copies of another document's, 1 % a one-bit-step random walk."""
+    import json
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from ditto_tui.core.pipeline import make_pipeline
+
+    rng = np.random.default_rng(seed)
+    fps = rng.integers(0, 2**64 - 1, n, dtype=np.uint64, endpoint=True)
+    walk = np.arange(0, n, 100)  # 1 %: one family
+    steps = np.uint64(1) << rng.integers(0, 64, len(walk)).astype(np.uint64)
+    fps[walk] = np.bitwise_xor.accumulate(steps) ^ fps[0]
+    copies = np.arange(50, n, 100)  # 1 %: identical to a random other document
+    fps[copies] = fps[rng.integers(0, n, len(copies))]
+    identity = make_pipeline().identity
+    shutil.rmtree(out, ignore_errors=True)
+    (out / "fingerprints").mkdir(parents=True)
+    chunk = 2_000_000
+    for part, lo in enumerate(range(0, n, chunk)):
+        hi = min(n, lo + chunk)
+        docs = np.arange(lo, hi, dtype=np.int64)
+        table = pa.table({
+            "doc": docs,
+            "id": pa.array([f"d{i:09d}" for i in range(lo, hi)]),
+            "fp": fps[lo:hi].view(np.int64),
+            "hex": pa.array([f"{int(v):016x}" for v in fps[lo:hi]]),
+            "size": np.full(hi - lo, 1000, np.int64),
+            "offset": np.zeros(hi - lo, np.int64),
+            "kind": pa.array(["text"] * (hi - lo)).dictionary_encode(),
+            "pipeline": pa.array([identity] * (hi - lo)).dictionary_encode(),
+        })
+        pq.write_table(table, str(out / "fingerprints" / f"part-{part:05d}.parquet"))
+    meta = {"root": "file:/generated", "pipeline": {"name": "ditto", "char_n": 4, "word_n": 0,
+            "shingle": 3, "identity": identity}, "options": {}, "documents": n}
+    (out / "meta-fingerprint").mkdir()
+    pq.write_table(pa.table({"json": [json.dumps(meta)]}),
+                   str(out / "meta-fingerprint" / "part-0.parquet"))
+
+
+def folder_bytes(path: Path) -> int:
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--scale", type=int, default=4, help="corpus size in ~2,800-file units")
-    parser.add_argument("--k", type=int, default=4)
+    parser.add_argument("--fps", type=int, default=1_000_000, help="generated fingerprints")
     parser.add_argument("--master", default="local[2]")
+    parser.add_argument("--partitions", type=int, default=16)
+    parser.add_argument("--skip-skewed", action="store_true")
+    parser.add_argument("--skip-generated", action="store_true")
     args = parser.parse_args()
 
-    root = corpus(args.scale)
-    out = WORK / f"spark-results-x{args.scale}"
-    options = ScanOptions(max_size=128 * 1024)
-
-    started = time.perf_counter()
-    with CorpusSession(root, make_pipeline(), options=options, use_cache=False) as session:
-        session.scan()
-        n_docs = len(session.fingerprints)
-    emit("inprocess_scan_docs_per_s", n_docs / (time.perf_counter() - started), "docs/s")
-
     from ditto_tui.scale.families import families_job
-    from ditto_tui.scale.fingerprints import PipelineSpec, fingerprint_corpus
+    from ditto_tui.scale.fingerprints import Source, fingerprint_corpus
     from ditto_tui.scale.pairs import pairs_job
+    from ditto_tui.scale.results import ResultsSession, load_results
     from ditto_tui.scale.session import build_session
 
+    WORK.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
-    spark = build_session(args.master, shuffle_partitions=4, conf={"spark.ui.enabled": "false"})
+    spark = build_session(args.master, shuffle_partitions=args.partitions,
+                          conf={"spark.ui.enabled": "false", "spark.driver.memory": "3g"})
     spark.range(1).count()
     emit("spark_startup", time.perf_counter() - started, "s")
     try:
-        fp = fingerprint_corpus(spark, str(root), str(out), PipelineSpec(), options)
-        emit("spark_documents", fp.documents, "docs")
-        emit("spark_fingerprint_docs_per_s", fp.documents / fp.seconds, "docs/s")
-        pairs = pairs_job(spark, str(out), args.k, expand=True)
-        emit("spark_pairs_docs_per_s", pairs.documents / pairs.seconds, "docs/s")
-        emit("spark_pairs_doc_pairs", pairs.doc_pairs, "pairs")
-        fam = families_job(spark, str(out), args.k)
-        emit("spark_families_docs_per_s", fp.documents / fam.seconds, "docs/s")
-        emit("spark_families_levels", len(fam.levels), "levels")
-        emit("spark_families_rounds", fam.rounds, "rounds")
-        total = fp.seconds + pairs.seconds + fam.seconds
-        emit("spark_all_stages_docs_per_s", fp.documents / total, "docs/s")
+        if not args.skip_skewed:
+            shard = WORK / "skewed-20k"
+            if not (shard / "part-0.parquet").exists():
+                skewed_shard(shard)
+            out = WORK / "skewed-20k-results"
+            fingerprint_corpus(spark, Source("parquet", (str(shard),)), str(out))
+            started = time.perf_counter()
+            s = pairs_job(spark, str(out), 8)
+            emit("spark_pairs_skewed_20k_k8_s", time.perf_counter() - started, "s")
+            emit("spark_pairs_skewed_20k_distinct", s.distinct, "fps")
+            emit("spark_pairs_skewed_20k_doc_pairs", s.doc_pairs, "pairs")
+            shutil.rmtree(out, ignore_errors=True)
+        if not args.skip_generated:
+            n = args.fps
+            out = WORK / f"generated-{label(n)}"
+            generated_fingerprints(out, n)
+            started = time.perf_counter()
+            s = pairs_job(spark, str(out), 3)
+            emit(f"spark_pairs_{label(n)}_fps_k3_s", time.perf_counter() - started, "s")
+            emit(f"spark_pairs_{label(n)}_fps_k3_fp_pairs", s.fp_pairs, "pairs")
+            started = time.perf_counter()
+            f = families_job(spark, str(out), 3)
+            emit(f"spark_families_{label(n)}_fps_k3_s", time.perf_counter() - started, "s")
+            emit(f"spark_families_{label(n)}_fps_k3_multi", f.multi_families[3], "families")
+            pairs_job(spark, str(out), 8)
+            families_job(spark, str(out), 8)
+            size = folder_bytes(out / "pairs-fp") + folder_bytes(out / "families")
+            emit("spark_output_bytes_per_doc", size / n, "B/doc")
+            started = time.perf_counter()
+            results = load_results(out)
+            session = ResultsSession(results)
+            shown = results.families_at(3, min_size=2)
+            results.family_of(shown[0][-1], 3)
+            session.documents[shown[0][0]]
+            emit(f"open_{label(n)}_results_s", time.perf_counter() - started, "s")
+            started = time.perf_counter()
+            session.scan()
+            emit(f"open_{label(n)}_scan_s", time.perf_counter() - started, "s")
     finally:
         spark.stop()
-        shutil.rmtree(out, ignore_errors=True)
+    emit("load_avg_1min", os.getloadavg()[0], "")
     return 0
 
 

@@ -49,6 +49,15 @@ def _spark_options(p: argparse.ArgumentParser) -> None:
 
 def _corpus_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("documents")
+    g.add_argument("--input", choices=("folder", "parquet", "jsonl", "manifest"),
+                   default="folder",
+                   help="what ROOT is: a folder (default); Parquet or JSON-lines shards, one "
+                   "document per row (ROOT may be repeated: files, folders or globs); or "
+                   "manifests listing one document path per line (relative to the manifest)")
+    g.add_argument("--id-column", default="id", metavar="NAME",
+                   help="shards: the column holding each document's id (default id)")
+    g.add_argument("--text-column", default="text", metavar="NAME",
+                   help="shards: the column holding the text (string) or bytes (binary)")
     g.add_argument("--glob", default=None, metavar="GLOB",
                    help="only file names matching GLOB (Spark's pathGlobFilter, e.g. '*.txt')")
     g.add_argument("--max-size", type=size, default=64 << 20, metavar="SIZE",
@@ -76,10 +85,11 @@ def add_spark_commands(sub: Any) -> None:
     """Add ``fingerprint``, ``pairs``, ``families`` and ``run`` to a subparsers object."""
     p = sub.add_parser("fingerprint", help="fingerprint a folder into OUT (Parquet)",
                        description="Read every file under ROOT (a path or any Hadoop URI) with "
-                       "Spark and write OUT/fingerprints and OUT/skipped. Spark's file listing "
-                       "never returns names starting with '.' or '_' (Hadoop's hidden files); "
-                       "empty files and mbox messages are documents as in the local scan.")
-    p.add_argument("root", metavar="ROOT")
+                       "Spark and write OUT/fingerprints and OUT/skipped. Names starting with "
+                       "'.' or '_' are read like any other; empty files and mbox messages are "
+                       "documents as in the local scan; files whose names are not UTF-8 are "
+                       "reported as skipped. With --input, ROOT is shards or manifests.")
+    p.add_argument("root", metavar="ROOT", nargs="+")
     p.add_argument("-o", "--out", required=True, metavar="OUT", help="results folder")
     _corpus_options(p)
     _spark_options(p)
@@ -102,7 +112,7 @@ def add_spark_commands(sub: Any) -> None:
 
     p = sub.add_parser("run", help="fingerprint, pairs and families in one go",
                        description="fingerprint ROOT, then pairs and families up to K, into OUT.")
-    p.add_argument("root", metavar="ROOT")
+    p.add_argument("root", metavar="ROOT", nargs="+")
     p.add_argument("-o", "--out", required=True, metavar="OUT", help="results folder")
     p.add_argument("-k", type=k_value, default=3, metavar="K", help="largest distance (default 3)")
     _corpus_options(p)
@@ -192,7 +202,7 @@ def _dispatch(spark: Any, args: argparse.Namespace) -> int:
 
 def _fingerprint(spark: Any, args: argparse.Namespace) -> None:
     from ditto_tui.corpus.documents import ScanOptions
-    from ditto_tui.scale.fingerprints import PipelineSpec, fingerprint_corpus
+    from ditto_tui.scale.fingerprints import PipelineSpec, Source, fingerprint_corpus
 
     spec = PipelineSpec(args.pipeline, args.char, args.word, args.shingle)
     spec.build()  # ValueError for a bad pipeline before Spark reads anything
@@ -201,8 +211,9 @@ def _fingerprint(spark: Any, args: argparse.Namespace) -> None:
     )
     user_set = any(key == "spark.sql.files.openCostInBytes" for key, _ in args.conf)
     kwargs = {"open_cost": None} if user_set else {}
+    source = Source(args.input, tuple(args.root), args.id_column, args.text_column)
     s = fingerprint_corpus(
-        spark, args.root, args.out, spec, options, glob=args.glob, batch_rows=args.batch,
+        spark, source, args.out, spec, options, glob=args.glob, batch_rows=args.batch,
         **kwargs,
     )
     reasons = ", ".join(f"{n} {r}" for r, n in sorted(s.reasons.items())) or "none"
@@ -247,6 +258,13 @@ def run_open(args: argparse.Namespace) -> int:
     session = ResultsSession(results, root=args.root)
     for notice in session.notices:
         print(f"{PROG}: {notice}", file=sys.stderr)
+    if results.skipped:
+        from collections import Counter
+
+        counts = Counter(reason for _, reason in results.skipped)
+        listed = ", ".join(f"{n} {reason}" for reason, n in sorted(counts.items()))
+        print(f"{PROG}: {len(results.skipped)} skipped ({listed}); the explorer lists them",
+              file=sys.stderr)
     max_k = args.max_k
     if max_k is None:
         max_k = max(results.levels) if results.levels else 8

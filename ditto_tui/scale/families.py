@@ -4,14 +4,22 @@ A family at k is a connected component of the graph "distance <= k" (ditto's cha
 clusters, single linkage), labelled by its smallest id (code-point order) -- the same
 partition as :func:`ditto_tui.core.clusters.clusters` and ``NearIndex.families(k)``.
 
-Components are computed over *distinct* fingerprints (``groups``), with the
-Large-Star / Small-Star iteration of Kiveris et al. (2014) in plain DataFrame ops (no
-GraphFrames): it converges in O(log^2 n) rounds to one star per component centred on
-its smallest node. Levels reuse each other: the graph at k is the graph at k - 1 plus
-the pairs at exactly k, so each level contracts the previous level's components to
-single nodes and only links those. Every few rounds (and after each level) the working
-tables are checkpointed -- reliably when the SparkContext has a checkpoint folder,
-locally otherwise -- so query plans do not grow with the number of rounds.
+Components are computed over the *distinct* fingerprints that have a pair within K
+(the others are families of their own at every k), with the Large-Star / Small-Star
+iteration of Kiveris et al. (2014) in plain DataFrame ops (no GraphFrames): it converges
+in O(log^2 n) rounds to one star per component centred on its smallest node. Levels
+reuse each other: the graph at k is the graph at k - 1 plus the pairs at exactly k, so
+each level contracts the previous level's components to single nodes and only links
+those. Every round and level is a *reliable* checkpoint (the context's checkpoint
+folder, default ``OUT/_checkpoints``), so query plans stay short and a lost executor
+costs a retry of a task, not the job.
+
+The output is compact: ``families`` holds one row ``fp, k, family`` per distinct
+fingerprint and level *where its family changes* -- ``family`` being the smallest
+``doc`` of the family at k. At k = 0 a family is the documents sharing a fingerprint
+(label: their smallest ``doc``, which the fingerprints table gives), and labels only
+ever shrink as k grows, so the label of any document at any k follows from the rows
+with ``k' <= k`` (the latest one wins). A fingerprint that never merges has no row.
 """
 
 from __future__ import annotations
@@ -29,15 +37,13 @@ from ditto_tui.scale.layout import (
     read_meta,
     write_meta,
 )
-from ditto_tui.scale.session import checkpoint, clear_checkpoint_dir, delete_path
+from ditto_tui.scale.session import checkpoint, checkpoint_dir
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
-__all__ = ["FamiliesSummary", "connected_components", "families_job", "family_levels"]
+__all__ = ["FamiliesSummary", "connected_components", "families_job", "family_changes"]
 
-CHECKPOINT_EVERY = 3
-CHECKPOINTS = "_checkpoints"
 MAX_ROUNDS = 200
 
 
@@ -110,7 +116,6 @@ def connected_components(
     edges: DataFrame,
     *,
     oriented: bool = False,
-    checkpoint_every: int = CHECKPOINT_EVERY,
     max_rounds: int = MAX_ROUNDS,
 ) -> tuple[DataFrame, int]:
     """Components of an undirected graph given as ``(src, dst)`` long columns.
@@ -118,8 +123,9 @@ def connected_components(
     Returns ``(mapping, rounds)`` where ``mapping`` has ``node, root`` for every node on an
     edge (``root`` = the smallest node of its component, ``root`` maps to itself).
     Self-loops and duplicate edges are fine; ``oriented=True`` promises a materialised
-    input that is already distinct with ``src > dst`` (saves one pass). Raises RuntimeError after ``max_rounds``
-    (cannot happen on a finite graph; a guard against a bug looping forever).
+    input that is already distinct with ``src > dst`` (saves one pass). Needs a checkpoint
+    folder (:func:`~ditto_tui.scale.session.checkpoint_dir`). Raises RuntimeError after
+    ``max_rounds`` (cannot happen on a finite graph; a guard against a bug looping forever).
     """
     import pyspark.sql.functions as F
 
@@ -130,56 +136,72 @@ def connected_components(
             raise RuntimeError(f"connected components did not converge in {max_rounds} rounds")
         nxt = _small_star(_large_star(current))
         rounds += 1
-        durable = rounds % checkpoint_every == 0
-        current = checkpoint(nxt) if durable else nxt.localCheckpoint(eager=True)
+        current = checkpoint(nxt)
     roots = current.select(F.col("dst").alias("node"), F.col("dst").alias("root")).distinct()
     mapping = current.select(F.col("src").alias("node"), F.col("dst").alias("root"))
     return mapping.unionByName(roots), rounds
 
 
-def family_levels(
-    fingerprints: DataFrame,
-    distinct: DataFrame,
+def family_changes(
+    firsts: DataFrame,
     pairs_fp: DataFrame,
     levels: list[int],
-) -> tuple[dict[int, DataFrame], int]:
-    """Per k in ``levels`` (ascending, >= 0): ``id, k, family`` for every document.
+) -> tuple[list[DataFrame], int]:
+    """Per k in ``levels`` (ascending, >= 1): the rows ``fp, k, family`` of the fingerprints
+    whose family label (smallest ``first`` of the component) differs from the previous
+    level's (from ``first`` before the first level).
 
-    ``distinct`` has one row per distinct ``fp``; ``pairs_fp`` has ``fp_a, fp_b, distance``
-    with every pair of distinct fps within ``max(levels)``. Returns the per-level frames
-    (backed by checkpoints) and the total Large/Small-Star rounds.
+    ``firsts`` has ``fp, first`` for every distinct fingerprint (at least those in
+    ``pairs_fp``); ``pairs_fp`` has ``fp_a, fp_b, distance`` with every pair of distinct
+    fps within ``max(levels)``. Returns the per-level frames (backed by checkpoints) and the
+    total Large/Small-Star rounds.
     """
     import pyspark.sql.functions as F
 
-    labels = checkpoint(distinct.select("fp", F.col("fp").alias("label")))
-    out: dict[int, DataFrame] = {}
+    touched = pairs_fp.select(F.col("fp_a").alias("fp")).unionByName(
+        pairs_fp.select(F.col("fp_b").alias("fp"))
+    ).distinct()
+    nodes = checkpoint(touched.join(firsts.select("fp", "first"), "fp"))
+    labels = nodes.select("fp", F.col("fp").alias("label"))
+    family = nodes.select("fp", F.col("first").alias("family"))
+    out: list[DataFrame] = []
     rounds = 0
-    previous = -1
-    docs = fingerprints.select("id", "fp")
+    previous = 0
     for k in sorted(levels):
         step = pairs_fp.where((F.col("distance") > previous) & (F.col("distance") <= k))
         previous = k
         la = labels.select(F.col("fp").alias("fp_a"), F.col("label").alias("src"))
         lb = labels.select(F.col("fp").alias("fp_b"), F.col("label").alias("dst"))
         links = checkpoint(_oriented(step.join(la, "fp_a").join(lb, "fp_b")))
-        if not links.isEmpty():
-            mapping, used = connected_components(links, oriented=True)
-            rounds += used
-            labels = checkpoint(
-                labels.join(mapping.withColumnRenamed("node", "label"), "label", "left")
-                .select("fp", F.coalesce("root", "label").alias("label"))
+        if links.isEmpty():
+            continue
+        mapping, used = connected_components(links, oriented=True)
+        rounds += used
+        labels = checkpoint(
+            labels.join(mapping.withColumnRenamed("node", "label"), "label", "left")
+            .select("fp", F.coalesce("root", "label").alias("label"))
+        )
+        tagged = labels.join(nodes, "fp")
+        smallest = tagged.groupBy("label").agg(F.min("first").alias("new"))
+        current = checkpoint(
+            tagged.join(smallest, "label")
+            .join(family, "fp")
+            .select("fp", "family", "new")
+        )
+        out.append(
+            current.where(F.col("new") != F.col("family")).select(
+                "fp", F.lit(k).cast("int").alias("k"), F.col("new").alias("family")
             )
-        tagged = docs.join(labels, "fp")
-        names = tagged.groupBy("label").agg(F.min("id").alias("family"))
-        out[k] = tagged.join(names, "label").select("id", F.lit(k).alias("k"), "family")
+        )
+        family = current.select("fp", F.col("new").alias("family"))
     return out, rounds
 
 
 def families_job(
     spark: SparkSession, out: str, max_k: int, *, all_levels: bool = True
 ) -> FamiliesSummary:
-    """Write ``out/families`` (``id, k, family``) for k in 0..max_k (or only ``max_k``)
-    and ``out/meta-families``.
+    """Write ``out/families`` (``fp, k, family``: the changes of each fingerprint's family
+    label, see the module) for k in 1..max_k (or only ``max_k``) and ``out/meta-families``.
 
     Checkpoints go to the SparkContext's checkpoint folder, or when it has none to
     ``out/_checkpoints`` (deleted afterwards, and the context forgets it). Uses
@@ -189,16 +211,8 @@ def families_job(
     started = time.perf_counter()
     if max_k < 0:
         raise ValueError(f"k must be >= 0, got {max_k}")
-    context = spark.sparkContext
-    own_dir = context.getCheckpointDir() is None
-    if own_dir:
-        context.setCheckpointDir(join_uri(out, CHECKPOINTS))
-    try:
+    with checkpoint_dir(spark, out):
         return _families(spark, out, max_k, all_levels, started)
-    finally:
-        if own_dir:
-            clear_checkpoint_dir(spark)
-            delete_path(spark, join_uri(out, CHECKPOINTS))
 
 
 def _families(
@@ -206,32 +220,45 @@ def _families(
 ) -> FamiliesSummary:
     import pyspark.sql.functions as F
 
-    from ditto_tui.scale.pairs import choose_spark_design, fingerprint_groups, fp_pairs
+    from ditto_tui.scale.pairs import fingerprint_groups, fp_pairs, sample_design
 
     fingerprints = spark.read.parquet(join_uri(out, FINGERPRINTS))
     meta = read_meta(spark, out, "pairs")
     if meta is not None and int(meta["k"]) >= max_k:
-        distinct = spark.read.parquet(join_uri(out, GROUPS)).select("fp")
+        firsts = spark.read.parquet(join_uri(out, GROUPS)).select("fp", "first")
         pairs = spark.read.parquet(join_uri(out, PAIRS_FP)).where(F.col("distance") <= max_k)
     else:
-        distinct = checkpoint(fingerprint_groups(fingerprints).select("fp"))
-        design = choose_spark_design(distinct.count(), max_k)
-        pairs = checkpoint(fp_pairs(distinct, max_k, design))
-    levels = list(range(max_k + 1)) if all_levels else [max_k]
-    per_level, rounds = family_levels(fingerprints, distinct, pairs, levels)
-    frames = [per_level[k] for k in levels]
-    result = frames[0]
-    for frame in frames[1:]:
+        firsts = checkpoint(fingerprint_groups(fingerprints).select("fp", "first"))
+        design = sample_design(firsts, firsts.count(), max_k)
+        pairs = checkpoint(fp_pairs(firsts.select("fp"), max_k, design))
+    levels = list(range(1, max_k + 1)) if all_levels else ([max_k] if max_k else [])
+    frames, rounds = family_changes(firsts, pairs, levels)
+    schema = "fp long, k int, family long"
+    result = spark.createDataFrame([], schema)
+    for frame in frames:
         result = result.unionByName(frame)
-    result.write.mode("overwrite").parquet(join_uri(out, FAMILIES))
+    result.coalesce(max(1, int(spark.conf.get("spark.sql.shuffle.partitions") or "8") // 8)).write.mode(
+        "overwrite"
+    ).parquet(join_uri(out, FAMILIES))
     written = spark.read.parquet(join_uri(out, FAMILIES))
-    sizes = written.groupBy("k", "family").count().where(F.col("count") >= 2)
-    multi = {int(r["k"]): int(r["n"]) for r in sizes.groupBy("k").agg(
-        F.count(F.lit(1)).alias("n")).collect()}
+    # families of 2+ documents at k: the labels that merged fingerprints carry, plus the
+    # groups of identical fingerprints that have not merged with another
+    dup = fingerprint_groups(fingerprints).where(F.col("n") >= 2).select("fp", "first")
+    multi: dict[int, int] = {}
+    stored = [0, *levels]
+    for k in stored:
+        latest = (
+            written.where(F.col("k") <= k)
+            .groupBy("fp")
+            .agg(F.max_by("family", "k").alias("family"))
+        )
+        merged = latest.select(F.col("family").alias("first")).distinct()
+        alone = dup.join(latest, "fp", "left_anti").join(merged, "first", "left_anti")
+        multi[k] = merged.count() + alone.count()
     summary = FamiliesSummary(
         max_k=max_k,
-        levels=levels,
-        multi_families={k: multi.get(k, 0) for k in levels},
+        levels=stored,
+        multi_families=multi,
         rounds=rounds,
         seconds=time.perf_counter() - started,
     )
@@ -239,6 +266,6 @@ def _families(
         spark,
         out,
         "families",
-        {"max_k": max_k, "levels": levels, "multi_families": summary.multi_families},
+        {"max_k": max_k, "levels": stored, "multi_families": summary.multi_families},
     )
     return summary

@@ -1,27 +1,31 @@
-"""Fingerprint a corpus on Spark: ``binaryFile`` in, Parquet ``fingerprints``/``skipped`` out.
+"""Fingerprint a corpus on Spark: folders, Parquet/JSONL shards or a manifest in, Parquet out.
 
-Documents are read with Spark's ``binaryFile`` source (recursive, optional
-``pathGlobFilter``) and fingerprinted inside Spark by ditto-tui's own pipeline, one Arrow
-batch at a time (``mapInArrow``), so a fingerprint is bit-identical to the in-process
-one. The skip rules are the in-process walker's, in the same order: ignore rules (the
-defaults, ``--ignore`` patterns and the root's ``.dittoignore``: left out silently), names
-the pipeline does not accept ("not accepted by the html pipeline"), files over the size
-limit (``corpus.reading.too_large``, decided from the listing so their bytes
-are never read), binary files (a NUL in the first 8 KiB, "binary file") unless
-``include_binary``; an mbox file becomes one document per message (``name#N``).
+Three sources (:class:`Source`):
 
-Where Spark cannot follow the in-process walk, the difference is stated, not hidden:
+* ``folder``: Spark's ``binaryFile`` source (recursive, optional ``pathGlobFilter``) with
+  the hidden-path filter switched off (``ignoredPathSegmentRegex`` empty, Spark >= 4.3),
+  so ``__init__.py``, ``_vendor/`` and ``.env`` are documents as in the local scan. The
+  skip rules are the in-process walker's, in the same order: ignore rules (the defaults,
+  ``--ignore`` patterns and the root's ``.dittoignore``: left out silently), names the
+  pipeline does not accept, files over the size limit (decided from the listing, their
+  bytes are never read), binary files (a NUL in the first 8 KiB) unless
+  ``include_binary``; an mbox file becomes one document per message (``name#N``). The
+  JVM cannot name a file whose name is not valid UTF-8, so Spark never lists it; on a
+  local root those files are found by a walk on the executors and reported as skips
+  (``\\xNN`` escapes in the id). Symlinks are followed as the file system lists them;
+  maildir folders are not recognised.
+* ``parquet`` / ``jsonl``: shards with one document per row (an ``id`` column and a
+  ``text`` string or ``bytes`` binary column). Nothing is listed but the shard files.
+* ``manifest``: text files with one document path per line (relative to the manifest's
+  folder, or absolute / a URI); the executors read the documents with ``pyarrow.fs``.
 
-* Spark's file listing never returns names starting with ``.`` or ``_`` (Hadoop's
-  hidden/metadata convention), at any depth: :func:`hidden_from_spark` says which ids
-  the in-process walk would add (``__init__.py``, ``.env``, ``_config.yml``...).
-* Symlinks are followed as the file system lists them; maildir folders are not
-  recognised (their messages are plain documents, ``tmp/`` is read).
-* Non-UTF-8 file names reach Spark already decoded by the JVM.
+Every document gets an integer ``doc``: its rank in code-point order of ids, so later
+stages work on integers and "the smallest id" is the smallest ``doc``.
 """
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
@@ -31,6 +35,7 @@ from ditto_tui.corpus.documents import DEFAULT_OPTIONS, ScanOptions
 from ditto_tui.corpus.ignore import DEFAULT_IGNORES, IGNORE_FILE
 from ditto_tui.corpus.reading import too_large
 from ditto_tui.scale.layout import (
+    DOCS_RANK,
     FAMILIES,
     FINGERPRINTS,
     GROUPS,
@@ -49,14 +54,16 @@ if TYPE_CHECKING:
     from ditto_tui.core.pipeline import Pipeline
 
 __all__ = [
+    "SOURCES",
     "FingerprintSummary",
     "PipelineSpec",
+    "Source",
     "fingerprint_corpus",
-    "hidden_from_spark",
+    "fingerprint_frames",
+    "rank_documents",
+    "undecodable_names",
 ]
 
-#: Rows per Arrow batch handed to the fingerprint function (bounds executor memory:
-#: at most this many documents' bytes at once, each at most ``max_size``).
 BATCH_ROWS = 64
 #: ``spark.sql.files.openCostInBytes`` for the fingerprint job. Spark's 4 MiB default
 #: packs corpora of small files into far too many tiny tasks (10x slower here).
@@ -68,11 +75,16 @@ DOC_SCHEMA = (
     "pipeline string, reason string"
 )
 _IGNORED = "\0ignored"
+UNDECODABLE_REASON = "file name is not valid UTF-8 (Spark cannot open it)"
+MISSING_REASON = "listed in the manifest but not found"
+#: Input kinds: a folder of files, Parquet or JSON-lines shards, a manifest of paths.
+SOURCES = ("folder", "parquet", "jsonl", "manifest")
 #: Tables computed from the fingerprints: stale once the fingerprints are rewritten.
 DOWNSTREAM = (GROUPS, PAIRS_FP, PAIRS, FAMILIES, meta_name("pairs"), meta_name("families"))
 
 
 @dataclass(frozen=True)
+
 class PipelineSpec:
     """A picklable recipe for :func:`~ditto_tui.core.pipeline.make_pipeline` (executors
     rebuild the pipeline from it)."""
@@ -101,20 +113,24 @@ class FingerprintSummary:
     seconds: float
     reasons: dict[str, int] = field(default_factory=dict)
 
+@dataclass(frozen=True)
+class Source:
+    """Where the documents come from: ``kind`` (one of :data:`SOURCES`) and its ``paths``
+    (a folder; shard files or folders; manifest files). ``id_column`` and ``text_column``
+    name the shard columns; the text column may be a string (UTF-8) or binary column."""
 
-def hidden_from_spark(rel: str) -> bool:
-    """True when Spark's file listing never returns root-relative ``rel``: some component
-    starts with ``.`` or ``_`` (except ``_metadata``/``_common_metadata`` prefixes and ``_``
-    names holding ``=``) or ends with ``._COPYING_`` (Hadoop's ``shouldFilterOutPathName``)."""
-    for part in rel.split("/"):
-        exclude = (
-            (part.startswith("_") and "=" not in part)
-            or part.startswith(".")
-            or part.endswith("._COPYING_")
-        )
-        if exclude and not part.startswith(("_common_metadata", "_metadata")):
-            return True
-    return False
+    kind: str
+    paths: tuple[str, ...]
+    id_column: str = "id"
+    text_column: str = "text"
+
+    def __post_init__(self) -> None:
+        if self.kind not in SOURCES:
+            raise ValueError(f"unknown input kind {self.kind!r} (one of {', '.join(SOURCES)})")
+        if not self.paths:
+            raise ValueError("no input paths")
+        if self.kind == "folder" and len(self.paths) != 1:
+            raise ValueError("a folder input is one folder")
 
 
 class _Rules:
@@ -184,6 +200,47 @@ def _kind(rel: str) -> str:
 
     return "html" if rel.rpartition("/")[2].lower().endswith(HTML_SUFFIXES) else "text"
 
+def _split_file(
+    rel: str,
+    data: bytes,
+    include_binary: bool,
+    rows: list[tuple[str, int, int, str]],
+    datas: list[bytes],
+    skips: list[tuple[str, str]],
+) -> None:
+    """One file's documents (or its binary skip), appended to ``rows``/``datas``/``skips``:
+    an mbox file gives one document per message."""
+    from ditto_tui.corpus.mail import looks_like_mbox, split_mbox
+    from ditto_tui.corpus.reading import is_binary
+
+    if not include_binary and is_binary(data):
+        skips.append((rel, BINARY_REASON))
+        return
+    name = rel.rpartition("/")[2]
+    kind = _kind(rel)
+    if kind == "text" and looks_like_mbox(name, data[:256]):
+        for n, (off, size) in enumerate(split_mbox(data), 1):
+            rows.append((f"{rel}#{n}", size, off, "mbox"))
+            datas.append(data[off : off + size])
+    else:
+        rows.append((rel, len(data), 0, kind))
+        datas.append(data)
+
+
+def _finish(
+    pipeline: Pipeline,
+    many: Any,
+    rows: list[tuple[str, int, int, str]],
+    datas: list[bytes],
+    skips: list[tuple[str, str]],
+) -> pa.RecordBatch:
+    fps, failed = _fingerprint_all(pipeline, many, datas)
+    out_rows = [
+        (rid, fp, size, off, kind, fail)
+        for (rid, size, off, kind), fp, fail in zip(rows, fps, failed, strict=True)
+    ]
+    return _doc_batch(out_rows, skips, pipeline.identity)
+
 
 def _documents(
     batches: Iterator[pa.RecordBatch],
@@ -192,12 +249,8 @@ def _documents(
     include_binary: bool,
 ) -> Iterator[pa.RecordBatch]:
     """mapInArrow body over (path, length, content): one row per document or binary skip."""
-    from ditto_tui.corpus.mail import looks_like_mbox, split_mbox
-    from ditto_tui.corpus.reading import is_binary
-
     judge = _Rules(*rules)
     pipeline = judge.pipeline
-    identity = pipeline.identity
     many = getattr(pipeline, "fingerprint_many", None)
     for batch in batches:
         rows: list[tuple[str, int, int, str]] = []  # id, size, offset, kind
@@ -210,26 +263,93 @@ def _documents(
             rel = _relative(path, prefix)
             if rel is None or judge.verdict(rel, length) is not None:
                 continue  # ignored, or reported by the listing pass
-            data: bytes = contents[i].as_py()
-            binary = is_binary(data)
-            if binary and not include_binary:
-                skips.append((rel, BINARY_REASON))
+            _split_file(rel, contents[i].as_py(), include_binary, rows, datas, skips)
+        yield _finish(pipeline, many, rows, datas, skips)
+
+
+def _shard_documents(
+    batches: Iterator[pa.RecordBatch], spec: PipelineSpec, max_size: int, include_binary: bool
+) -> Iterator[pa.RecordBatch]:
+    """mapInArrow body over shard rows (id, text or bytes): one row per document or skip.
+    Ids are names, not paths: no ignore rules, no mbox splitting; a null text is a skip."""
+    from ditto_tui.corpus.reading import is_binary
+
+    pipeline = spec.build()
+    many = getattr(pipeline, "fingerprint_many", None)
+    kind = "html" if spec.name == "html" else "text"
+    for batch in batches:
+        rows: list[tuple[str, int, int, str]] = []
+        datas: list[bytes] = []
+        skips: list[tuple[str, str]] = []
+        texts = batch.column(1)
+        for i, rel in enumerate(batch.column(0).to_pylist()):
+            if rel is None:
+                continue  # counted by the caller as rows without an id
+            value = texts[i].as_py()
+            if value is None:
+                skips.append((rel, "no text (null)"))
                 continue
-            name = rel.rpartition("/")[2]
-            kind = _kind(rel)
-            if kind == "text" and looks_like_mbox(name, data[:256]):
-                for n, (off, size) in enumerate(split_mbox(data), 1):
-                    rows.append((f"{rel}#{n}", size, off, "mbox"))
-                    datas.append(data[off : off + size])
+            data = value.encode("utf-8", "surrogatepass") if isinstance(value, str) else value
+            if len(data) > max_size:
+                skips.append((rel, too_large(len(data), max_size)))
+            elif not include_binary and is_binary(data):
+                skips.append((rel, BINARY_REASON))
             else:
                 rows.append((rel, len(data), 0, kind))
                 datas.append(data)
-        fps, failed = _fingerprint_all(pipeline, many, datas)
-        out_rows = [
-            (rid, fp, size, off, kind, fail)
-            for (rid, size, off, kind), fp, fail in zip(rows, fps, failed, strict=True)
-        ]
-        yield _doc_batch(out_rows, skips, identity)
+        yield _finish(pipeline, many, rows, datas, skips)
+
+
+def _manifest_documents(
+    batches: Iterator[pa.RecordBatch], base: str, rules: tuple[Any, ...], include_binary: bool
+) -> Iterator[pa.RecordBatch]:
+    """mapInArrow body over manifest lines: each path (relative to ``base``, absolute, or
+    a URI) is read here with ``pyarrow.fs``; the folder rules apply to the line as id."""
+    from pyarrow import fs as pafs
+
+    judge = _Rules(*rules)
+    pipeline = judge.pipeline
+    many = getattr(pipeline, "fingerprint_many", None)
+    local_fs = pafs.LocalFileSystem()
+    for batch in batches:
+        rows: list[tuple[str, int, int, str]] = []
+        datas: list[bytes] = []
+        skips: list[tuple[str, str]] = []
+        for line in batch.column(0).to_pylist():
+            rel = line.strip() if line else ""
+            if not rel or rel.startswith("#"):
+                continue
+            uri = rel if ("://" in rel or rel.startswith(("/", "file:"))) else base + "/" + rel
+            try:
+                if "://" in uri:
+                    filesystem, path = pafs.FileSystem.from_uri(uri)
+                else:
+                    filesystem, path = local_fs, _local(uri)
+                info = filesystem.get_file_info(path)
+                if info.type != pafs.FileType.File:
+                    skips.append((rel, MISSING_REASON if info.type == pafs.FileType.NotFound
+                                  else "not a regular file"))
+                    continue
+                reason = judge.verdict(rel, int(info.size or 0))
+                if reason == _IGNORED:
+                    continue
+                if reason is not None:
+                    skips.append((rel, reason))
+                    continue
+                with filesystem.open_input_stream(path) as stream:
+                    data = stream.read()
+            except OSError as exc:
+                skips.append((rel, f"could not read ({type(exc).__name__}: {exc})"))
+                continue
+            _split_file(rel, data, include_binary, rows, datas, skips)
+        yield _finish(pipeline, many, rows, datas, skips)
+
+
+def _local(uri: str) -> str:
+    """The local path of ``file:`` URIs and plain paths."""
+    from urllib.parse import unquote, urlsplit
+
+    return unquote(urlsplit(uri).path) if uri.startswith("file:") else uri
 
 
 def _fingerprint_all(
@@ -296,9 +416,12 @@ def ignore_patterns(spark: SparkSession, root_uri: str, extra: tuple[str, ...]) 
         lines += [ln for ln in text.splitlines() if not ln.startswith("#")]
     return tuple(ln for ln in lines if ln.strip())
 
-
 def _reader(spark: SparkSession, root_uri: str, glob: str | None) -> DataFrame:
-    reader = spark.read.format("binaryFile").option("recursiveFileLookup", "true")
+    reader = (
+        spark.read.format("binaryFile")
+        .option("recursiveFileLookup", "true")
+        .option("ignoredPathSegmentRegex", "")  # Spark >= 4.3: list _x and .x names too
+    )
     if glob:
         reader = reader.option("pathGlobFilter", glob)
     return reader.load(root_uri)
@@ -320,10 +443,89 @@ def _listed_ids(spark: SparkSession, base: DataFrame, root_uri: str) -> DataFram
             ids.append(path[len(root_path) :])
     return spark.createDataFrame(pd.DataFrame({"id": pd.Series(ids, dtype=object)}), "id string")
 
+def _walk_undecodable(
+    start: bytes, root: bytes, rules: tuple[Any, ...]
+) -> Iterator[tuple[str, str]]:
+    """Files at or below ``start`` whose root-relative name is not valid UTF-8, as
+    ``(display id, reason)``; ignored folders are not entered, symlinks not followed."""
+    from ditto_tui.corpus.documents import display_id
+
+    judge = _Rules(*rules)
+    stack = [start]
+    while stack:
+        folder = stack.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            rel_bytes = entry.path[len(root) + 1 :]
+            rel = rel_bytes.decode("utf-8", "surrogateescape")
+            try:
+                is_dir = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                is_dir = False
+            if is_dir:
+                if not judge._dir_ignored(rel):
+                    stack.append(entry.path)
+                continue
+            try:
+                rel_bytes.decode("utf-8")
+            except UnicodeDecodeError:
+                if judge.verdict(rel, 0) != _IGNORED:
+                    yield display_id(rel), UNDECODABLE_REASON
+
+
+def undecodable_names(
+    spark: SparkSession, root_uri: str, rules: tuple[Any, ...]
+) -> list[tuple[str, str]]:
+    """Skips for the files under a local ``root_uri`` that Spark cannot list because their
+    names are not valid UTF-8 (empty for other file systems, whose names are Unicode).
+    The driver lists the root's first level; each sub-folder is walked by a task."""
+    from ditto_tui.scale.results import local_root
+
+    local = local_root(root_uri)
+    if local is None or not os.path.isdir(local):
+        return []
+    root = os.fsencode(local.rstrip("/") or "/")
+    top: list[bytes] = []
+    found = list(_walk_undecodable_top(root, rules, top))
+    if top:
+        tasks = spark.sparkContext.parallelize(top, min(len(top), 256))
+        found += tasks.flatMap(lambda d: list(_walk_undecodable(d, root, rules))).collect()
+    return sorted(found)
+
+
+def _walk_undecodable_top(
+    root: bytes, rules: tuple[Any, ...], folders: list[bytes]
+) -> Iterator[tuple[str, str]]:
+    """The root's own files with undecodable names; its sub-folders go to ``folders``."""
+    from ditto_tui.corpus.documents import display_id
+
+    judge = _Rules(*rules)
+    for entry in os.scandir(root):
+        rel = entry.name.decode("utf-8", "surrogateescape")
+        if entry.is_dir(follow_symlinks=False):
+            if not judge._dir_ignored(rel):
+                folders.append(entry.path)
+            continue
+        try:
+            entry.name.decode("utf-8")
+        except UnicodeDecodeError:
+            if judge.verdict(rel, 0) != _IGNORED:
+                yield display_id(rel), UNDECODABLE_REASON
+
+
+def _arrow_conf(spark: SparkSession, batch_rows: int, open_cost: int | None) -> None:
+    spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", str(batch_rows))
+    spark.conf.set("spark.sql.execution.arrow.useLargeVarTypes", "true")
+    if open_cost is not None:
+        spark.conf.set("spark.sql.files.openCostInBytes", str(open_cost))
+
 
 def fingerprint_frames(
     spark: SparkSession,
-    root: str,
+    root: str | Source,
     spec: PipelineSpec = PipelineSpec(),
     options: ScanOptions = DEFAULT_OPTIONS,
     *,
@@ -331,13 +533,31 @@ def fingerprint_frames(
     batch_rows: int = BATCH_ROWS,
     open_cost: int | None = OPEN_COST,
 ) -> DataFrame:
-    """A lazy DataFrame of :data:`DOC_SCHEMA` rows for the folder ``root`` (path or URI):
-    one per document (``reason`` null) and one per skipped file (``reason`` set).
+    """A lazy DataFrame of :data:`DOC_SCHEMA` rows for ``root`` (a folder path or URI, or
+    a :class:`Source`): one per document (``reason`` null) and one per skip (``reason``).
 
-    Names and sizes are judged from the listing (bytes of too-large or refused files are
-    never read); the html pipeline without ``glob`` reads only html names' bytes. Sets the
-    session's Arrow batch size and, unless ``open_cost`` is None, its file open cost.
+    Folders: names and sizes are judged from the listing (bytes of too-large or refused
+    files are never read); the html pipeline without ``glob`` reads only html names'
+    bytes. Sets the session's Arrow batch size and, unless ``open_cost`` is None, its
+    file open cost.
     """
+    source = root if isinstance(root, Source) else Source("folder", (root,))
+    _arrow_conf(spark, batch_rows, open_cost)
+    if source.kind == "folder":
+        return _folder_frames(spark, source.paths[0], spec, options, glob)
+    if source.kind == "manifest":
+        return _manifest_frames(spark, source, spec, options)
+    return _shard_frames(spark, source, spec, options)
+
+
+def _folder_frames(
+    spark: SparkSession,
+    root: str,
+    spec: PipelineSpec,
+    options: ScanOptions,
+    glob: str | None,
+) -> DataFrame:
+    import pandas as pd
     import pyspark.sql.functions as F
 
     from ditto_tui.scale.session import qualified_uri
@@ -345,11 +565,6 @@ def fingerprint_frames(
     root_uri = qualified_uri(spark, root)
     prefix = root_uri + "/"
     rules = (ignore_patterns(spark, root_uri, options.ignore), spec, options.max_size)
-    spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", str(batch_rows))
-    spark.conf.set("spark.sql.execution.arrow.useLargeVarTypes", "true")
-    if open_cost is not None:
-        spark.conf.set("spark.sql.files.openCostInBytes", str(open_cost))
-
     base = _reader(spark, root_uri, glob)
     sized = base.where(F.col("path").startswith(prefix)).select(
         F.expr(f"substring(path, {len(prefix) + 1})").alias("id"), "length"
@@ -370,12 +585,96 @@ def fingerprint_frames(
     documents = files.mapInArrow(
         lambda it: _documents(it, prefix, rules, include_binary), DOC_SCHEMA
     )
-    return names.unionByName(documents)
+    frames = names.unionByName(documents)
+    bad = undecodable_names(spark, root_uri, rules)
+    if bad:
+        skips = pd.DataFrame({"id": [b[0] for b in bad], "reason": [b[1] for b in bad]})
+        frames = frames.unionByName(
+            spark.createDataFrame(skips, "id string, reason string"), allowMissingColumns=True
+        )
+    return frames
+
+
+def _shard_frames(
+    spark: SparkSession, source: Source, spec: PipelineSpec, options: ScanOptions
+) -> DataFrame:
+    import pyspark.sql.functions as F
+
+    reader = spark.read.option("ignoredPathSegmentRegex", "^[._].*")
+    paths = list(source.paths)
+    shards = reader.parquet(*paths) if source.kind == "parquet" else reader.json(paths)
+    for column in (source.id_column, source.text_column):
+        if column not in shards.columns:
+            raise ValueError(
+                f"the {source.kind} input has no column {column!r} "
+                f"(columns: {', '.join(shards.columns)}; see --id-column/--text-column)"
+            )
+    text = F.col(source.text_column)
+    if dict(shards.dtypes)[source.text_column] not in ("string", "binary"):
+        text = text.cast("string")
+    rows = shards.select(F.col(source.id_column).cast("string").alias("id"), text.alias("text"))
+    max_size, include_binary = options.max_size, options.include_binary
+    return rows.mapInArrow(
+        lambda it: _shard_documents(it, spec, max_size, include_binary), DOC_SCHEMA
+    )
+
+
+def _manifest_frames(
+    spark: SparkSession, source: Source, spec: PipelineSpec, options: ScanOptions
+) -> DataFrame:
+    from ditto_tui.scale.session import qualified_uri
+
+    first = qualified_uri(spark, source.paths[0])
+    base = first.rpartition("/")[0]
+    rules = (ignore_patterns(spark, base, options.ignore), spec, options.max_size)
+    lines = spark.read.text([qualified_uri(spark, p) for p in source.paths])
+    include_binary = options.include_binary
+    return lines.mapInArrow(
+        lambda it: _manifest_documents(it, base, rules, include_binary), DOC_SCHEMA
+    )
+
+
+def source_root(spark: SparkSession, source: Source) -> str:
+    """The URI documents are read relative to: the folder, or the first manifest's
+    folder; for shards the first shard path (documents live in the shards)."""
+    from ditto_tui.scale.session import qualified_uri
+
+    first = qualified_uri(spark, source.paths[0])
+    return first.rpartition("/")[0] if source.kind == "manifest" else first
+
+
+def rank_documents(docs: DataFrame, partitions: int) -> DataFrame:
+    """``docs`` with ``doc`` (long): each row's rank in id order (Spark's UTF-8 byte order,
+    which is code-point order), 0-based, dense. A range-partitioned sort, checkpointed,
+    then per-partition offsets: no single-partition window. Raises ValueError when two
+    rows share an id."""
+    import pyspark.sql.functions as F
+
+    from ditto_tui.scale.session import checkpoint
+
+    ordered = checkpoint(
+        docs.repartitionByRange(max(1, partitions), "id")
+        .sortWithinPartitions("id")
+        .withColumn("_p", F.spark_partition_id())
+        .withColumn("_m", F.monotonically_increasing_id())
+    )
+    twice = ordered.groupBy("id").count().where(F.col("count") > 1).limit(1).collect()
+    if twice:
+        raise ValueError(f"two documents have the id {twice[0]['id']!r}: ids must be unique")
+    counts = {int(r["_p"]): int(r["count"]) for r in ordered.groupBy("_p").count().collect()}
+    offsets = [0] * (max(counts, default=0) + 1)
+    total = 0
+    for p in range(len(offsets)):
+        offsets[p] = total
+        total += counts.get(p, 0)
+    start = F.element_at(F.array(*[F.lit(o).cast("long") for o in offsets]), F.col("_p") + 1)
+    local = F.col("_m") - F.shiftleft(F.col("_p").cast("long"), 33)
+    return ordered.withColumn(DOCS_RANK, start + local).drop("_p", "_m")
 
 
 def fingerprint_corpus(
     spark: SparkSession,
-    root: str,
+    root: str | Source,
     out: str,
     spec: PipelineSpec = PipelineSpec(),
     options: ScanOptions = DEFAULT_OPTIONS,
@@ -384,34 +683,37 @@ def fingerprint_corpus(
     batch_rows: int = BATCH_ROWS,
     open_cost: int | None = OPEN_COST,
 ) -> FingerprintSummary:
-    """Fingerprint every document under ``root`` and write ``out/fingerprints``,
-    ``out/skipped`` and ``out/meta-fingerprint`` (overwriting them).
+    """Fingerprint every document of ``root`` (a folder, or a :class:`Source`) and write
+    ``out/fingerprints`` (sorted by ``doc``), ``out/skipped`` and ``out/meta-fingerprint``
+    (overwriting them).
 
     Tables of later stages left in ``out`` by an earlier run (groups, pairs, families)
     are deleted, since they no longer match. ``glob``, ``batch_rows`` and ``open_cost``
-    are as for :func:`fingerprint_frames`.
+    are as for :func:`fingerprint_frames`. Checkpoints go to the context's checkpoint
+    folder (default ``out/_checkpoints``, removed afterwards).
     Raises the Spark error when ``root`` does not exist or cannot be listed.
     """
-    from pyspark import StorageLevel
-
-    from ditto_tui.scale.session import delete_path
+    from ditto_tui.scale.session import checkpoint, checkpoint_dir, delete_path
 
     started = time.perf_counter()
+    source = root if isinstance(root, Source) else Source("folder", (root,))
     for stale in DOWNSTREAM:
         delete_path(spark, join_uri(out, stale))
-    rows = fingerprint_frames(
-        spark, root, spec, options, glob=glob, batch_rows=batch_rows, open_cost=open_cost
-    )
-    rows = rows.persist(StorageLevel.MEMORY_AND_DISK)
-    try:
-        rows.where("reason is null").drop("reason").write.mode("overwrite").parquet(
-            join_uri(out, FINGERPRINTS)
+    with checkpoint_dir(spark, out):
+        rows = checkpoint(
+            fingerprint_frames(
+                spark, source, spec, options, glob=glob, batch_rows=batch_rows,
+                open_cost=open_cost,
+            )
         )
-        rows.where("reason is not null").select("id", "reason").write.mode(
+        partitions = int(spark.conf.get("spark.sql.shuffle.partitions") or "200")
+        docs = rank_documents(rows.where("reason is null").drop("reason"), partitions)
+        docs.select(DOCS_RANK, "id", "fp", "hex", "size", "offset", "kind", "pipeline").write.mode(
             "overwrite"
-        ).parquet(join_uri(out, SKIPPED))
-    finally:
-        rows.unpersist()
+        ).parquet(join_uri(out, FINGERPRINTS))
+        rows.where("reason is not null").select("id", "reason").coalesce(
+            max(1, partitions // 8)
+        ).write.mode("overwrite").parquet(join_uri(out, SKIPPED))
     fps = spark.read.parquet(join_uri(out, FINGERPRINTS))
     skipped = spark.read.parquet(join_uri(out, SKIPPED))
     n_docs = fps.count()
@@ -420,10 +722,8 @@ def fingerprint_corpus(
     }
     identity = spec.build().identity
     seconds = time.perf_counter() - started
-    from ditto_tui.scale.session import qualified_uri
-
     summary = FingerprintSummary(
-        root=qualified_uri(spark, root),
+        root=source_root(spark, source),
         documents=n_docs,
         skipped=sum(reasons.values()),
         identity=identity,
@@ -436,6 +736,7 @@ def fingerprint_corpus(
         "fingerprint",
         {
             "root": summary.root,
+            "input": {"kind": source.kind, "paths": list(source.paths)},
             "pipeline": asdict(spec) | {"identity": identity},
             "options": {
                 "max_size": options.max_size,

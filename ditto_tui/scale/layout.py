@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 __all__ = [
+    "DOCS_RANK",
     "FAMILIES",
     "FINGERPRINTS",
     "GROUPS",
@@ -43,6 +44,8 @@ __all__ = [
     "write_meta",
 ]
 
+#: The integer document number in every table: the rank of the id in code-point order.
+DOCS_RANK = "doc"
 FINGERPRINTS = "fingerprints"
 SKIPPED = "skipped"
 GROUPS = "groups"

@@ -1,36 +1,52 @@
-"""Exact all-pairs within K on Spark: identical fingerprints grouped, then a block-key self-join.
-
-The scheme is :mod:`ditto_tui.core.pairs`' permuted tables, with the same
-:class:`~ditto_tui.core.pairs.TableDesign` block layout: the 64 bits are cut into ``m``
-contiguous blocks (bits ``[i*64//m, (i+1)*64//m)``), and for ``K < m`` two fingerprints
-within K bits agree on at least ``c = m - K`` whole blocks (pigeonhole). Every distinct
-fingerprint is exploded into one row per table (a ``c``-subset of blocks, named by its
-block bitmask ``t``) keyed by those blocks' bits; an equi-join on ``(t, key)`` gives the
-candidates, ``bit_count(a ^ b) <= K`` keeps the true pairs, and a pair is kept only in
-the *first* table (the ``c`` lowest agreeing blocks) so each pair comes out once without
-a ``distinct``. ``m = K + 1`` is ditto's banding; wider designs trade replication (more
-tables) for rarer key collisions and are chosen by :func:`choose_spark_design`.
+"""Exact all-pairs within K on Spark: identical fingerprints grouped, then buckets verified in numpy.
 
 Identical fingerprints are grouped first (``groups``: one row per distinct fp with its
-multiplicity and sorted member ids), so a template shared by a million pages is one join
-row, not a million. ``pairs-fp`` holds the pairs of *distinct* fingerprints (with both
-multiplicities); document pairs (``pairs``) are the expansion -- every member of ``a`` with
-every member of ``b``, plus every two members of one group at distance 0 -- and are only
-written when asked, since their number is ``sum(n_a * n_b) + sum(n * (n - 1) / 2)``.
+multiplicity and its smallest ``doc``), so a template shared by a million pages is one
+row, not a million. The distinct fingerprints are then joined by the permuted-table
+scheme of :mod:`ditto_tui.core.pairs`: a :class:`~ditto_tui.core.pairs.TableDesign` cuts
+the 64 bits into ``m`` blocks, and two fingerprints within K bits agree on at least
+``c = m - K`` of them (pigeonhole). The design is data-aware like the in-process index's
+(:func:`~ditto_tui.scale.kernel.choose_spark_design`: a sample of the fingerprints
+measures how often each bit differs, bits are dealt into blocks of equal selectivity,
+and candidates are counted on sampled pairs), so real, skewed fingerprints do not pile
+into a few keys.
+
+Each fingerprint becomes one ``(bucket, fp)`` row per table (``mapInArrow``); the rows
+are shuffled by bucket and each partition is verified by the numpy kernel
+(:func:`~ditto_tui.scale.kernel.bucket_pairs`): a bucket is one task's in-memory
+problem, buckets above a size are split by a further design over their own bits, and a
+pair is kept only in its first agreeing table -- so there is no quadratic join, no
+inlined predicate and no ``distinct``.
+
+``pairs-fp`` holds the pairs of *distinct* fingerprints (with both multiplicities);
+document pairs (``pairs``) are the expansion -- every member of ``a`` with every member
+of ``b``, plus every two members of one group at distance 0 -- computed on integer
+``doc`` numbers and joined to ids once at the end, only when asked, since their number
+is ``sum(n_a * n_b) + sum(n * (n - 1) / 2)``.
 """
 
 from __future__ import annotations
 
-import math
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ditto_tui.core.pairs import TableDesign
-from ditto_tui.scale.layout import FINGERPRINTS, GROUPS, PAIRS, PAIRS_FP, join_uri, write_meta
+from ditto_tui.scale.kernel import MAX_TABLES, choose_spark_design
+from ditto_tui.scale.layout import (
+    DOCS_RANK,
+    FINGERPRINTS,
+    GROUPS,
+    PAIRS,
+    PAIRS_FP,
+    join_uri,
+    write_meta,
+)
 
 if TYPE_CHECKING:
-    from pyspark.sql import Column, DataFrame, SparkSession
+    import pyarrow as pa
+    from pyspark.sql import DataFrame, SparkSession
 
 __all__ = [
     "PairsSummary",
@@ -39,10 +55,15 @@ __all__ = [
     "fp_pairs",
     "fingerprint_groups",
     "pairs_job",
+    "sample_design",
 ]
 
 MAX_K = 32
-_MAX_TABLES = 128
+#: Distinct fingerprints drawn (on the driver) to fit the block design to the data.
+SAMPLE = 8192
+#: Rows per Arrow batch in the explode and verify steps.
+BATCH = 1 << 16
+PAIR_SCHEMA = "fp_a long, fp_b long, distance int"
 
 
 @dataclass
@@ -59,143 +80,128 @@ class PairsSummary:
     seconds: float
 
 
-def choose_spark_design(n: int, k: int) -> TableDesign:
-    """An exact design for ``n`` distinct fingerprints at distance ``k`` (``0 <= k <= 32``).
-
-    Minimises rows shuffled (``tables * n``) plus the candidates expected for random
-    fingerprints (``tables * n^2 / 2^(key bits) / 2``), with at most 128 tables; small
-    inputs get ``m = k + 1`` (ditto's banding, ``k + 1`` tables).
-    """
-    if not 0 <= k <= MAX_K:
-        raise ValueError(f"k must be in 0..{MAX_K}, got {k}")
-    best = TableDesign(k + 1, 1)
-    best_cost = math.inf
-    for m in range(k + 1, 65):
-        design = TableDesign(m, m - k)
-        tables = math.comb(m, m - k)
-        if tables > _MAX_TABLES:
-            break
-        bits = sum(w for _, w in design.blocks) * (m - k) / m
-        cost = tables * n + tables * n * n / 2.0**bits / 2.0
-        if cost < best_cost * 0.9:  # prefer fewer tables unless clearly cheaper
-            best, best_cost = design, cost
-    return best
-
-
 def fingerprint_groups(fingerprints: DataFrame) -> DataFrame:
-    """One row per distinct fp: ``fp, hex, n, members`` (ids sorted by code point)."""
+    """One row per distinct fp: ``fp, hex, n, first`` (the group's smallest ``doc``)."""
     import pyspark.sql.functions as F
 
     return fingerprints.groupBy("fp").agg(
         F.first("hex").alias("hex"),
         F.count(F.lit(1)).alias("n"),
-        F.array_sort(F.collect_list("id")).alias("members"),
+        F.min(DOCS_RANK).alias("first"),
     )
 
 
-def _long(value: int) -> Column:
-    """A long literal holding the 64 bits of unsigned ``value``."""
-    import pyspark.sql.functions as F
+def sample_design(distinct: DataFrame, n: int, k: int, sample: int = SAMPLE) -> TableDesign:
+    """:func:`choose_spark_design` for the ``n`` distinct ``fp`` of ``distinct``, fitted
+    on a seeded sample of about ``sample`` of them (drawn by the executors)."""
+    import numpy as np
 
-    return F.lit(value - (1 << 64) if value >= 1 << 63 else value).cast("long")
-
-
-def _lowest_bits(mask: Column, count: int) -> Column:
-    """The ``count`` lowest set bits of a long ``mask`` (fewer if it has fewer)."""
-    import pyspark.sql.functions as F
-
-    acc = F.lit(0).cast("long")
-    rest = mask
-    for _ in range(count):
-        low = rest.bitwiseAND(-rest)
-        acc = acc.bitwiseOR(low)
-        rest = rest - low
-    return acc
+    if n <= 0:
+        return TableDesign(k + 1, 1)
+    fraction = min(1.0, 2.0 * sample / n)
+    rows = distinct.select("fp").sample(False, fraction, seed=7).limit(sample).toArrow()
+    fps = rows.column("fp").to_numpy().astype(np.int64, copy=False).view(np.uint64)
+    return choose_spark_design(n, k, fps)
 
 
-def fp_pairs(distinct: DataFrame, k: int, design: TableDesign | None = None) -> DataFrame:
+def _explode(batches: Iterator[pa.RecordBatch], design: TableDesign) -> Iterator[pa.RecordBatch]:
+    import numpy as np
+    import pyarrow as pa
+
+    from ditto_tui.scale.kernel import explode
+
+    for batch in batches:
+        fps = batch.column(0).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+        bucket, fp = explode(fps, design)
+        for lo in range(0, len(bucket), BATCH):
+            yield pa.RecordBatch.from_arrays(
+                [pa.array(bucket[lo : lo + BATCH]), pa.array(fp[lo : lo + BATCH])],
+                names=["bucket", "fp"],
+            )
+
+
+def _verify(
+    batches: Iterator[pa.RecordBatch], design: TableDesign, k: int
+) -> Iterator[pa.RecordBatch]:
+    """All of a partition's rows (whole buckets) at once, verified by the numpy kernel."""
+    import numpy as np
+    import pyarrow as pa
+
+    from ditto_tui.scale.kernel import bucket_pairs
+
+    buckets: list[np.ndarray] = []
+    fps: list[np.ndarray] = []
+    for batch in batches:
+        buckets.append(batch.column(0).to_numpy(zero_copy_only=False))
+        fps.append(batch.column(1).to_numpy(zero_copy_only=False))
+    if not buckets:
+        return
+    a, b, d = bucket_pairs(
+        np.concatenate(buckets).astype(np.int64), np.concatenate(fps).astype(np.int64), design, k
+    )
+    for lo in range(0, len(a), BATCH):
+        yield pa.RecordBatch.from_arrays(
+            [pa.array(a[lo : lo + BATCH]), pa.array(b[lo : lo + BATCH]),
+             pa.array(d[lo : lo + BATCH].astype(np.int32))],
+            names=["fp_a", "fp_b", "distance"],
+        )
+
+
+def fp_pairs(
+    distinct: DataFrame, k: int, design: TableDesign | None = None, partitions: int | None = None
+) -> DataFrame:
     """Pairs of distinct fingerprints within ``k`` bits: ``fp_a < fp_b`` (signed order),
     ``distance``; each pair once. ``distinct`` needs a unique ``fp`` (long) column.
 
-    ``design`` must be exact for ``k`` (``m - c >= k``), else ValueError.
+    ``design`` (default ``m = k + 1``, one block per table) must be exact for ``k``
+    (``m - c >= k``) with at most 128 tables, else ValueError. ``partitions`` is the
+    number of shuffle partitions of the bucket rows (default Spark's).
     """
-    import pyspark.sql.functions as F
-
-    if k < 0:
-        raise ValueError(f"k must be >= 0, got {k}")
+    if not 0 <= k <= MAX_K:
+        raise ValueError(f"k must be in 0..{MAX_K}, got {k}")
     design = design or TableDesign(k + 1, 1)
     if design.m - design.c < k or design.c < 1:
         raise ValueError(f"design m={design.m} c={design.c} is not exact for k={k}")
+    if len(design.tables) > MAX_TABLES:
+        raise ValueError(f"design m={design.m} c={design.c} has more than {MAX_TABLES} tables")
+    spark = distinct.sparkSession
     if design.m == 1:  # k == 0: distinct fingerprints never pair
-        spark = distinct.sparkSession
-        return spark.createDataFrame([], "fp_a long, fp_b long, distance int")
-    fp = F.col("fp")
-    blocks = design.blocks
-    entries = []
-    for chosen in design.tables:
-        key = F.lit(0).cast("long")
-        shift = 0
-        for b in chosen:
-            off, width = blocks[b]
-            part = F.shiftright(fp, off).bitwiseAND(F.lit((1 << width) - 1).cast("long"))
-            key = key.bitwiseOR(F.shiftleft(part, shift)) if shift else part
-            shift += width
-        table = sum(1 << b for b in chosen)
-        entries.append(F.struct(_long(table).alias("t"), key.alias("key")))
-    exploded = distinct.select(fp, F.explode(F.array(*entries)).alias("e")).select(
-        "fp", F.col("e.t").alias("t"), F.col("e.key").alias("key")
+        return spark.createDataFrame([], PAIR_SCHEMA)
+    rows = distinct.select("fp").mapInArrow(
+        lambda it: _explode(it, design), "bucket long, fp long"
     )
-    a = exploded.alias("a")
-    b = exploded.alias("b")
-    joined = a.join(
-        b,
-        (F.col("a.t") == F.col("b.t"))
-        & (F.col("a.key") == F.col("b.key"))
-        & (F.col("a.fp") < F.col("b.fp")),
-    )
-    x = F.col("a.fp").bitwiseXOR(F.col("b.fp"))
-    agree = F.lit(0).cast("long")
-    for i, (off, width) in enumerate(blocks):
-        block = F.shiftright(x, off).bitwiseAND(F.lit((1 << width) - 1).cast("long"))
-        agree = agree.bitwiseOR(F.when(block == 0, _long(1 << i)).otherwise(0))
-    return (
-        joined.select(
-            F.col("a.fp").alias("fp_a"),
-            F.col("b.fp").alias("fp_b"),
-            F.col("a.t").alias("t"),
-            F.bit_count(x).alias("distance"),
-            agree.alias("agree"),
-        )
-        .where(F.col("distance") <= k)
-        .where(_lowest_bits(F.col("agree"), design.c) == F.col("t"))
-        .select("fp_a", "fp_b", F.col("distance").cast("int").alias("distance"))
-    )
+    shuffled = rows.repartition(partitions, "bucket") if partitions else rows.repartition("bucket")
+    return shuffled.mapInArrow(lambda it: _verify(it, design, k), PAIR_SCHEMA)
 
 
 def doc_pairs(fingerprints: DataFrame, pairs_fp: DataFrame) -> DataFrame:
     """Every document pair ``a < b`` (code-point order) with its distance: the expansion of
-    ``pairs_fp`` over the members of both fingerprints, plus identical-fp pairs at 0."""
+    ``pairs_fp`` over the members of both fingerprints, plus identical-fp pairs at 0.
+    Computed on ``doc`` numbers; the ids are joined once, at the end."""
     import pyspark.sql.functions as F
 
-    docs = fingerprints.select("id", "fp")
-    left = docs.select(F.col("id").alias("ia"), F.col("fp").alias("fp_a"))
-    right = docs.select(F.col("id").alias("ib"), F.col("fp").alias("fp_b"))
+    docs = fingerprints.select(F.col(DOCS_RANK).alias("d"), "fp")
+    left = docs.select(F.col("d").alias("da"), F.col("fp").alias("fp_a"))
+    right = docs.select(F.col("d").alias("db"), F.col("fp").alias("fp_b"))
     across = (
         pairs_fp.select("fp_a", "fp_b", "distance")
         .join(left, "fp_a")
         .join(right, "fp_b")
-        .select(
-            F.least("ia", "ib").alias("a"), F.greatest("ia", "ib").alias("b"), "distance"
-        )
+        .select(F.least("da", "db").alias("a"), F.greatest("da", "db").alias("b"), "distance")
     )
-    l2 = docs.select(F.col("id").alias("a"), "fp")
-    r2 = docs.select(F.col("id").alias("b"), "fp")
     within = (
-        l2.join(r2, "fp")
+        docs.select(F.col("d").alias("a"), "fp")
+        .join(docs.select(F.col("d").alias("b"), "fp"), "fp")
         .where(F.col("a") < F.col("b"))
         .select("a", "b", F.lit(0).cast("int").alias("distance"))
     )
-    return across.unionByName(within)
+    ids = fingerprints.select(DOCS_RANK, "id")
+    return (
+        across.unionByName(within)
+        .join(ids.select(F.col(DOCS_RANK).alias("a"), F.col("id").alias("id_a")), "a")
+        .join(ids.select(F.col(DOCS_RANK).alias("b"), F.col("id").alias("id_b")), "b")
+        .select(F.col("id_a").alias("a"), F.col("id_b").alias("b"), "distance")
+    )
 
 
 def pairs_job(
@@ -209,7 +215,8 @@ def pairs_job(
     """Read ``out/fingerprints``; write ``out/groups``, ``out/pairs-fp`` (pairs within
     ``k``), ``out/pairs`` when ``expand``, and ``out/meta-pairs``.
 
-    ``design`` defaults to :func:`choose_spark_design` for the distinct count.
+    ``design`` defaults to :func:`sample_design` (fitted to a sample of the distinct
+    fingerprints).
     """
     import pyspark.sql.functions as F
 
@@ -225,18 +232,15 @@ def pairs_job(
         F.coalesce(F.sum(F.col("n") * (F.col("n") - 1) / 2), F.lit(0)).alias("within"),
     ).first()
     distinct = int(stats["distinct"])
-    design = design or choose_spark_design(distinct, k)
-    pairs = fp_pairs(groups.select("fp"), k, design)
-    ga = groups.select(
-        F.col("fp").alias("fp_a"), F.col("hex").alias("hex_a"), F.col("n").alias("n_a")
-    )
-    gb = groups.select(
-        F.col("fp").alias("fp_b"), F.col("hex").alias("hex_b"), F.col("n").alias("n_b")
-    )
+    if design is None:
+        design = sample_design(groups, distinct, k)
+    ga = groups.select(F.col("fp").alias("fp_a"), F.col("n").alias("n_a"))
+    gb = groups.select(F.col("fp").alias("fp_b"), F.col("n").alias("n_b"))
     (
-        pairs.join(ga, "fp_a")
+        fp_pairs(groups.select("fp"), k, design)
+        .join(ga, "fp_a")
         .join(gb, "fp_b")
-        .select("fp_a", "fp_b", "hex_a", "hex_b", "distance", "n_a", "n_b")
+        .select("fp_a", "fp_b", "distance", "n_a", "n_b")
         .write.mode("overwrite")
         .parquet(join_uri(out, PAIRS_FP))
     )
@@ -267,6 +271,7 @@ def pairs_job(
         {
             "k": k,
             "design": list(summary.design),
+            "design_layout": {"widths": design.widths, "order": design.order},
             "documents": summary.documents,
             "distinct": distinct,
             "fp_pairs": summary.fp_pairs,

@@ -1,24 +1,27 @@
 """A Spark results folder opened on one machine with pyarrow (no Spark, no Java).
 
 :func:`load_results` reads the tables of :mod:`ditto_tui.scale.layout` into
-:class:`Results`: ids, fingerprints (``np.uint64``), sizes, the skipped files, the stored
-families per k, and the corpus root. :class:`ResultsSession` presents the same data
-with the read-only part of :class:`~ditto_tui.corpus.session.CorpusSession`'s interface
-(``root``, ``pipeline``, ``scan``, ``documents``, ``fingerprints``, ``skipped``,
-``read_bytes``, ``read_text``, ``mail_info``, ``watch_state`` and no-op watching), so the
-explorer (``DittoApp(session, watch=False)``) browses Spark results unchanged. Documents
-are read, through :mod:`ditto_tui.corpus.reading`, only when the root is a local folder
-(or ``root=`` points at a local copy); otherwise reads raise OSError with a reason.
+:class:`Results` with ``pyarrow.dataset``, only the columns it needs, as arrays: ids
+(Arrow), fingerprints (``np.uint64``), sizes, offsets; the Python list of ids, the kinds
+and the families per k are built the first time they are asked for. :class:`ResultsSession`
+presents the same data with the read-only part of
+:class:`~ditto_tui.corpus.session.CorpusSession`'s interface (``root``, ``pipeline``,
+``scan``, ``documents``, ``fingerprints``, ``skipped``, ``read_bytes``, ``read_text``,
+``mail_info``, ``watch_state`` and no-op watching) -- ``documents`` and ``fingerprints`` are
+mappings that build their values on access -- so the explorer
+(``DittoApp(session, watch=False)``) browses Spark results unchanged. Documents are read,
+through :mod:`ditto_tui.corpus.reading`, only when the root is a local folder (or
+``root=`` points at a local copy); otherwise reads raise OSError with a reason. The skips
+include the files Spark could not name (``\\xNN`` escapes in the id).
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Mapping
+from functools import cached_property
 from pathlib import Path
-from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -33,7 +36,7 @@ from ditto_tui.corpus.documents import (
     ScanProgress,
     Skipped,
 )
-from ditto_tui.scale.layout import FAMILIES, FINGERPRINTS, SKIPPED, meta_name
+from ditto_tui.scale.layout import DOCS_RANK, FAMILIES, FINGERPRINTS, SKIPPED, meta_name
 
 if TYPE_CHECKING:
     from ditto_tui.core.pipeline import Pipeline
@@ -52,28 +55,82 @@ def local_root(root_uri: str) -> str | None:
     return None
 
 
-@dataclass
-class Results:
-    """The contents of a results folder, ids sorted in code-point order.
+class _Families(Mapping[int, np.ndarray]):
+    """``families[k]``: per document position, the position of its family label (the
+    smallest member), computed on first access from the compact ``families`` table."""
 
-    ``fps[i]``, ``sizes[i]``, ``offsets[i]`` and ``kinds[i]`` belong to ``ids[i]``;
-    ``families[k][i]`` is the position of the family label (smallest member id) of
-    ``ids[i]`` at distance k, for every stored k (empty without a families stage).
+    def __init__(self, results: Results, levels: list[int], changes: Any) -> None:
+        self._results = results
+        self._levels = levels
+        self._changes = changes
+        self._cache: dict[int, np.ndarray] = {}
+
+    def __getitem__(self, k: int) -> np.ndarray:
+        if k not in self._levels:
+            raise KeyError(k)
+        hit = self._cache.get(k)
+        if hit is None:
+            hit = self._cache[k] = self._results._labels_at(k, self._changes)
+        return hit
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._levels)
+
+    def __len__(self) -> int:
+        return len(self._levels)
+
+
+class Results:
+    """The contents of a results folder, documents in id (code-point) order.
+
+    ``fps[i]``, ``sizes[i]``, ``offsets[i]`` and ``kinds[i]`` belong to ``ids[i]``, whose
+    ``doc`` number is ``i``; ``families[k][i]`` is the position of the family label
+    (smallest member id) of ``ids[i]`` at distance k, for every stored k (empty without a
+    families stage). ``id_array`` is the Arrow array of ids; ``ids`` and ``kinds`` are
+    Python lists made on first use.
     """
 
-    path: Path
-    root_uri: str
-    identity: str
-    pipeline: dict[str, Any]
-    options: dict[str, Any]
-    ids: list[str]
-    fps: np.ndarray
-    sizes: np.ndarray
-    offsets: np.ndarray
-    kinds: list[str]
-    skipped: list[tuple[str, str]]
-    families: dict[int, np.ndarray] = field(default_factory=dict)
-    pairs_k: int | None = None
+    def __init__(
+        self,
+        path: Path,
+        root_uri: str,
+        identity: str,
+        pipeline: dict[str, Any],
+        options: dict[str, Any],
+        id_array: Any,
+        fps: np.ndarray,
+        sizes: np.ndarray,
+        offsets: np.ndarray,
+        kind_array: Any,
+        skipped: list[tuple[str, str]],
+        pairs_k: int | None = None,
+    ) -> None:
+        self.path = path
+        self.root_uri = root_uri
+        self.identity = identity
+        self.pipeline = pipeline
+        self.options = options
+        self.id_array = id_array
+        self.fps = fps
+        self.sizes = sizes
+        self.offsets = offsets
+        self.kind_array = kind_array
+        self.skipped = skipped
+        self.pairs_k = pairs_k
+        self.families: Mapping[int, np.ndarray] = {}
+
+    def __len__(self) -> int:
+        return len(self.fps)
+
+    @cached_property
+    def ids(self) -> list[str]:
+        """Every document id, in order (a list made on first use)."""
+        return list(self.id_array.to_pylist())
+
+    @cached_property
+    def kinds(self) -> list[str]:
+        """Every document's kind (``text``, ``html``, ``mbox``), in order."""
+        return list(self.kind_array.to_pylist())
 
     @property
     def levels(self) -> list[int]:
@@ -83,22 +140,40 @@ class Results:
     def position(self, doc_id: str) -> int:
         """Index of ``doc_id`` in ``ids``; KeyError when absent."""
         i = int(np.searchsorted(self._id_array, doc_id))
-        if i >= len(self.ids) or self.ids[i] != doc_id:
+        if i >= len(self.fps) or self._id_array[i] != doc_id:
             raise KeyError(doc_id)
         return i
 
-    @property
+    @cached_property
     def _id_array(self) -> np.ndarray:
-        cached = getattr(self, "_ids_np", None)
-        if cached is None:
-            cached = np.array(self.ids, dtype=object)
-            self._ids_np = cached
-        return cached
+        return np.array(self.ids, dtype=object)
+
+    @cached_property
+    def _nodes(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Distinct fingerprints, each one's first position, and each position's node."""
+        u, first, inv = np.unique(self.fps, return_index=True, return_inverse=True)
+        return u, first.astype(np.int64), inv.reshape(-1)
+
+    def _labels_at(self, k: int, changes: Any) -> np.ndarray:
+        u, first, inv = self._nodes
+        labels = first.copy()
+        if changes is not None and changes.num_rows:
+            ks = changes.column("k").to_numpy()
+            sel = np.flatnonzero(ks <= k)
+            sel = sel[np.argsort(ks[sel], kind="stable")]  # later levels win
+            fp = changes.column("fp").to_numpy().astype(np.int64, copy=False)
+            fam = changes.column("family").to_numpy().astype(np.int64, copy=False)
+            nodes = np.searchsorted(u, fp[sel].view(np.uint64))
+            bad = (nodes >= len(u)) | (fam[sel] < 0) | (fam[sel] >= len(self.fps))
+            if np.any(bad) or np.any(u[np.minimum(nodes, len(u) - 1)] != fp[sel].view(np.uint64)):
+                raise ValueError(f"{self.path}: families at k={k} do not match the fingerprints")
+            labels[nodes] = fam[sel]
+        return labels[inv]
 
     def family_of(self, doc_id: str, k: int) -> str:
         """The label (smallest member id) of ``doc_id``'s stored family at ``k``; KeyError
         when ``k`` is not stored or the id is unknown."""
-        return self.ids[int(self.families[k][self.position(doc_id)])]
+        return str(self.id_array[int(self.families[k][self.position(doc_id)])].as_py())
 
     def families_at(self, k: int, min_size: int = 1) -> list[list[str]]:
         """Stored families at ``k`` in ditto's order (size descending, then sorted member
@@ -107,26 +182,25 @@ class Results:
         labels = self.families[k]
         order = np.argsort(labels, kind="stable")
         cuts = np.flatnonzero(np.diff(labels[order])) + 1
-        groups = [
-            [self.ids[i] for i in chunk.tolist()]
-            for chunk in np.split(order, cuts)
-            if len(chunk) >= max(min_size, 1)
-        ]
+        chunks = [c for c in np.split(order, cuts) if len(c) >= max(min_size, 1)]
+        take = self.id_array.take
+        groups = [take(chunk).to_pylist() for chunk in chunks]
         groups.sort(key=lambda g: (-len(g), g))
         return groups
 
 
-def _read_table(path: Path) -> Any:
-    import pyarrow.parquet as pq
+def _dataset_table(path: Path, columns: list[str] | None = None) -> Any:
+    """The Parquet files of a Spark table folder (``_``/``.`` files skipped), as a table."""
+    import pyarrow.dataset as ds
 
-    return pq.read_table(str(path))
+    return ds.dataset(str(path), format="parquet").to_table(columns=columns)
 
 
 def _meta(path: Path, stage: str) -> dict[str, Any] | None:
     folder = path / meta_name(stage)
     if not folder.exists():
         return None
-    rows = _read_table(folder).column("json").to_pylist()
+    rows = _dataset_table(folder).column("json").to_pylist()
     return json.loads(rows[0]) if rows else None
 
 
@@ -134,22 +208,33 @@ def load_results(path: str | os.PathLike[str]) -> Results:
     """Read a local results folder; needs at least the fingerprint stage.
 
     Raises FileNotFoundError when ``path`` holds no ``fingerprints`` table, and ValueError
-    when the folder mixes pipelines or its families name unknown ids.
+    when the folder mixes pipelines, its document numbers are not ``0..n-1`` or its
+    families name unknown fingerprints.
     """
+    import pyarrow.compute as pc
+
     folder = Path(path)
     fp_meta = _meta(folder, "fingerprint")
     if not (folder / FINGERPRINTS).exists() or fp_meta is None:
         raise FileNotFoundError(f"{folder}: not a ditto-tui Spark results folder (no {FINGERPRINTS})")
-    table = _read_table(folder / FINGERPRINTS).sort_by([("id", "ascending")])
-    ids = table.column("id").to_pylist()
-    identities = set(table.column("pipeline").unique().to_pylist())
+    table = _dataset_table(
+        folder / FINGERPRINTS, [DOCS_RANK, "id", "fp", "size", "offset", "kind", "pipeline"]
+    )
+    docs = table.column(DOCS_RANK).to_numpy()
+    if len(docs) and not np.array_equal(docs, np.arange(len(docs))):
+        order = np.argsort(docs, kind="stable")
+        table = table.take(order)
+        docs = docs[order]
+        if not np.array_equal(docs, np.arange(len(docs))):
+            raise ValueError(f"{folder}: document numbers are not 0..{len(docs) - 1}")
     identity = str(fp_meta["pipeline"]["identity"])
+    identities = set(pc.unique(table.column("pipeline")).to_pylist())
     if identities - {identity}:
         raise ValueError(f"{folder}: fingerprints of several pipelines: {sorted(identities)}")
     fps = table.column("fp").to_numpy().astype(np.int64, copy=False).view(np.uint64)
     skipped: list[tuple[str, str]] = []
     if (folder / SKIPPED).exists():
-        sk = _read_table(folder / SKIPPED).sort_by([("id", "ascending")])
+        sk = _dataset_table(folder / SKIPPED).sort_by([("id", "ascending")])
         skipped = list(zip(sk.column("id").to_pylist(), sk.column("reason").to_pylist(), strict=True))
     results = Results(
         path=folder,
@@ -157,39 +242,48 @@ def load_results(path: str | os.PathLike[str]) -> Results:
         identity=identity,
         pipeline=dict(fp_meta["pipeline"]),
         options=dict(fp_meta.get("options", {})),
-        ids=ids,
+        id_array=table.column("id").combine_chunks(),
         fps=np.ascontiguousarray(fps),
         sizes=table.column("size").to_numpy(),
         offsets=table.column("offset").to_numpy(),
-        kinds=table.column("kind").to_pylist(),
+        kind_array=table.column("kind").combine_chunks(),
         skipped=skipped,
     )
     pairs_meta = _meta(folder, "pairs")
     if pairs_meta is not None:
         results.pairs_k = int(pairs_meta["k"])
-    if (folder / FAMILIES).exists() and _meta(folder, "families") is not None:
-        results.families = _load_families(results, _read_table(folder / FAMILIES))
+    fam_meta = _meta(folder, "families")
+    if (folder / FAMILIES).exists() and fam_meta is not None:
+        levels = sorted({0, *(int(k) for k in fam_meta.get("levels", []))})
+        changes = _dataset_table(folder / FAMILIES, ["fp", "k", "family"])
+        results.families = _Families(results, levels, changes)
     return results
 
 
-def _load_families(results: Results, table: Any) -> dict[int, np.ndarray]:
-    ids = results._id_array
-    ks = table.column("k").to_numpy()
-    member = np.array(table.column("id").to_pylist(), dtype=object)
-    label = np.array(table.column("family").to_pylist(), dtype=object)
-    out: dict[int, np.ndarray] = {}
-    for k in np.unique(ks).tolist():
-        sel = ks == k
-        pos = np.searchsorted(ids, member[sel])
-        lab = np.searchsorted(ids, label[sel])
-        if len(pos) != len(ids) or np.any(pos >= len(ids)) or np.any(lab >= len(ids)):
-            raise ValueError(f"{results.path}: families at k={k} do not match the fingerprints")
-        if np.any(ids[pos] != member[sel]) or np.any(ids[lab] != label[sel]):
-            raise ValueError(f"{results.path}: families at k={k} name unknown documents")
-        labels = np.empty(len(ids), np.int64)
-        labels[pos] = lab
-        out[int(k)] = labels
-    return out
+class _Lazy(Mapping[str, Any]):
+    """A read-only id -> value mapping over :class:`Results`, values made on access."""
+
+    def __init__(self, results: Results, make: Callable[[int], Any]) -> None:
+        self._results = results
+        self._make = make
+
+    def __getitem__(self, doc_id: str) -> Any:
+        return self._make(self._results.position(doc_id))
+
+    def __contains__(self, doc_id: object) -> bool:
+        if not isinstance(doc_id, str):
+            return False
+        try:
+            self._results.position(doc_id)
+        except KeyError:
+            return False
+        return True
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._results.ids)
+
+    def __len__(self) -> int:
+        return len(self._results)
 
 
 class ResultsSession:
@@ -216,31 +310,32 @@ class ResultsSession:
                 "previews and diffs are off"
             )
         base = str(self.root)
-        docs: dict[str, Document] = {}
-        fps: dict[str, Fingerprint] = {}
-        for i, doc_id in enumerate(results.ids):
-            file_id = doc_id.rsplit("#", 1)[0] if results.kinds[i] == "mbox" else doc_id
-            path = os.path.join(base, *file_id.split("/"))
-            docs[doc_id] = Document(
-                doc_id, path, results.kinds[i], int(results.sizes[i]), 0, 0,
-                int(results.offsets[i]),
-            )
-            fps[doc_id] = Fingerprint(int(results.fps[i]))
-        self._docs = docs
-        self._fps = fps
+        self._base = base
+        self._docs = _Lazy(results, self._document)
+        self._fps = _Lazy(results, lambda i: Fingerprint(int(results.fps[i])))
         self._skipped = [
             Skipped(s_id, os.path.join(base, *s_id.split("/")), reason)
             for s_id, reason in results.skipped
         ]
         self.pipeline = _pipeline(results.pipeline)
 
+    def _document(self, i: int) -> Document:
+        results = self.results
+        doc_id = results.ids[i]
+        kind = results.kinds[i]
+        file_id = doc_id.rsplit("#", 1)[0] if kind == "mbox" else doc_id
+        path = file_id if file_id.startswith("/") else os.path.join(self._base, *file_id.split("/"))
+        return Document(doc_id, path, kind, int(results.sizes[i]), 0, 0, int(results.offsets[i]))
+
     @property
     def documents(self) -> Mapping[str, Document]:
-        return MappingProxyType(self._docs)
+        """Every document by id (a read-only mapping; values made on access)."""
+        return self._docs
 
     @property
     def fingerprints(self) -> Mapping[str, Fingerprint]:
-        return MappingProxyType(self._fps)
+        """Every fingerprint by id (a read-only mapping; values made on access)."""
+        return self._fps
 
     @property
     def skipped(self) -> list[Skipped]:
@@ -256,19 +351,23 @@ class ResultsSession:
         cancelled: Callable[[], bool] = lambda: False,
     ) -> ChangeBatch:
         """Deliver the stored fingerprints as if scanned (in batches of ``BATCH_DOCS``)."""
-        total = ChangeBatch(added=dict(self._fps), skipped=list(self._skipped))
-        items = list(self._fps.items())
-        done = 0
-        for start in range(0, len(items), BATCH_DOCS):
+        ids = self.results.ids
+        fps = self.results.fps
+        n = len(ids)
+        added: dict[str, Fingerprint] = {}
+        for start in range(0, n, BATCH_DOCS):
             if cancelled():
                 break
-            chunk = dict(items[start : start + BATCH_DOCS])
-            done += len(chunk)
+            chunk = dict(
+                zip(ids[start : start + BATCH_DOCS],
+                    map(Fingerprint, fps[start : start + BATCH_DOCS].tolist()), strict=True)
+            )
+            added.update(chunk)
             if on_batch is not None:
                 on_batch(ChangeBatch(added=chunk))
             if on_progress is not None:
-                on_progress(ScanProgress(done, len(items), 0, 0.0))
-        return total
+                on_progress(ScanProgress(len(added), n, 0, 0.0))
+        return ChangeBatch(added=added, skipped=list(self._skipped))
 
     def read_bytes(self, id: str) -> bytes:
         """The document's bytes from the local root; KeyError for an unknown id, OSError

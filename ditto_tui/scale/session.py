@@ -12,7 +12,7 @@ import contextlib
 import os
 import shutil
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -22,6 +22,7 @@ __all__ = [
     "SparkUnavailable",
     "build_session",
     "checkpoint",
+    "checkpoint_dir",
     "clear_checkpoint_dir",
     "delete_path",
     "find_java",
@@ -31,6 +32,7 @@ __all__ = [
 ]
 
 DEFAULT_MASTER = "local[*]"
+CHECKPOINTS = "_checkpoints"
 INSTALL_HINT = "pip install 'ditto-tui[spark]'"
 
 
@@ -170,8 +172,29 @@ def clear_checkpoint_dir(spark: SparkSession) -> None:
 
 
 def checkpoint(df: DataFrame) -> DataFrame:
-    """Materialise ``df`` and cut its lineage: a reliable checkpoint when the context has a
-    checkpoint folder, else a local checkpoint (kept by the executors)."""
-    if df.sparkSession.sparkContext.getCheckpointDir() is not None:
-        return df.checkpoint(eager=True)
-    return df.localCheckpoint(eager=True)
+    """Materialise ``df`` and cut its lineage with a *reliable* checkpoint (files in the
+    context's checkpoint folder, so a lost executor costs a retry, not the job).
+    RuntimeError when the context has no checkpoint folder (see :func:`checkpoint_dir`)."""
+    if df.sparkSession.sparkContext.getCheckpointDir() is None:
+        raise RuntimeError("no checkpoint folder: use checkpoint_dir(spark, out)")
+    return df.checkpoint(eager=True)
+
+
+@contextlib.contextmanager
+def checkpoint_dir(spark: SparkSession, out: str) -> Iterator[None]:
+    """Within the block the context has a checkpoint folder: its own when it has one
+    (``--checkpoint-dir``), else ``out/_checkpoints``, deleted on the way out (and
+    forgotten by the context)."""
+    from ditto_tui.scale.layout import join_uri
+
+    context = spark.sparkContext
+    if context.getCheckpointDir() is not None:
+        yield
+        return
+    folder = join_uri(out, CHECKPOINTS)
+    context.setCheckpointDir(folder)
+    try:
+        yield
+    finally:
+        clear_checkpoint_dir(spark)
+        delete_path(spark, folder)

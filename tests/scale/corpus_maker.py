@@ -106,5 +106,7 @@ def make_corpus(root: Path, shape: CorpusShape = CorpusShape(), seed: int = 7) -
     put("pkg/__init__.py", b"# hidden from Spark's listing\n")
     put("pkg/.env", b"SECRET=1\n")
     put("_drafts/d.txt", b"a draft\n")
+    put("_vendor/.hidden/deep.txt", b"hidden twice over\n")
+    put("odd/caf\udce9-latin1.txt", b"a name in Latin-1, not UTF-8\n")  # b"caf\xe9"
     put("big/huge.txt", _lines(_text(rng, 30000), rng).encode())  # over the test's size limit
     return len(written)

@@ -9,7 +9,6 @@ import importlib.util
 import pytest
 
 from ditto_tui.scale import cli
-from ditto_tui.scale.fingerprints import hidden_from_spark
 from ditto_tui.scale.jobs import build_parser
 
 
@@ -68,17 +67,24 @@ def test_open_refuses_a_folder_without_results(tmp_path, capsys) -> None:
     assert "not a ditto-tui Spark results folder" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize(
-    ("rel", "hidden"),
-    [
-        ("a/b.txt", False),
-        ("pkg/__init__.py", True),
-        (".env", True),
-        ("docs/_static/x.css", True),
-        ("year=2024/_x=1.txt", False),
-        ("_metadata", False),
-        ("data/file.txt._COPYING_", True),
-    ],
-)
-def test_hidden_from_spark_follows_hadoop_rules(rel: str, hidden: bool) -> None:
-    assert hidden_from_spark(rel) is hidden
+def test_shard_and_manifest_inputs_parse() -> None:
+    args = _main_parser().parse_args(
+        ["spark", "run", "s3a://b/shard-1.parquet", "s3a://b/shard-2.parquet", "-o", "/out",
+         "--input", "parquet", "--id-column", "url", "--text-column", "body"]
+    )
+    assert args.root == ["s3a://b/shard-1.parquet", "s3a://b/shard-2.parquet"]
+    assert (args.input, args.id_column, args.text_column) == ("parquet", "url", "body")
+    args = _main_parser().parse_args(["spark", "fingerprint", "/d", "-o", "/o"])
+    assert (args.input, args.root) == ("folder", ["/d"])
+    with pytest.raises(ValueError):
+        _main_parser().parse_args(["spark", "fingerprint", "/d", "-o", "/o", "--input", "csv"])
+
+
+def test_a_folder_input_is_one_folder() -> None:
+    from ditto_tui.scale.fingerprints import Source
+
+    with pytest.raises(ValueError, match="one folder"):
+        Source("folder", ("/a", "/b"))
+    with pytest.raises(ValueError, match="unknown input kind"):
+        Source("csv", ("/a",))
+    assert Source("manifest", ("/m.txt",)).paths == ("/m.txt",)

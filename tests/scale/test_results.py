@@ -36,6 +36,28 @@ def _meta(folder: Path, stage: str, meta: dict) -> None:
     _write(folder, f"meta-{stage}", {"json": [json.dumps(meta)]}, {"json": pa.string()})
 
 
+def _compact_families(ranked: list[str], fps: dict[str, int]) -> dict[str, list]:
+    """The ``families`` rows the Spark job writes, from the reference ``clusters``: per
+    distinct fingerprint and k >= 1, a row where its family label (smallest doc) changes."""
+    arr = np.array([fps[i] for i in ranked], dtype=np.uint64)
+    previous = {}
+    for doc, fp in enumerate(arr.tolist()):
+        previous.setdefault(fp, doc)  # k = 0: the smallest doc with the same fingerprint
+    rows: dict[str, list] = {"fp": [], "k": [], "family": []}
+    for k in range(1, MAX_K + 1):
+        label = {}
+        for group in clusters(ranked, arr, k):
+            for member in group:
+                label[fps[member]] = ranked.index(group[0])
+        for fp, fam in sorted(label.items()):
+            if previous[fp] != fam:
+                rows["fp"].append(int(np.uint64(fp).view(np.int64)))
+                rows["k"].append(k)
+                rows["family"].append(fam)
+                previous[fp] = fam
+    return rows
+
+
 @pytest.fixture
 def results_dir(tmp_path: Path) -> tuple[Path, Path, dict[str, int]]:
     root = tmp_path / "corpus"
@@ -47,13 +69,14 @@ def results_dir(tmp_path: Path) -> tuple[Path, Path, dict[str, int]]:
         fps = {i: int(f) for i, f in session.fingerprints.items()}
         skipped = [(s.id, s.reason) for s in session.skipped]
     out = tmp_path / "results"
-    ids = sorted(fps, reverse=True)  # Spark writes in no particular order
+    ranked = sorted(fps)
+    ids = ranked[::-1]  # rows in any order: the reader orders them by doc
     signed = np.array([fps[i] for i in ids], dtype=np.uint64).view(np.int64).tolist()
     _write(out, "fingerprints", {
-        "id": ids, "fp": signed, "hex": [f"{fps[i]:016x}" for i in ids],
+        "doc": [ranked.index(i) for i in ids], "id": ids, "fp": signed, "hex": [f"{fps[i]:016x}" for i in ids],
         "size": [docs[i].size for i in ids], "offset": [docs[i].offset for i in ids],
         "kind": [docs[i].kind for i in ids], "pipeline": [pipeline.identity] * len(ids),
-    }, {"id": pa.string(), "fp": pa.int64(), "hex": pa.string(), "size": pa.int64(),
+    }, {"doc": pa.int64(), "id": pa.string(), "fp": pa.int64(), "hex": pa.string(), "size": pa.int64(),
         "offset": pa.int64(), "kind": pa.string(), "pipeline": pa.string()})
     _write(out, "skipped", {"id": [s[0] for s in skipped], "reason": [s[1] for s in skipped]},
            {"id": pa.string(), "reason": pa.string()})
@@ -62,16 +85,9 @@ def results_dir(tmp_path: Path) -> tuple[Path, Path, dict[str, int]]:
                                              "shingle": 3, "identity": pipeline.identity},
         "options": {"max_size": 1 << 20, "include_binary": False},
     })
-    arr = np.array([fps[i] for i in ids], dtype=np.uint64)
-    rows: dict[str, list] = {"id": [], "k": [], "family": []}
-    for k in range(MAX_K + 1):
-        for group in clusters(ids, arr, k):
-            for member in group:
-                rows["id"].append(member)
-                rows["k"].append(k)
-                rows["family"].append(group[0])
-    _write(out, "families", rows, {"id": pa.string(), "k": pa.int32(), "family": pa.string()})
-    _meta(out, "families", {"max_k": MAX_K})
+    _write(out, "families", _compact_families(ranked, fps), {
+        "fp": pa.int64(), "k": pa.int32(), "family": pa.int64()})
+    _meta(out, "families", {"max_k": MAX_K, "levels": list(range(MAX_K + 1))})
     return out, root, fps
 
 

@@ -3,8 +3,9 @@
 A user generates a corpus of a few thousand documents (families of edited near-
 duplicates, uniques, exact copies, binary files, an mbox, ignored and hidden paths), runs
 ``ditto-tui spark run`` on local[2], and finds the same answers as the in-process scan,
-``all_pairs`` and ``clusters`` -- except the names Spark's listing never returns, which
-``hidden_from_spark`` predicts. Skipped (with the reason) when pyspark or Java is absent.
+``all_pairs`` and ``clusters`` -- hidden ``_``/``.`` paths included; the one file whose
+name is not UTF-8 (which the JVM cannot open) is reported as a skip. Skipped (with the
+reason) when pyspark or Java is absent.
 """
 
 from __future__ import annotations
@@ -34,10 +35,11 @@ if find_java() is None:
 
 from ditto_tui.scale import jobs  # noqa: E402
 from ditto_tui.scale.families import connected_components  # noqa: E402
-from ditto_tui.scale.fingerprints import PipelineSpec, fingerprint_corpus, hidden_from_spark  # noqa: E402
+from ditto_tui.corpus.documents import display_id  # noqa: E402
+from ditto_tui.scale.fingerprints import UNDECODABLE_REASON, PipelineSpec, fingerprint_corpus  # noqa: E402
 from ditto_tui.scale.pairs import fp_pairs  # noqa: E402
 from ditto_tui.scale.results import ResultsSession, load_results  # noqa: E402
-from ditto_tui.scale.session import build_session  # noqa: E402
+from ditto_tui.scale.session import build_session, checkpoint_dir  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
@@ -92,8 +94,17 @@ def _unsigned(values: list[int]) -> list[int]:
     return [int(v) for v in np.array(values, dtype=np.int64).view(np.uint64)]
 
 
+def _undecodable(rel: str) -> bool:
+    try:
+        rel.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
 def _visible(fps: dict[str, int]) -> dict[str, int]:
-    return {i: fp for i, fp in fps.items() if not hidden_from_spark(i)}
+    """What Spark can fingerprint: everything but names that are not UTF-8."""
+    return {i: fp for i, fp in fps.items() if not _undecodable(i)}
 
 
 def test_run_reports_each_stage(results) -> None:
@@ -110,9 +121,10 @@ def test_fingerprints_equal_the_in_process_scan(results, in_process) -> None:
     expected, _ = in_process
     table = _table(out, "fingerprints")
     got = dict(zip(table["id"], _unsigned(table["fp"]), strict=True))
-    hidden = {i for i in expected if hidden_from_spark(i)}
-    assert hidden == {"pkg/__init__.py", "pkg/.env", "_drafts/d.txt"}
+    assert {"pkg/__init__.py", "pkg/.env", "_drafts/d.txt", "_vendor/.hidden/deep.txt"} <= set(got)
+    assert [i for i in expected if _undecodable(i)] == ["odd/caf\udce9-latin1.txt"]
     assert got == _visible(expected)
+    assert table["doc"] == list(range(len(got))) and table["id"] == sorted(got)
     assert len(got) > 2500
     assert table["hex"] == [f"{v:016x}" for v in _unsigned(table["fp"])]
     assert set(table["pipeline"]) == {make_pipeline().identity}
@@ -128,7 +140,8 @@ def test_skips_equal_the_in_process_scan(results, in_process) -> None:
     _, expected = in_process
     table = _table(out, "skipped")
     got = dict(zip(table["id"], table["reason"], strict=True))
-    assert got == {i: r for i, r in expected.items() if not hidden_from_spark(i)}
+    assert got.pop(display_id("odd/caf\udce9-latin1.txt")) == UNDECODABLE_REASON
+    assert got == expected
     assert got["big/huge.txt"].startswith("larger than the size limit")
     assert "node_modules/pkg/index.js" not in got and "build/out.log" not in got
 
@@ -152,7 +165,11 @@ def test_fingerprint_pairs_are_distinct_and_counted(results) -> None:
     n = dict(zip(groups["fp"], groups["n"], strict=True))
     assert sum(n.values()) == len(_table(out, "fingerprints")["id"])
     assert max(n.values()) >= 12  # the empty files share one fingerprint
-    assert all(m == sorted(m) and len(m) == c for m, c in zip(groups["members"], groups["n"], strict=True))
+    fps = _table(out, "fingerprints")
+    first: dict[int, int] = {}
+    for doc, fp in zip(fps["doc"], fps["fp"], strict=True):
+        first[fp] = min(first.get(fp, doc), doc)
+    assert dict(zip(groups["fp"], groups["first"], strict=True)) == first
     pairs = _table(out, "pairs-fp")
     keys = list(zip(pairs["fp_a"], pairs["fp_b"], strict=True))
     assert all(a < b for a, b in keys) and len(keys) == len(set(keys))
@@ -168,15 +185,20 @@ def test_families_equal_clusters_for_every_k(results, in_process) -> None:
     fps = _visible(in_process[0])
     ids = sorted(fps)
     arr = np.array([fps[x] for x in ids], dtype=np.uint64)
-    table = _table(out, "families")
-    assert sorted(set(table["k"])) == list(range(K + 1))
+    loaded = load_results(out)
+    assert loaded.levels == list(range(K + 1))
     sizes = []
     for k in range(K + 1):
         expected = {m: g[0] for g in clusters(ids, arr, k) for m in g}
-        got = {i: f for i, kk, f in zip(table["id"], table["k"], table["family"], strict=True) if kk == k}
+        got = {i: loaded.ids[f] for i, f in zip(loaded.ids, loaded.families[k].tolist(), strict=True)}
         assert got == expected, f"k={k}"
         sizes.append(len(set(got.values())))
     assert sizes == sorted(sizes, reverse=True) and sizes[0] > sizes[-1]
+    # compact: a row only where a fingerprint's family changes, none for loners
+    table = _table(out, "families")
+    in_pairs = set(_table(out, "pairs-fp")["fp_a"]) | set(_table(out, "pairs-fp")["fp_b"])
+    assert set(table["fp"]) <= in_pairs and len(table["fp"]) < len(ids) / 2
+    assert len(set(zip(table["fp"], table["k"], strict=True))) == len(table["fp"])
 
 
 def test_results_open_without_spark_like_a_session(results, in_process) -> None:
@@ -213,7 +235,7 @@ def test_wider_block_designs_find_the_same_pairs(spark, results) -> None:
         fp_pairs(distinct, K, TableDesign(K + 2, 3))
 
 
-def test_large_star_small_star_on_long_chains(spark) -> None:
+def test_large_star_small_star_on_long_chains(spark, tmp_path: Path) -> None:
     from scipy.sparse import coo_matrix
     from scipy.sparse.csgraph import connected_components as scipy_components
 
@@ -223,8 +245,10 @@ def test_large_star_small_star_on_long_chains(spark) -> None:
     edges += [(int(nodes[1500 + a]), int(nodes[1500 + b]))
               for a, b in rng.integers(0, 1500, size=(900, 2))]
     df = spark.createDataFrame(edges, "src long, dst long")
-    mapping, rounds = connected_components(df)
-    got = {r["node"]: r["root"] for r in mapping.collect()}
+    with checkpoint_dir(spark, str(tmp_path)):
+        mapping, rounds = connected_components(df)
+        got = {r["node"]: r["root"] for r in mapping.collect()}
+    assert not (tmp_path / "_checkpoints").exists()
     index = {int(v): i for i, v in enumerate(nodes)}
     a = [index[s] for s, _ in edges]
     b = [index[d] for _, d in edges]
