@@ -40,11 +40,20 @@ from ditto_tui.scale.layout import (
 from ditto_tui.scale.session import checkpoint, checkpoint_dir
 
 if TYPE_CHECKING:
+    import pyarrow as pa
     from pyspark.sql import DataFrame, SparkSession
 
-__all__ = ["FamiliesSummary", "connected_components", "families_job", "family_changes"]
+__all__ = [
+    "FamiliesSummary",
+    "connected_components",
+    "families_job",
+    "family_changes",
+    "local_changes",
+]
 
 MAX_ROUNDS = 200
+#: Fingerprint pairs up to which the components are computed on the driver (scipy).
+LOCAL_EDGES = 4_000_000
 
 
 @dataclass
@@ -198,7 +207,12 @@ def family_changes(
 
 
 def families_job(
-    spark: SparkSession, out: str, max_k: int, *, all_levels: bool = True
+    spark: SparkSession,
+    out: str,
+    max_k: int,
+    *,
+    all_levels: bool = True,
+    local_edges: int | None = LOCAL_EDGES,
 ) -> FamiliesSummary:
     """Write ``out/families`` (``fp, k, family``: the changes of each fingerprint's family
     label, see the module) for k in 1..max_k (or only ``max_k``) and ``out/meta-families``.
@@ -207,16 +221,92 @@ def families_job(
     ``out/_checkpoints`` (deleted afterwards, and the context forgets it). Uses
     ``out/pairs-fp`` when the pairs stage ran with ``k >= max_k``; otherwise the fp pairs
     are computed on the fly (without being stored). Needs ``out/fingerprints``.
+    A graph of at most ``local_edges`` fingerprint pairs is solved on the driver
+    (:func:`local_changes`); larger ones (or ``local_edges=None``) by Large-Star /
+    Small-Star on the executors (:func:`family_changes`).
     """
     started = time.perf_counter()
     if max_k < 0:
         raise ValueError(f"k must be >= 0, got {max_k}")
     with checkpoint_dir(spark, out):
-        return _families(spark, out, max_k, all_levels, started)
+        return _families(spark, out, max_k, all_levels, started, local_edges)
+
+
+def _multi_families(changes: pa.Table, dup: pa.Table, levels: list[int]) -> dict[int, int]:
+    """Families of 2+ documents per k: the labels merged fingerprints carry, plus the groups
+    of identical fingerprints (``dup``: fp, first) that have not merged with another."""
+    import numpy as np
+
+    ks = changes.column("k").to_numpy()
+    cfp = changes.column("fp").to_numpy()
+    fam = changes.column("family").to_numpy()
+    dfp = dup.column("fp").to_numpy()
+    dfirst = dup.column("first").to_numpy()
+    out: dict[int, int] = {}
+    for k in levels:
+        sel = ks <= k
+        merged = np.unique(fam[sel])
+        touched = np.unique(cfp[sel])
+        alone = ~np.isin(dfp, touched) & ~np.isin(dfirst, merged)
+        out[k] = int(len(merged) + alone.sum())
+    return out
+
+
+def local_changes(firsts: DataFrame, pairs_fp: DataFrame, levels: list[int]) -> pa.Table:
+    """:func:`family_changes` for a graph small enough for the driver: the pairs and the
+    ``first`` of their fingerprints are collected (Arrow) and every level's components
+    are computed with scipy. Returns the ``fp, k, family`` rows as an Arrow table."""
+    import numpy as np
+    import pyarrow as pa
+    import pyspark.sql.functions as F
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components as components
+
+    edges = pairs_fp.select("fp_a", "fp_b", "distance").toArrow()
+    touched = edges.column("fp_a").to_numpy()
+    touched = np.unique(np.concatenate([touched, edges.column("fp_b").to_numpy()]))
+    spark = firsts.sparkSession
+    wanted = spark.createDataFrame(pa.table({"fp": touched}).to_pandas(), "fp long")
+    known = firsts.join(F.broadcast(wanted), "fp").select("fp", "first").toArrow()
+    order = np.argsort(known.column("fp").to_numpy())
+    nodes = known.column("fp").to_numpy()[order]
+    first = known.column("first").to_numpy()[order].astype(np.int64)
+    if len(nodes) != len(touched):
+        raise ValueError("pairs name fingerprints that have no documents")
+    a = np.searchsorted(nodes, edges.column("fp_a").to_numpy())
+    b = np.searchsorted(nodes, edges.column("fp_b").to_numpy())
+    dist = edges.column("distance").to_numpy()
+    family = first.copy()
+    out_fp: list[np.ndarray] = []
+    out_k: list[np.ndarray] = []
+    out_fam: list[np.ndarray] = []
+    n = len(nodes)
+    for k in sorted(levels):
+        sel = dist <= k
+        graph = coo_matrix((np.ones(int(sel.sum()), np.int8), (a[sel], b[sel])), shape=(n, n))
+        _, comp = components(graph, directed=False)
+        smallest = np.full(int(comp.max()) + 1 if n else 0, np.iinfo(np.int64).max, np.int64)
+        np.minimum.at(smallest, comp, first)
+        new = smallest[comp]
+        changed = np.flatnonzero(new != family)
+        out_fp.append(nodes[changed])
+        out_k.append(np.full(len(changed), k, np.int32))
+        out_fam.append(new[changed])
+        family = new
+    return pa.table({
+        "fp": np.concatenate([*out_fp, np.empty(0, np.int64)]).astype(np.int64),
+        "k": np.concatenate([*out_k, np.empty(0, np.int32)]).astype(np.int32),
+        "family": np.concatenate([*out_fam, np.empty(0, np.int64)]).astype(np.int64),
+    })
 
 
 def _families(
-    spark: SparkSession, out: str, max_k: int, all_levels: bool, started: float
+    spark: SparkSession,
+    out: str,
+    max_k: int,
+    all_levels: bool,
+    started: float,
+    local_edges: int | None,
 ) -> FamiliesSummary:
     import pyspark.sql.functions as F
 
@@ -232,29 +322,22 @@ def _families(
         design = sample_design(firsts, firsts.count(), max_k)
         pairs = checkpoint(fp_pairs(firsts.select("fp"), max_k, design))
     levels = list(range(1, max_k + 1)) if all_levels else ([max_k] if max_k else [])
-    frames, rounds = family_changes(firsts, pairs, levels)
     schema = "fp long, k int, family long"
-    result = spark.createDataFrame([], schema)
-    for frame in frames:
-        result = result.unionByName(frame)
-    result.coalesce(max(1, int(spark.conf.get("spark.sql.shuffle.partitions") or "8") // 8)).write.mode(
-        "overwrite"
-    ).parquet(join_uri(out, FAMILIES))
+    rounds = 0
+    if local_edges is not None and pairs.count() <= local_edges:
+        table = local_changes(firsts, pairs, levels)
+        result = spark.createDataFrame(table.to_pandas(), schema)
+    else:
+        frames, rounds = family_changes(firsts, pairs, levels)
+        result = spark.createDataFrame([], schema)
+        for frame in frames:
+            result = result.unionByName(frame)
+    partitions = max(1, int(spark.conf.get("spark.sql.shuffle.partitions") or "8") // 8)
+    result.coalesce(partitions).write.mode("overwrite").parquet(join_uri(out, FAMILIES))
     written = spark.read.parquet(join_uri(out, FAMILIES))
-    # families of 2+ documents at k: the labels that merged fingerprints carry, plus the
-    # groups of identical fingerprints that have not merged with another
-    dup = fingerprint_groups(fingerprints).where(F.col("n") >= 2).select("fp", "first")
-    multi: dict[int, int] = {}
     stored = [0, *levels]
-    for k in stored:
-        latest = (
-            written.where(F.col("k") <= k)
-            .groupBy("fp")
-            .agg(F.max_by("family", "k").alias("family"))
-        )
-        merged = latest.select(F.col("family").alias("first")).distinct()
-        alone = dup.join(latest, "fp", "left_anti").join(merged, "first", "left_anti")
-        multi[k] = merged.count() + alone.count()
+    dup = fingerprint_groups(fingerprints).where(F.col("n") >= 2).select("fp", "first")
+    multi = _multi_families(written.toArrow(), dup.toArrow(), stored)
     summary = FamiliesSummary(
         max_k=max_k,
         levels=stored,

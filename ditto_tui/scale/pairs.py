@@ -231,6 +231,7 @@ def pairs_job(
         F.coalesce(F.sum("n"), F.lit(0)).alias("documents"),
         F.coalesce(F.sum(F.col("n") * (F.col("n") - 1) / 2), F.lit(0)).alias("within"),
     ).first()
+    assert stats is not None  # a global aggregate has one row
     distinct = int(stats["distinct"])
     if design is None:
         design = sample_design(groups, distinct, k)
@@ -249,6 +250,7 @@ def pairs_job(
         F.count(F.lit(1)).alias("pairs"),
         F.coalesce(F.sum(F.col("n_a") * F.col("n_b")), F.lit(0)).alias("across"),
     ).first()
+    assert agg is not None
     n_doc_pairs = int(agg["across"]) + int(stats["within"])
     if expand:
         doc_pairs(fingerprints, written).write.mode("overwrite").parquet(join_uri(out, PAIRS))

@@ -123,8 +123,9 @@ def build_session(
 
 def _hadoop_path(spark: SparkSession, uri: str) -> tuple[Any, Any]:
     """The Hadoop ``(FileSystem, Path)`` of ``uri`` (driver side, through Py4J)."""
-    jvm = spark.sparkContext._jvm  # type: ignore[attr-defined]
-    conf = spark.sparkContext._jsc.hadoopConfiguration()  # type: ignore[attr-defined]
+    context: Any = spark.sparkContext
+    jvm = context._jvm
+    conf = context._jsc.hadoopConfiguration()
     path = jvm.org.apache.hadoop.fs.Path(uri)
     return path.getFileSystem(conf), path
 
@@ -148,8 +149,8 @@ def read_small_text(spark: SparkSession, uri: str, limit: int = 1 << 20) -> str 
         return None
     stream = fs.open(p)
     try:
-        jvm = spark.sparkContext._jvm  # type: ignore[attr-defined]
-        data = bytes(jvm.org.apache.commons.io.IOUtils.toByteArray(stream))
+        context: Any = spark.sparkContext
+        data = bytes(context._jvm.org.apache.commons.io.IOUtils.toByteArray(stream))
     finally:
         stream.close()
     return data[:limit].decode("utf-8", "replace")
@@ -164,11 +165,11 @@ def delete_path(spark: SparkSession, uri: str) -> None:
 
 def clear_checkpoint_dir(spark: SparkSession) -> None:
     """Forget the SparkContext's checkpoint folder (PySpark has no public way), so later
-    checkpoints are local again; does nothing if the JVM refuses."""
-    context = spark.sparkContext
+    checkpoints need a folder again; does nothing if the JVM refuses."""
+    context: Any = spark.sparkContext
     with contextlib.suppress(Exception):
-        setter = getattr(context._jsc.sc(), "checkpointDir_$eq")  # type: ignore[attr-defined]
-        setter(context._jvm.scala.Option.apply(None))  # type: ignore[attr-defined]
+        setter = getattr(context._jsc.sc(), "checkpointDir_$eq")
+        setter(context._jvm.scala.Option.apply(None))
 
 
 def checkpoint(df: DataFrame) -> DataFrame:

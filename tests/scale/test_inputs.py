@@ -28,7 +28,7 @@ if find_java() is None:
     pytest.skip("Java is not installed (Spark needs Java 17+)", allow_module_level=True)
 
 from ditto_tui.scale.families import families_job  # noqa: E402
-from ditto_tui.scale.fingerprints import PipelineSpec, Source, fingerprint_corpus  # noqa: E402
+from ditto_tui.scale.fingerprints import Source, fingerprint_corpus  # noqa: E402
 from ditto_tui.scale.pairs import pairs_job  # noqa: E402
 from ditto_tui.scale.results import load_results  # noqa: E402
 from ditto_tui.scale.session import build_session  # noqa: E402
@@ -128,7 +128,7 @@ def test_jsonl_shards_and_a_manifest_read_like_the_folder(spark, tmp_path: Path)
     table = pq.read_table(str(out / "fingerprints")).to_pydict()
     got = dict(zip(table["id"], np.array(table["fp"]).view(np.uint64).tolist(), strict=True))
     assert got == expected and s.reasons == {"no text (null)": 1}
-    with pytest.raises(ValueError, match="no column 'text'"):
+    with pytest.raises(ValueError, match="no column 'id'"):
         fingerprint_corpus(spark, Source("jsonl", (str(jsonl),)), str(tmp_path / "x"))
 
 

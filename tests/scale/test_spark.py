@@ -33,9 +33,9 @@ from ditto_tui.scale.session import find_java  # noqa: E402
 if find_java() is None:
     pytest.skip("Java is not installed (Spark needs Java 17+)", allow_module_level=True)
 
-from ditto_tui.scale import jobs  # noqa: E402
-from ditto_tui.scale.families import connected_components  # noqa: E402
 from ditto_tui.corpus.documents import display_id  # noqa: E402
+from ditto_tui.scale import jobs  # noqa: E402
+from ditto_tui.scale.families import connected_components, families_job  # noqa: E402
 from ditto_tui.scale.fingerprints import UNDECODABLE_REASON, PipelineSpec, fingerprint_corpus  # noqa: E402
 from ditto_tui.scale.pairs import fp_pairs  # noqa: E402
 from ditto_tui.scale.results import ResultsSession, load_results  # noqa: E402
@@ -199,6 +199,28 @@ def test_families_equal_clusters_for_every_k(results, in_process) -> None:
     in_pairs = set(_table(out, "pairs-fp")["fp_a"]) | set(_table(out, "pairs-fp")["fp_b"])
     assert set(table["fp"]) <= in_pairs and len(table["fp"]) < len(ids) / 2
     assert len(set(zip(table["fp"], table["k"], strict=True))) == len(table["fp"])
+
+
+def test_large_star_small_star_families_equal_the_driver_ones(spark, results, in_process) -> None:
+    """The executors' components (forced; the driver solves graphs this small) give the
+    same compact rows as the driver's, and the same families as ``clusters``."""
+    out, _ = results
+
+    def rows() -> set[tuple[int, int, int]]:
+        table = _table(out, "families")
+        return set(zip(table["fp"], table["k"], table["family"], strict=True))
+
+    assert families_job(spark, str(out), K, all_levels=False).rounds == 0
+    on_driver = rows()
+    summary = families_job(spark, str(out), K, all_levels=False, local_edges=None)
+    assert summary.rounds >= 1 and summary.levels == [0, K]
+    assert rows() == on_driver and on_driver
+    fps = _visible(in_process[0])
+    ids = sorted(fps)
+    arr = np.array([fps[x] for x in ids], dtype=np.uint64)
+    loaded = load_results(out)
+    assert loaded.levels == [0, K] and loaded.families_at(K) == clusters(ids, arr, K)
+    families_job(spark, str(out), K)  # back to every level for the tests below
 
 
 def test_results_open_without_spark_like_a_session(results, in_process) -> None:
