@@ -22,6 +22,7 @@ import os
 from collections.abc import Callable, Iterator, Mapping
 from functools import cached_property
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -312,7 +313,7 @@ class ResultsSession:
         base = str(self.root)
         self._base = base
         self._docs = _Lazy(results, self._document)
-        self._fps = _Lazy(results, lambda i: Fingerprint(int(results.fps[i])))
+        self._fps: Mapping[str, Fingerprint] | None = None
         self._skipped = [
             Skipped(s_id, os.path.join(base, *s_id.split("/")), reason)
             for s_id, reason in results.skipped
@@ -334,7 +335,12 @@ class ResultsSession:
 
     @property
     def fingerprints(self) -> Mapping[str, Fingerprint]:
-        """Every fingerprint by id (a read-only mapping; values made on access)."""
+        """Every fingerprint by id (a read-only mapping, built on first access)."""
+        if self._fps is None:
+            fps = self.results.fps.tolist()
+            self._fps = MappingProxyType(
+                dict(zip(self.results.ids, map(Fingerprint, fps), strict=True))
+            )
         return self._fps
 
     @property
