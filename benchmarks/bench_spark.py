@@ -44,20 +44,35 @@ def label(n: int) -> str:
     return f"{n // 10**6}m" if n % 10**6 == 0 else f"{n // 1000}k"
 
 
-def skewed_shard(path: Path, n: int = 20_000, seed: int = 11) -> None:
-    """``n`` documents: 90 % are 0-20 % word edits of one 400-word text, 10 % unrelated."""
+def skewed_shard(path: Path, n: int = 20_000, seed: int = 11, harsh: bool = False) -> None:
+    """``n`` documents, the issue's shape: 90 % are copies of ~3,400 variants of one
+    400-word text, each variant a 10 % word edit (40 words replaced), 10 % unrelated texts.
+    ``harsh``: every edited document is its own variant with 0-20 % of its words replaced
+    (far more distinct fingerprints and pairs)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     rng = random.Random(seed)
     base = [rng.choice(WORDS) for _ in range(400)]
+    variants: list[str] = []
+    for _ in range(3400):
+        words = list(base)
+        for _ in range(40):
+            words[rng.randrange(len(words))] = rng.choice(WORDS)
+        variants.append(" ".join(words))
     ids, texts = [], []
     for i in range(n):
-        words = [rng.choice(WORDS) for _ in range(400)] if i % 10 == 9 else list(base)
-        for _ in range(rng.randint(0, 80)):
-            words[rng.randrange(len(words))] = rng.choice(WORDS)
+        if i % 10 == 9:
+            text = " ".join(rng.choice(WORDS) for _ in range(400))
+        elif harsh:
+            words = list(base)
+            for _ in range(rng.randint(0, 80)):
+                words[rng.randrange(len(words))] = rng.choice(WORDS)
+            text = " ".join(words)
+        else:
+            text = rng.choice(variants)
         ids.append(f"doc-{i:06d}")
-        texts.append(" ".join(words))
+        texts.append(text)
     path.mkdir(parents=True, exist_ok=True)
     pq.write_table(pa.table({"id": ids, "text": texts}), str(path / "part-0.parquet"))
 
@@ -115,6 +130,10 @@ def main() -> int:
     parser.add_argument("--partitions", type=int, default=16)
     parser.add_argument("--skip-skewed", action="store_true")
     parser.add_argument("--skip-generated", action="store_true")
+    parser.add_argument("--harsh", action="store_true",
+                        help="skewed case: every edit its own variant, 0-20 %% of words")
+    parser.add_argument("--skip-k8", action="store_true",
+                        help="no K = 8 run (output bytes, open) on the generated fingerprints")
     args = parser.parse_args()
 
     from ditto_tui.scale.families import families_job
@@ -131,9 +150,9 @@ def main() -> int:
     emit("spark_startup", time.perf_counter() - started, "s")
     try:
         if not args.skip_skewed:
-            shard = WORK / "skewed-20k"
+            shard = WORK / ("skewed-20k-harsh" if args.harsh else "skewed-20k")
             if not (shard / "part-0.parquet").exists():
-                skewed_shard(shard)
+                skewed_shard(shard, harsh=args.harsh)
             out = WORK / "skewed-20k-results"
             fingerprint_corpus(spark, Source("parquet", (str(shard),)), str(out))
             started = time.perf_counter()
@@ -154,10 +173,11 @@ def main() -> int:
             f = families_job(spark, str(out), 3)
             emit(f"spark_families_{label(n)}_fps_k3_s", time.perf_counter() - started, "s")
             emit(f"spark_families_{label(n)}_fps_k3_multi", f.multi_families[3], "families")
-            pairs_job(spark, str(out), 8)
-            families_job(spark, str(out), 8)
-            size = folder_bytes(out / "pairs-fp") + folder_bytes(out / "families")
-            emit("spark_output_bytes_per_doc", size / n, "B/doc")
+            if not args.skip_k8:
+                pairs_job(spark, str(out), 8)
+                families_job(spark, str(out), 8)
+                size = folder_bytes(out / "pairs-fp") + folder_bytes(out / "families")
+                emit("spark_output_bytes_per_doc", size / n, "B/doc")
             started = time.perf_counter()
             results = load_results(out)
             session = ResultsSession(results)

@@ -6,16 +6,21 @@ one stage and overwritten when the stage runs again:
 ========================  ===================================================  =========
 table                     columns                                              stage
 ========================  ===================================================  =========
-``fingerprints``          id, fp (int64 = the unsigned bits), hex, size,       fingerprint
-                          offset, kind, pipeline
+``fingerprints``          doc, id, fp (int64 = the unsigned bits), hex, size,  fingerprint
+                          offset, kind, pipeline; sorted by doc
 ``skipped``               id, reason                                           fingerprint
-``groups``                fp, hex, n, members (sorted ids sharing fp)          pairs
-``pairs-fp``              fp_a, fp_b, hex_a, hex_b, distance, n_a, n_b         pairs
+``groups``                fp, n, first (smallest doc sharing fp)               pairs
+``pairs-fp``              fp_a, fp_b (fp_a < fp_b), distance, n_a, n_b         pairs
 ``pairs``                 a, b (ids, a < b), distance -- with ``--expand``     pairs
-``families``              id, k, family (smallest id of the family at k)       families
+``families``              fp, k, family: the doc labelling fp's family from    families
+                          k on, one row per change (none for loners)
 ``meta-<stage>``          json (one row: the stage's parameters and counts)    each
 ========================  ===================================================  =========
 
+``doc`` is the rank of the id in code-point order (0..n-1), so "the smallest id" is the
+smallest ``doc`` and ``families`` needs no strings: the family of a document at k is the
+``family`` of the latest row of its fp with ``k' <= k``, else (k = 0 and loners) the
+smallest ``doc`` with the same fp.
 Ids are root-relative, ``/``-separated, like :class:`~ditto_tui.corpus.CorpusSession`
 ids; ``a < b`` and "smallest id" use code-point order (Spark compares UTF-8 bytes, which
 orders valid strings the same way). Metadata rows are JSON so a folder is self-describing

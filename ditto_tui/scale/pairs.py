@@ -81,11 +81,10 @@ class PairsSummary:
 
 
 def fingerprint_groups(fingerprints: DataFrame) -> DataFrame:
-    """One row per distinct fp: ``fp, hex, n, first`` (the group's smallest ``doc``)."""
+    """One row per distinct fp: ``fp, n, first`` (the group's smallest ``doc``)."""
     import pyspark.sql.functions as F
 
     return fingerprints.groupBy("fp").agg(
-        F.first("hex").alias("hex"),
         F.count(F.lit(1)).alias("n"),
         F.min(DOCS_RANK).alias("first"),
     )

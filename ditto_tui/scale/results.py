@@ -17,6 +17,7 @@ include the files Spark could not name (``\\xNN`` escapes in the id).
 
 from __future__ import annotations
 
+import bisect
 import json
 import os
 from collections.abc import Callable, Iterator, Mapping
@@ -54,6 +55,19 @@ def local_root(root_uri: str) -> str | None:
     if parts.scheme in ("", "file"):
         return parts.path or None
     return None
+
+
+class _ArrowStrings:
+    """A string Arrow array as a sequence for :mod:`bisect` (one scalar per probe)."""
+
+    def __init__(self, array: Any) -> None:
+        self._array = array
+
+    def __len__(self) -> int:
+        return len(self._array)
+
+    def __getitem__(self, i: int) -> str:
+        return str(self._array[i].as_py())
 
 
 class _Families(Mapping[int, np.ndarray]):
@@ -139,15 +153,20 @@ class Results:
         return sorted(self.families)
 
     def position(self, doc_id: str) -> int:
-        """Index of ``doc_id`` in ``ids``; KeyError when absent."""
-        i = int(np.searchsorted(self._id_array, doc_id))
-        if i >= len(self.fps) or self._id_array[i] != doc_id:
+        """Index of ``doc_id`` in ``ids`` (a binary search on the Arrow array, no list is
+        made); KeyError when absent."""
+        i = bisect.bisect_left(_ArrowStrings(self.id_array), doc_id)
+        if i >= len(self.fps) or self.id_array[i].as_py() != doc_id:
             raise KeyError(doc_id)
         return i
 
-    @cached_property
-    def _id_array(self) -> np.ndarray:
-        return np.array(self.ids, dtype=object)
+    def id_at(self, i: int) -> str:
+        """The id of document ``i``."""
+        return str(self.id_array[i].as_py())
+
+    def kind_at(self, i: int) -> str:
+        """The kind of document ``i``."""
+        return str(self.kind_array[i].as_py())
 
     @cached_property
     def _nodes(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -182,10 +201,15 @@ class Results:
         is not stored."""
         labels = self.families[k]
         order = np.argsort(labels, kind="stable")
-        cuts = np.flatnonzero(np.diff(labels[order])) + 1
-        chunks = [c for c in np.split(order, cuts) if len(c) >= max(min_size, 1)]
+        ordered = labels[order]
+        starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]]) if len(order) else order
+        lens = np.diff(np.r_[starts, len(order)])
+        keep = np.flatnonzero(lens >= max(min_size, 1))
         take = self.id_array.take
-        groups = [take(chunk).to_pylist() for chunk in chunks]
+        groups = [
+            take(order[s : s + n]).to_pylist()
+            for s, n in zip(starts[keep].tolist(), lens[keep].tolist(), strict=True)
+        ]
         groups.sort(key=lambda g: (-len(g), g))
         return groups
 
@@ -322,8 +346,8 @@ class ResultsSession:
 
     def _document(self, i: int) -> Document:
         results = self.results
-        doc_id = results.ids[i]
-        kind = results.kinds[i]
+        doc_id = results.id_at(i)
+        kind = results.kind_at(i)
         file_id = doc_id.rsplit("#", 1)[0] if kind == "mbox" else doc_id
         path = file_id if file_id.startswith("/") else os.path.join(self._base, *file_id.split("/"))
         return Document(doc_id, path, kind, int(results.sizes[i]), 0, 0, int(results.offsets[i]))
