@@ -5,10 +5,12 @@ package, and every module imports pyspark lazily, so ``ditto-tui`` works without
 
 - ``session``: SparkSession builder, Java / pyspark checks (:class:`SparkUnavailable`).
 - ``layout``: the results folder (table names, run metadata), readable without Spark.
-- ``fingerprints``: ``binaryFile`` source -> Parquet ``fingerprints`` and ``skipped``.
-- ``pairs``: exact all-pairs within K by a block-key self-join (``groups``, ``pairs-fp``,
-  optionally ``pairs`` per document).
-- ``families``: connected components for every k in 0..K (Large-Star / Small-Star).
+- ``fingerprints``: a folder (``binaryFile``), Parquet/JSONL shards or a manifest ->
+  Parquet ``fingerprints`` (with integer ``doc`` ranks) and ``skipped``.
+- ``kernel``: the numpy side of the pairs join (block buckets out, verified pairs back).
+- ``pairs``: exact all-pairs within K, buckets verified in numpy (``groups``,
+  ``pairs-fp``, optionally ``pairs`` per document).
+- ``families``: connected components for every k in 0..K, stored as label changes.
 - ``progress``: stage progress on stderr from Spark's status tracker.
 - ``results``: a results folder loaded with pyarrow, and a read-only session for the UI.
 - ``cli``: ``ditto-tui spark ...`` and ``ditto-tui open``; ``jobs``: spark-submit entry.

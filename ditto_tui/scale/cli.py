@@ -43,7 +43,7 @@ def _spark_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--partitions", type=positive, default=None, metavar="N",
                    help="spark.sql.shuffle.partitions (default: Spark's)")
     g.add_argument("--checkpoint-dir", default=None, metavar="URI",
-                   help="reliable checkpoints for the families stage (default OUT/_checkpoints)")
+                   help="folder for reliable checkpoints (default OUT/_checkpoints, removed after)")
     g.add_argument("--no-progress", action="store_true", help="no stage progress on stderr")
 
 
