@@ -243,10 +243,13 @@ def _multi_families(changes: pa.Table, dup: pa.Table, levels: list[int]) -> dict
     dfp = dup.column("fp").to_numpy()
     dfirst = dup.column("first").to_numpy()
     out: dict[int, int] = {}
+    order = np.lexsort((ks, cfp))  # by fp, then k: each fp's latest row is its last
+    ks, cfp, fam = ks[order], cfp[order], fam[order]
     for k in levels:
-        sel = ks <= k
-        merged = np.unique(fam[sel])
-        touched = np.unique(cfp[sel])
+        sel = np.flatnonzero(ks <= k)
+        last = np.r_[cfp[sel][1:] != cfp[sel][:-1], True] if len(sel) else np.empty(0, bool)
+        merged = np.unique(fam[sel][last])
+        touched = cfp[sel][last]
         alone = ~np.isin(dfp, touched) & ~np.isin(dfirst, merged)
         out[k] = int(len(merged) + alone.sum())
     return out

@@ -125,3 +125,14 @@ async def test_the_explorer_browses_results_like_a_corpus(results_dir) -> None:
         member = next(iter(next(iter(shown))))
         assert session.read_text(member)  # previews read the local corpus
     assert len(app.snapshot) == len(fps)
+
+
+def test_the_families_summary_counts_each_family_once() -> None:
+    """A family that merged into another at a later k is not counted again."""
+    from ditto_tui.scale.families import _multi_families
+
+    # fps 1..4 with first docs 10..13; k=1: 2 joins 1 (label 10), 4 joins 3 (label 12);
+    # k=2: 3 and 4 join 1's family (label 10). Fp 9 is a group of two identical docs.
+    changes = pa.table({"fp": [2, 4, 3, 4], "k": [1, 1, 2, 2], "family": [10, 12, 10, 10]})
+    dup = pa.table({"fp": [9, 1], "first": [50, 10]})
+    assert _multi_families(changes, dup, [0, 1, 2]) == {0: 2, 1: 3, 2: 2}
