@@ -24,7 +24,7 @@ from typing import IO, NoReturn, cast
 import numpy as np
 
 from ditto_tui import __version__
-from ditto_tui.argtypes import integer, non_negative, size
+from ditto_tui.argtypes import integer, non_negative, size, size_or_zero
 from ditto_tui.core.display import escape_controls
 
 PROG = "ditto-tui"
@@ -159,6 +159,13 @@ def _add_corpus_options(p: argparse.ArgumentParser, *, cache: bool = True) -> No
     g.add_argument("--follow-symlinks", action="store_true",
                    help="descend symlinked folders whose target is inside the folder "
                    "(never outside it; a file met twice is counted once)")
+    g.add_argument("--min-size", type=size_or_zero, default=0, metavar="SIZE",
+                   help="skip files smaller than SIZE (reported as skipped)")
+    g.add_argument("--skip-empty", action="store_true",
+                   help="skip empty files (reported as skipped)")
+    g.add_argument("--html-any", action="store_true",
+                   help="html pipeline: take every file as a page (default: names ending "
+                   ".html/.htm/.xhtml/.shtml, and other files whose first bytes are HTML)")
     g.add_argument("--jobs", "-j", type=non_negative, default=None, metavar="N",
                    help="worker processes (default: one per core; 1 = in-process)")
     g.add_argument("--strict", action="store_true",
@@ -331,6 +338,9 @@ def _scan_options(args: argparse.Namespace):
         include_binary=args.include_binary,
         ignore=tuple(args.ignore),
         follow_symlinks=args.follow_symlinks,
+        min_size=args.min_size,
+        skip_empty=args.skip_empty,
+        html_any=args.html_any,
     )
 
 
@@ -519,13 +529,15 @@ def _fingerprint_of_file(args: argparse.Namespace, path: str) -> int:
         raise CommandError(f"{path}: no such file, URL or fingerprint")
     if os.path.isdir(path):
         raise CommandError(f"{path}: is a directory (expected a file or a fingerprint)")
+    from ditto_tui.core.html_sniff import SNIFF_BYTES
+
     pipeline = _pipeline(args)
-    if not pipeline.accepts(path):
-        warn(f"{path}: not an HTML file; the html pipeline reads it anyway")
     try:
         data = read_document_file(path, max_size=getattr(args, "max_size", 64 << 20))
     except OSError as exc:
         raise CommandError(str(exc)) from None
+    if not pipeline.accepts(path) and not pipeline.accepts_head(data[:SNIFF_BYTES]):
+        warn(f"{path}: not an HTML file; the html pipeline reads it anyway")
     return int(pipeline.fingerprint(data))
 
 

@@ -91,8 +91,15 @@ class Pipeline:
 
     def accepts(self, name: str) -> bool:
         """Whether a file called ``name`` is a document for this pipeline when walking a
-        folder: every file for ``ditto``; ``.html``/``.htm``/``.xhtml`` for ``html``."""
+        folder: every file for ``ditto``; ``.html``/``.htm``/``.xhtml``/``.shtml`` for
+        ``html`` (other files are then judged by :meth:`accepts_head`)."""
         return self._engine.accepts(name)
+
+    def accepts_head(self, head: bytes) -> bool:
+        """Whether a file refused by :meth:`accepts` is a document after all, from its
+        first 1445 bytes: for ``html``, when they start like an HTML page (WHATWG MIME
+        sniffing); ``ditto`` refuses no name."""
+        return self._engine.accepts_head(head)
 
     def fingerprint(self, document: Document) -> Fingerprint:
         """The fingerprint of one document.

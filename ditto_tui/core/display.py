@@ -14,6 +14,7 @@ __all__ = [
     "escape_controls",
     "excerpt",
     "html_text",
+    "mail_excerpt",
     "visible",
     "visible_lines",
     "wrap_points",
@@ -105,6 +106,41 @@ def excerpt(text: str, width: int = 60) -> str:
     """First ``width`` characters of ``text`` on one line (whitespace collapsed), made visible."""
     flat = " ".join(text[: width * 4].split())
     return visible(flat[:width])
+
+
+def mail_excerpt(subject: str, sender: str, width: int = 60) -> str:
+    """A mail message on one line: ``"<subject> — <sender>"``, made visible.
+
+    ``subject`` and ``sender`` are decoded header values (RFC 2047 already undone). The
+    sender is shown by its display name when it has one, else by its address; a missing
+    subject reads ``(no subject)``. Longer than ``width``: the subject is shortened
+    (ending in ``…``) so that the sender stays, unless the sender alone is too long.
+    """
+    who = " ".join(_sender_name(sender).split())
+    topic = " ".join(subject.split()) or "(no subject)"
+    if not who:
+        return _fit(topic, width)
+    room = width - len(who) - 3
+    if room >= min(len(topic), 12):
+        return visible(f"{_fit(topic, room)} — {who}")
+    return _fit(f"{topic} — {who}", width)
+
+
+def _sender_name(sender: str) -> str:
+    """``Name`` of ``"Name" <addr>`` (or ``addr`` when it has no name); else ``sender``."""
+    sender = sender.strip()
+    start = sender.rfind("<")
+    if start < 0 or not sender.endswith(">"):
+        return sender
+    name = sender[:start].strip().strip('"').strip()
+    return name or sender[start + 1 : -1].strip()
+
+
+def _fit(text: str, width: int) -> str:
+    """``text`` made visible, cut to ``width`` characters ending in ``…`` when longer."""
+    if len(text) <= width:
+        return visible(text)
+    return visible(text[: max(width - 1, 0)]) + "…" if width > 0 else ""
 
 
 def wrap_points(line: str, width: int) -> list[tuple[int, int]]:

@@ -171,6 +171,10 @@ class Featurizer:
         """Every file is a document for ditto (no filter on names)."""
         return True
 
+    def accepts_head(self, head: bytes) -> bool:
+        """Every file is a document for ditto (never asked: ``accepts`` takes every name)."""
+        return True
+
     def features(self, data: bytes | str) -> dict[int, int]:
         """The weighted features: feature hash -> number of occurrences (never empty).
 

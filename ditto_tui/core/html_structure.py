@@ -28,6 +28,7 @@ import numpy as np
 
 from ditto_tui.core import kernel
 from ditto_tui.core.html_features import MAX_TOKENS, FeatureTable
+from ditto_tui.core.html_sniff import has_html_name, sniff_html
 from ditto_tui.core.simhash import Fingerprint
 
 __all__ = ["HTML_PIPELINE_VERSION", "MAX_TOKENS", "HtmlStructure", "fnv1_64"]
@@ -41,7 +42,6 @@ _MASK64 = (1 << 64) - 1
 # the strings byte by byte in Python.
 _TAIL_STRINGS = 24
 
-_EXTENSIONS = (".html", ".htm", ".xhtml")
 # Shingles of at most _PACKED_SHINGLE features numbered below 2**_PACK_BITS are packed
 # into one int64 (the first feature in the high bits) to be counted and memoised.
 _PACK_BITS = 20
@@ -211,8 +211,13 @@ class HtmlStructure:
         return f"{HTML_PIPELINE_VERSION};shingle={self.shingle}"
 
     def accepts(self, name: str) -> bool:
-        """True for names ending in .html, .htm or .xhtml (any case)."""
-        return name.lower().endswith(_EXTENSIONS)
+        """True for names ending in .html, .htm, .xhtml or .shtml (any case)."""
+        return has_html_name(name)
+
+    def accepts_head(self, head: bytes) -> bool:
+        """For a file refused by name: True when its first bytes look like an HTML page
+        (WHATWG sniffing signatures, :func:`~ditto_tui.core.html_sniff.sniff_html`)."""
+        return sniff_html(head)
 
     def features(self, data: bytes | str) -> list[str]:
         """The page's structural features in order (``"A:div"``, ``"G:a:href"``, ...).

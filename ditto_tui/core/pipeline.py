@@ -18,7 +18,9 @@ class Pipeline(Protocol):
 
     ``identity`` names the pipeline and its parameters; fingerprints are comparable only
     between equal identities, so caches key on it. ``accepts`` says whether a file name
-    is a document for this pipeline. Implementations are immutable and picklable.
+    is a document for this pipeline; for a name it refuses, ``accepts_head`` decides from
+    the file's first ``html_sniff.SNIFF_BYTES`` bytes (the corpus reads them).
+    Implementations are immutable and picklable.
     """
 
     @property
@@ -30,6 +32,8 @@ class Pipeline(Protocol):
     def fingerprint(self, data: bytes) -> Fingerprint: ...
 
     def accepts(self, name: str) -> bool: ...
+
+    def accepts_head(self, head: bytes) -> bool: ...
 
 
 def make_pipeline(name: str = "ditto", *, char_n: int = 4, word_n: int = 0, shingle: int = 3) -> Pipeline:

@@ -76,16 +76,62 @@ class ScanOptions:
     target stays inside the root (off by default: every file is then reached by its real
     path once). Links leaving the root are always skipped, and a symlinked file, or a second
     hard link, is always the same document as the file it names (skipped as an alias).
+    ``min_size`` skips files smaller than that many bytes and ``skip_empty`` skips empty
+    files (both judged on the file, so an mbox counts as a whole). ``html_any`` makes a
+    pipeline that picks files by name (html) take every file, where by default a file
+    without an HTML name is taken only when its first bytes look like HTML.
+    Every file left out for one of these reasons is reported as a skip.
     """
 
     max_size: int = 64 * MiB
     include_binary: bool = False
     ignore: tuple[str, ...] = ()
     follow_symlinks: bool = False
+    min_size: int = 0
+    skip_empty: bool = False
+    html_any: bool = False
 
 
 #: The default options (a shared immutable value).
 DEFAULT_OPTIONS = ScanOptions()
+
+
+def options_summary(options: ScanOptions) -> str:
+    """The options that differ from the defaults, in a few words for a status line
+    (``""`` when all are default), e.g. ``"min 1 KiB · no empty · links followed"``.
+
+    Ignore patterns are counted, not listed (they can be long); the parts keep a fixed
+    order so the line does not jump.
+    """
+    parts: list[str] = []
+    if options.min_size != DEFAULT_OPTIONS.min_size:
+        parts.append(f"min {human_size(options.min_size)}")
+    if options.max_size != DEFAULT_OPTIONS.max_size:
+        parts.append(f"max {human_size(options.max_size)}")
+    if options.skip_empty:
+        parts.append("no empty")
+    if options.include_binary:
+        parts.append("binary")
+    if options.follow_symlinks:
+        parts.append("links followed")
+    if options.html_any:
+        parts.append("html: any file")
+    if options.ignore:
+        n = len(options.ignore)
+        parts.append(f"{n} ignore {'rule' if n == 1 else 'rules'}")
+    return " · ".join(parts)
+
+
+def human_size(n: int) -> str:
+    """Bytes as a short figure: ``12 bytes``, ``1 KiB``, ``1.5 MiB``, ``64 MiB``."""
+    if n < 1024:
+        return f"{n} {'byte' if n == 1 else 'bytes'}"
+    value = float(n)
+    for unit in ("KiB", "MiB", "GiB", "TiB"):
+        value /= 1024
+        if value < 1024 or unit == "TiB":
+            break
+    return f"{value:.4g} {unit}"
 
 
 @dataclass(slots=True)

@@ -19,7 +19,9 @@ class FileEntry(NamedTuple):
 
     ``id`` is root-relative (``/``-separated); ``kind`` is ``"text"``, ``"html"`` or
     ``"maildir"`` (an mbox is only recognised when read); ``size``/``mtime_ns``/``inode``
-    come from ``lstat`` of the file.
+    come from ``lstat`` of the file. ``sniff`` is True for a file the pipeline refused by
+    name: it is a document only if the pipeline's ``accepts_head`` takes its first bytes
+    (checked when it is read).
     """
 
     id: str
@@ -28,6 +30,7 @@ class FileEntry(NamedTuple):
     size: int
     mtime_ns: int
     inode: int
+    sniff: bool = False
 
     @property
     def key(self) -> tuple[int, int, int]:

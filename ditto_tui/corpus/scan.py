@@ -29,9 +29,10 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING
 
 from ditto_tui.core import kernel
+from ditto_tui.core.html_sniff import SNIFF_BYTES
 from ditto_tui.corpus.documents import DEFAULT_OPTIONS, Document, ScanOptions, Skipped
 from ditto_tui.corpus.mail import looks_like_mbox, split_mbox
-from ditto_tui.corpus.reading import SkipFile, read_document_bytes
+from ditto_tui.corpus.reading import SkipFile, read_document_bytes, read_head
 from ditto_tui.corpus.records import CachedFile, FileEntry, FileResult, Resolved
 from ditto_tui.corpus.rootdir import RootDir
 
@@ -45,7 +46,9 @@ __all__ = [
     "default_jobs",
     "fingerprint_file",
     "pool_context",
+    "refused_reason",
     "resolve_entries",
+    "sniff_then_fingerprint",
     "to_resolved",
 ]
 
@@ -67,7 +70,7 @@ def fingerprint_file(
     threads: int = 1,
 ) -> FileResult:
     """Read one file (through ``root``) and fingerprint it (an mbox message by message);
-    never raises.
+    never raises. (A ``sniff`` entry goes through :func:`sniff_then_fingerprint`.)
 
     ``threads`` > 1 lets a pipeline that can (``fingerprint_spans``) share an mbox's
     messages between threads.
@@ -96,6 +99,46 @@ def fingerprint_file(
     except Exception as exc:  # noqa: BLE001 - one bad file must not stop a scan
         reason = f"could not fingerprint ({type(exc).__name__}: {exc})"
         return FileResult(entry.id, key, binary, False, None, (), reason)
+
+
+def sniff_then_fingerprint(
+    pipeline: Pipeline,
+    entry: FileEntry,
+    root: RootDir,
+    *,
+    max_size: int,
+    include_binary: bool,
+    threads: int = 1,
+) -> FileResult:
+    """:func:`fingerprint_file`, after judging a ``sniff`` entry by
+    ``pipeline.accepts_head`` on its first ``SNIFF_BYTES`` bytes (refused: a skip, the rest
+    of the file never read); never raises."""
+    if entry.sniff:
+        refused = _refused_head(pipeline, entry, root)
+        if refused is not None:
+            return refused
+    return fingerprint_file(
+        pipeline, entry, root, max_size=max_size, include_binary=include_binary,
+        threads=threads,
+    )
+
+
+def _refused_head(pipeline: Pipeline, entry: FileEntry, root: RootDir) -> FileResult | None:
+    """The skip of a ``sniff`` entry whose first bytes the pipeline refuses (or that cannot
+    be read), None when it is a document."""
+    try:
+        head = read_head(root, root.file_rel(entry.id), SNIFF_BYTES)
+    except SkipFile as exc:
+        return FileResult(entry.id, entry.key, False, False, None, (), exc.reason)
+    judge = getattr(pipeline, "accepts_head", None)  # pipelines without it: by name only
+    if judge is not None and judge(head):
+        return None
+    return FileResult(entry.id, entry.key, False, False, None, (), refused_reason(pipeline))
+
+
+def refused_reason(pipeline: Pipeline) -> str:
+    """The skip reason of a file the pipeline refuses, by name or by its first bytes."""
+    return f"not accepted by the {getattr(pipeline, 'name', '')} pipeline"
 
 
 def to_resolved(entry: FileEntry, result: FileResult, *, from_cache: bool) -> Resolved:
@@ -183,7 +226,9 @@ def _work(entries: list[FileEntry]) -> list[FileResult]:
     pipeline, root, max_size, include_binary = _WORKER
     with root.batch():
         return [
-            fingerprint_file(pipeline, e, root, max_size=max_size, include_binary=include_binary)
+            sniff_then_fingerprint(
+                pipeline, e, root, max_size=max_size, include_binary=include_binary
+            )
             for e in entries
         ]
 
@@ -260,6 +305,10 @@ def resolve_entries(
         row_key, binary, mbox, fp, parts = row
         if row_key != key:
             return None
+        if entry.sniff:  # cached under other options (html_any)? Its head decides again.
+            refused = _refused_head(pipeline, entry, root)
+            if refused is not None:
+                return to_resolved(entry, refused, from_cache=False)
         if binary and not options.include_binary:
             result = FileResult(entry.id, key, True, False, None, (), BINARY_REASON)
         elif mbox:
@@ -295,7 +344,7 @@ def resolve_entries(
     def local(entries: list[FileEntry], threads: int = 1) -> list[FileResult]:
         with root.batch():
             return [
-                fingerprint_file(
+                sniff_then_fingerprint(
                     pipeline, e, root, max_size=options.max_size,
                     include_binary=options.include_binary, threads=threads,
                 )

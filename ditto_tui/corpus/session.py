@@ -35,7 +35,7 @@ from ditto_tui.corpus.documents import (
 from ditto_tui.corpus.mail import mail_info
 from ditto_tui.corpus.reading import SkipFile, read_document_bytes, read_head, read_range
 from ditto_tui.corpus.records import CachedFile, FileEntry, Resolved
-from ditto_tui.corpus.scan import resolve_entries
+from ditto_tui.corpus.scan import refused_reason, resolve_entries
 from ditto_tui.corpus.walk import Walker, walk_order_key
 from ditto_tui.corpus.watch import RECONCILE_SECONDS, FolderWatcher
 
@@ -48,6 +48,8 @@ T = TypeVar("T")
 PROGRESS_SECONDS = 0.1
 BATCH_SECONDS = 0.25
 MAIL_HEAD_BYTES = 256 * 1024
+#: Bytes read from the start of a document for its excerpt.
+EXCERPT_BYTES = 16 * 1024
 
 
 def _never() -> bool:
@@ -152,10 +154,17 @@ class CorpusSession:
 
     def _memory_hit(self, entry: FileEntry) -> Resolved | None:
         known = self._files.get(entry.id)
-        if known is None or known.key != entry.key or known.entry.kind != entry.kind:
+        if (
+            known is None
+            or known.key != entry.key
+            or known.entry.kind != entry.kind
+            or known.entry.sniff != entry.sniff
+        ):
             return None
-        if known.skip is not None and known.skip.reason != "binary file":
-            return None  # retry unreadable files
+        if known.skip is not None and known.skip.reason != "binary file" and not (
+            entry.sniff and known.skip.reason == refused_reason(self.pipeline)
+        ):
+            return None  # retry unreadable files (not those refused by their unchanged head)
         return known
 
     def _in_scope(self, scopes: list[str]) -> tuple[list[str], list[str]]:
@@ -405,6 +414,44 @@ class CorpusSession:
             return None
         return mail_info(head)
 
+    def excerpt(self, id: str, width: int = 80) -> str:
+        """One line saying what document ``id`` is, for lists (at most about ``width``).
+
+        An empty document reads ``"empty file"`` (``"empty message"`` in an mbox); a mail
+        message (maildir or mbox) its Subject and sender (RFC 2047 decoded,
+        :func:`~ditto_tui.core.display.mail_excerpt`), not its first header lines; any other
+        document its first words (the text of an HTML page), whitespace collapsed. Control
+        characters are escaped. Raises KeyError for an unknown id and OSError (with a human
+        reason) when the file cannot be read. Reads at most ``EXCERPT_BYTES`` (or the mail
+        header), so it is cheap enough to call for every row shown; still, call it off the
+        UI thread.
+        """
+        from ditto_tui.core.display import excerpt, html_text, mail_excerpt
+        from ditto_tui.core.normalize import decode_go
+
+        doc = self._docs[id]
+        if doc.size == 0:
+            return "empty message" if doc.kind == "mbox" else "empty file"
+        if doc.kind in ("maildir", "mbox"):
+            info = self.mail_info(id)
+            if info is not None and (info.subject or info.sender):
+                return mail_excerpt(info.subject, info.sender, width)
+        root = self._walker.rootdir
+        try:
+            if doc.kind == "mbox":
+                rel = root.file_rel(id.rsplit("#", 1)[0])
+                head = read_range(
+                    root, rel, doc.offset, min(doc.size, EXCERPT_BYTES), expect_inode=doc.inode
+                )
+            else:
+                head = read_head(root, root.file_rel(id), EXCERPT_BYTES)
+        except SkipFile as exc:
+            raise OSError(f"{id}: {exc.reason}") from exc
+        text = decode_go(head)
+        if doc.kind == "html":
+            text = html_text(text)
+        return excerpt(text, width)
+
     # -- watching -----------------------------------------------------------------------
     def start_watching(
         self,
@@ -480,9 +527,18 @@ class CorpusSession:
         cache.store_pairs(self.pipeline.identity, pairs)
 
     # -- switching pipeline ---------------------------------------------------------------
-    def with_pipeline(self, pipeline: Pipeline) -> CorpusSession:
+    def with_options(self, options: ScanOptions) -> CorpusSession:
+        """A new, unscanned session like this one but with other scan ``options`` (minimum
+        size, empty files, symlinks, ...); see :meth:`with_pipeline`. Unchanged files are
+        answered from the shared cache: fingerprints do not depend on the options."""
+        return self.with_pipeline(self.pipeline, options=options)
+
+    def with_pipeline(
+        self, pipeline: Pipeline, *, options: ScanOptions | None = None
+    ) -> CorpusSession:
         """A new, unscanned session on the same root, options, jobs and cache database,
-        fingerprinting with ``pipeline``; call :meth:`scan` on it.
+        fingerprinting with ``pipeline`` (and scanning with ``options`` when given); call
+        :meth:`scan` on it.
 
         The cache keeps fingerprints per pipeline identity side by side, so the sibling's
         scan answers every unchanged file that ``pipeline`` has fingerprinted before from
@@ -502,7 +558,7 @@ class CorpusSession:
         return CorpusSession(
             self.root,
             pipeline,
-            options=self.options,
+            options=self.options if options is None else options,
             cache=path,
             use_cache=path is not None,
             jobs=self.jobs,

@@ -24,16 +24,19 @@ import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from ditto_tui.corpus.documents import DEFAULT_OPTIONS, ScanOptions, Skipped
+from ditto_tui.core.html_sniff import HTML_SUFFIXES, has_html_name
+from ditto_tui.corpus.documents import DEFAULT_OPTIONS, ScanOptions, Skipped, human_size
 from ditto_tui.corpus.ignore import IGNORE_FILE, IgnoreRules
 from ditto_tui.corpus.mail import MAILDIR_PARTS, MESSAGE_FOLDERS
 from ditto_tui.corpus.reading import os_reason, too_large
 from ditto_tui.corpus.records import FileEntry
 from ditto_tui.corpus.rootdir import LEAVES, LOOP, Refused, RootDir, kind_reason
 
-__all__ = ["FileEntry", "HTML_SUFFIXES", "PATH_MAX", "Walker", "walk_order_key"]
+__all__ = [
+    "EMPTY", "FileEntry", "HTML_SUFFIXES", "PATH_MAX", "Walker", "too_small", "walk_order_key"
+]
 
-HTML_SUFFIXES = (".html", ".htm", ".xhtml")
+EMPTY = "empty file"
 #: Longest path (bytes) the walker will hand to the OS.
 PATH_MAX = 4096
 if hasattr(os, "pathconf"):
@@ -47,6 +50,11 @@ BROKEN = "broken symlink"
 Seen = dict[tuple[int, int], str]
 
 
+def too_small(size: int, limit: int) -> str:
+    """The skip reason for a file of ``size`` bytes under the ``min_size`` limit."""
+    return f"smaller than the minimum size ({human_size(size)} < {human_size(limit)})"
+
+
 def walk_order_key(rel: str) -> list[bytes]:
     """Sort key putting root-relative ids in walk order (depth-first, names by bytes)."""
     return [os.fsencode(part) for part in rel.split("/")]
@@ -55,8 +63,11 @@ def walk_order_key(rel: str) -> list[bytes]:
 class Walker:
     """Walks one corpus root (a folder, or a single file) under given options.
 
-    ``accepts`` is the pipeline's ``accepts(name)``; files it refuses are skipped with a
-    reason. ``rootdir`` is the gate every open goes through (readers use it too). All
+    ``accepts`` is the pipeline's ``accepts(name)``; a file it refuses becomes a ``sniff``
+    entry (its first bytes decide when it is read), or is taken as it is with
+    ``ScanOptions.html_any``, or is skipped with a reason when ``sniff`` is False. Files
+    under ``min_size``, or empty with ``skip_empty``, are skipped with their reason.
+    ``rootdir`` is the gate every open goes through (readers use it too). All
     methods are safe to call from any thread (no shared mutable state); :meth:`close`
     releases the root's descriptor.
     """
@@ -69,6 +80,7 @@ class Walker:
         rules: IgnoreRules | None = None,
         accepts: Callable[[str], bool] | None = None,
         pipeline_name: str = "",
+        sniff: bool = True,
     ) -> None:
         self.root = os.path.abspath(root)
         self.root_real = os.path.realpath(self.root)
@@ -84,6 +96,7 @@ class Walker:
         )
         self.accepts = accepts
         self.pipeline_name = pipeline_name
+        self.sniff = sniff
 
     def close(self) -> None:
         """Release the root's descriptor (a later use reopens it)."""
@@ -124,7 +137,10 @@ class Walker:
             return self._skip(rel, path, kind_reason(st.st_mode) or "not a regular file")
         if not name:
             name = rel.rsplit("/", 1)[-1] if rel else os.path.basename(path)
-        if self.accepts is not None and not self.accepts(name):
+        # A name the pipeline refuses is still a page (kind "html": the only pipeline that
+        # refuses names reads HTML) with html_any, or if its first bytes say so (sniff).
+        refused = self.accepts is not None and not self.accepts(name)
+        if refused and not self.sniff and not self.options.html_any:
             label = f"the {self.pipeline_name} pipeline" if self.pipeline_name else "the pipeline"
             return self._skip(rel, path, f"not accepted by {label}")
         if (st.st_nlink > 1 or self.follow) and seen is not None and self.is_dir:
@@ -137,13 +153,18 @@ class Walker:
             seen[node] = rel
         if st.st_size > self.options.max_size:
             return self._skip(rel, path, too_large(st.st_size, self.options.max_size))
+        if st.st_size == 0 and self.options.skip_empty:
+            return self._skip(rel, path, EMPTY)
+        if st.st_size < self.options.min_size:
+            return self._skip(rel, path, too_small(st.st_size, self.options.min_size))
         if in_messages:
             kind = "maildir"
-        elif name.lower().endswith(HTML_SUFFIXES):
+        elif refused or has_html_name(name):
             kind = "html"
         else:
             kind = "text"
-        return FileEntry(rel or name, path, kind, st.st_size, st.st_mtime_ns, st.st_ino)
+        sniff = refused and not self.options.html_any
+        return FileEntry(rel or name, path, kind, st.st_size, st.st_mtime_ns, st.st_ino, sniff)
 
     def _lstat(self, rel: str) -> os.stat_result:
         """lstat of ``rel`` (``""``: the root itself, or the file of a single-file root)."""

@@ -49,3 +49,20 @@ def test_cache_is_used_and_gives_the_same_answer(tmp_path: Path) -> None:
     first = list(dt.fingerprint_folder(root))
     assert list(dt.fingerprint_folder(root)) == first
     assert first == list(dt.fingerprint_folder(root, cache=False))
+
+
+def test_html_pages_are_found_by_their_first_bytes(tmp_path: Path) -> None:
+    root = tmp_path / "crawl"
+    root.mkdir()
+    page = b"<!DOCTYPE html><html><body><p>saved</p></body></html>"
+    (root / "0001").write_bytes(page)
+    (root / "notes").write_text("plain words")
+    html = dt.html_distance()
+    assert html.accepts_head(page) and not html.accepts_head(b"plain words")
+    items = list(dt.fingerprint_folder(root, html, cache=False))
+    assert [(i.id, i.fingerprint) for i in items if isinstance(i, dt.Fingerprinted)] == [
+        (f"{root}/0001", html.fingerprint(page))
+    ]
+    assert [i.reason for i in items if isinstance(i, dt.Skipped)] == [
+        "not accepted by the html pipeline"
+    ]

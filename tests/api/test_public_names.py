@@ -34,7 +34,7 @@ PUBLIC = {
 
 # Public methods and properties of the public classes defined by the library layer.
 MEMBERS = {
-    "Pipeline": {"identity", "name", "accepts", "fingerprint", "fingerprint_many"},
+    "Pipeline": {"identity", "name", "accepts", "accepts_head", "fingerprint", "fingerprint_many"},
     "Index": {
         "k", "pipeline", "ids", "fingerprint", "add", "add_document", "add_many", "remove",
         "near", "clusters", "save", "load", "from_documents",

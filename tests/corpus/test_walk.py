@@ -44,6 +44,12 @@ def test_html_is_a_document_and_html_pipeline_skips_other_files(root: Path) -> N
     assert {f.id: f.kind for f in files} == {"page.HTML": "html", "notes.txt": "text"}
     html = make_pipeline("html")
     files, skips = walk(root, accepts=html.accepts, pipeline_name=html.name)
+    # notes.txt is left to its first bytes (read later); page.HTML is a page by its name
+    assert {f.id: (f.kind, f.sniff) for f in files} == {
+        "notes.txt": ("html", True), "page.HTML": ("html", False)
+    }
+    assert skips == {}
+    files, skips = walk(root, accepts=html.accepts, pipeline_name=html.name, sniff=False)
     assert [f.id for f in files] == ["page.HTML"]
     assert skips == {"notes.txt": "not accepted by the html pipeline"}
 
