@@ -53,6 +53,14 @@ class TreePoller(threading.Thread):
         self.interval = interval
         self.is_ignored = is_ignored
         self._stop_event = threading.Event()
+        self._baseline: dict[str, State] | None = None
+
+    def start(self) -> None:
+        """Take the first snapshot here, then poll in the thread: a change made once
+        ``start`` has returned is always reported (a baseline taken later by the thread
+        could already contain it)."""
+        self._baseline = self.snapshot()
+        super().start()
 
     def stop(self) -> None:
         """Ask the thread to end (it stops between two folders at the latest)."""
@@ -98,7 +106,9 @@ class TreePoller(threading.Thread):
 
     def run(self) -> None:
         try:
-            before = self.snapshot()
+            before, self._baseline = self._baseline, None
+            if before is None:
+                before = self.snapshot()
             while before is not None and not self._stop_event.wait(self.interval):
                 now = self.snapshot()
                 if now is None:

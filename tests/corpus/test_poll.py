@@ -102,9 +102,12 @@ def test_stop_ends_a_snapshot_in_progress(root: Path, monkeypatch) -> None:
 
     monkeypatch.setattr(poll_mod.os, "scandir", slow)
     poller = TreePoller(RootDir(root), Recorder(), interval=0.1)
-    poller.start()
+    starter = threading.Thread(target=poller.start)  # start() takes the first snapshot
+    starter.start()
     assert entered.wait(5)
     poller.stop()
+    starter.join(2)
+    assert not starter.is_alive()
     poller.join(2)
     assert not poller.is_alive()
 
