@@ -12,6 +12,7 @@ from textual.widgets import Input
 from ditto_tui.ui.screens.export import ExportDialog
 from ditto_tui.ui.widgets.family_table import FamilyTable
 from ditto_tui.ui.widgets.member_table import MemberTable
+from tests.report.htmlcheck import check_html
 
 from .conftest import settle, wait_for
 
@@ -64,6 +65,22 @@ async def test_export_jsonl_after_choosing_the_format(corpus_dir, make_app, tmp_
     records = [json.loads(line) for line in (tmp_path / "f.jsonl").read_text().splitlines()]
     assert [r["size"] for r in records] == [2, 2, 2]
     assert all(r["members"][0]["distance"] == 0 for r in records)
+
+
+async def test_export_an_html_report_of_the_families_as_shown(corpus_dir, make_app, tmp_path):
+    app = make_app(corpus_dir)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("x")
+        await pilot.click("#fmt-html")
+        path_input = app.screen.query_one("#export-path", Input)
+        assert path_input.value.endswith(".html")
+        path_input.value = str(tmp_path / "families.html")
+        await pilot.click("#export-ok")
+        await wait_for(pilot, lambda: not isinstance(app.screen, ExportDialog))
+    page = check_html((tmp_path / "families.html").read_text())  # valid, and only our script
+    assert page.classes["section.family"] == 3 and page.classes["tr.member"] == 6
+    assert page.tags["svg"] == 1  # the families-per-k chart
 
 
 async def test_pause_and_resume_watching(corpus_dir, make_app):

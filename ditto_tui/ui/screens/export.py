@@ -1,4 +1,4 @@
-"""ExportDialog: write the families as shown to CSV or JSON lines.
+"""ExportDialog: write the families as shown to CSV, JSON lines or an HTML report.
 
 Asks for a path (default: a file named after the corpus beside its root folder, or in
 the user's documents folder when that is not writable; always shown in full), never
@@ -62,13 +62,17 @@ class ExportDialog(ModalScreen[str | None]):
         mode: str,
         fingerprints: Mapping[str, int] | Callable[[str], int],
         root: str | None = None,
+        report: Callable[[Path, bool], int] | None = None,
     ) -> None:
+        """``report(path, overwrite)`` writes the HTML report of the families as shown and
+        returns how many it holds (run in a worker); None offers CSV and JSON lines only."""
         super().__init__()
         self.families = list(families)
         self.k = k
         self.mode = mode
         self.fingerprints = fingerprints
         self.root = root
+        self.report = report
         self.folder = export_folder(root)
         self.fmt = "csv"
         self.confirm_overwrite = False
@@ -82,6 +86,8 @@ class ExportDialog(ModalScreen[str | None]):
             with RadioSet(id="export-format"):
                 yield RadioButton("CSV (one row per member)", value=True, id="fmt-csv")
                 yield RadioButton("JSON lines (one object per family)", id="fmt-jsonl")
+                if self.report is not None:
+                    yield RadioButton("HTML report (families with diffs, one page)", id="fmt-html")
             yield Input(default_path("csv", self.k, self.mode, self.root), id="export-path")
             yield Label(Text(""), id="export-warning")
             with Horizontal(id="export-buttons"):
@@ -94,10 +100,10 @@ class ExportDialog(ModalScreen[str | None]):
 
     @on(RadioSet.Changed)
     def format_changed(self, event: RadioSet.Changed) -> None:
-        fmt = "jsonl" if event.pressed.id == "fmt-jsonl" else "csv"
+        fmt = {"fmt-jsonl": "jsonl", "fmt-html": "html"}.get(event.pressed.id or "", "csv")
         path_input = self.query_one("#export-path", Input)
         old = path_input.value
-        for ext in (".csv", ".jsonl"):
+        for ext in (".csv", ".jsonl", ".html"):
             if old.endswith(ext):
                 path_input.value = old[: -len(ext)] + "." + fmt
         self.fmt = fmt
@@ -136,15 +142,18 @@ class ExportDialog(ModalScreen[str | None]):
     @work(thread=True, exclusive=True, group="export")
     def write(self, path: Path, *, overwrite: bool) -> None:
         try:
-            count = export_families(
-                self.families,
-                path,
-                fmt=self.fmt,
-                k=self.k,
-                mode=self.mode,
-                fingerprints=self.fingerprints,
-                overwrite=overwrite,
-            )
+            if self.fmt == "html" and self.report is not None:
+                count = self.report(path, overwrite)
+            else:
+                count = export_families(
+                    self.families,
+                    path,
+                    fmt=self.fmt,
+                    k=self.k,
+                    mode=self.mode,
+                    fingerprints=self.fingerprints,
+                    overwrite=overwrite,
+                )
         except (OSError, ValueError) as exc:
             self.app.call_from_thread(
                 self.query_one("#export-warning", Label).update, Text(f"Cannot write: {exc}")

@@ -9,6 +9,8 @@ thread and no file is read here (the detail pane reads through workers).
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -618,14 +620,25 @@ class MainScreen(Screen):
         if view is None or not len(view):
             self.notify("No families to export.", markup=False)
             return
+        from ditto_tui.explore.report import write_snapshot_report
         from ditto_tui.ui.screens.export import ExportDialog
+
+        families = list(view.families)
+        request, snapshot, source = view.request, self.snapshot, self.explorer.source
+
+        def report(path: Path, overwrite: bool) -> int:
+            return write_snapshot_report(
+                source, snapshot, path, families=families, k=request.k, mode=request.mode,
+                pattern=request.pattern, overwrite=overwrite,
+            )
 
         self.app.push_screen(
             ExportDialog(
-                list(view.families),
-                k=view.request.k,
-                mode=view.request.mode,
-                fingerprints=self.snapshot.fingerprints,
-                root=str(getattr(self.explorer.source, "root", "") or ""),
+                families,
+                k=request.k,
+                mode=request.mode,
+                fingerprints=snapshot.fingerprints,
+                root=str(getattr(source, "root", "") or ""),
+                report=report,
             )
         )
