@@ -12,19 +12,17 @@ worker, never from the UI thread.
 
 from __future__ import annotations
 
-import fnmatch
 import itertools
-import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 from ditto_tui.core.clusters import Family
+from ditto_tui.core.id_filter import id_matcher
 from ditto_tui.corpus.documents import Document
 
 SortKey = Literal["size", "diameter", "name", "newest"]
 SORT_KEYS: tuple[SortKey, ...] = ("size", "diameter", "name", "newest")
-GLOB_CHARS = frozenset("*?[")
 
 _identities = itertools.count(1)
 
@@ -53,24 +51,6 @@ class DocumentLike(Protocol):
 
     @property
     def mtime_ns(self) -> int: ...
-
-
-def id_matcher(pattern: str) -> Callable[[str], bool]:
-    """A predicate on ids for the filter box: a glob when ``pattern`` holds ``*?[``
-    (matched against the whole id and against its last component), else a case-insensitive
-    substring. An empty pattern matches everything."""
-    pattern = pattern.strip()
-    if not pattern:
-        return lambda _id: True
-    if GLOB_CHARS & set(pattern):
-        compiled = re.compile(fnmatch.translate(pattern))
-
-        def glob_match(id_: str) -> bool:
-            return bool(compiled.match(id_) or compiled.match(id_.rsplit("/", 1)[-1]))
-
-        return glob_match
-    needle = pattern.casefold()
-    return lambda id_: needle in id_.casefold()
 
 
 def newest_change(family: FamilyLike, documents: Mapping[str, DocumentLike]) -> int:

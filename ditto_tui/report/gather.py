@@ -11,10 +11,8 @@ engine. A document that cannot be read any more is noted, never fatal.
 
 from __future__ import annotations
 
-import fnmatch
 import os
-import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from html import escape
 from pathlib import Path
@@ -23,6 +21,7 @@ from typing import Protocol
 from ditto_tui import __version__
 from ditto_tui.core.clusters import Family
 from ditto_tui.core.display import excerpt, html_text, visible, visible_lines
+from ditto_tui.core.id_filter import id_matcher
 from ditto_tui.report.diffview import diff_view
 from ditto_tui.report.model import (
     DEFAULT_LIMITS,
@@ -39,7 +38,6 @@ __all__ = ["ReportCorpus", "ReportIndex", "chart_points", "display_name", "gathe
            "id_matcher"]
 
 EXCERPT_BYTES = 4096
-GLOB_CHARS = frozenset("*?[")
 _ROW_COST = 60  # markup bytes per diff row, for the diff budget
 _DIFF_COST = 400  # markup bytes per diff (details, summary, table head)
 
@@ -87,18 +85,6 @@ class ReportIndex(Protocol):
     def families(self, k: int, *, mode: str = "chain", min_size: int = 1) -> list[Family]: ...
 
 
-def id_matcher(pattern: str) -> Callable[[str], bool]:
-    """The explorer's filter rule: a glob when ``pattern`` holds ``*?[`` (matched against the
-    whole id and against its last component), else a case-insensitive substring; an empty
-    pattern matches everything."""
-    pattern = pattern.strip()
-    if not pattern:
-        return lambda _id: True
-    if GLOB_CHARS & set(pattern):
-        compiled = re.compile(fnmatch.translate(pattern))
-        return lambda id_: bool(compiled.match(id_) or compiled.match(id_.rsplit("/", 1)[-1]))
-    needle = pattern.casefold()
-    return lambda id_: needle in id_.casefold()
 
 
 def display_name(id_or_path: str) -> str:

@@ -13,13 +13,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ditto_tui.core.display import visible
+from ditto_tui.core.id_filter import GLOB_CHARS, id_matcher
 from ditto_tui.explore.view import (
-    GLOB_CHARS,
     SORT_KEYS,
     DocumentLike,
     FamilyLike,
     SortKey,
-    id_matcher,
     newest_change,
 )
 
