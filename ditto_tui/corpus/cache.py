@@ -128,6 +128,24 @@ def is_corruption(exc: sqlite3.Error) -> bool:
     return "malformed" in message or "not a database" in message
 
 
+def set_aside_database(path: Path, why: str) -> Path:
+    """Rename the SQLite database ``path`` (and its ``-wal``/``-shm`` files) to
+    ``<name>.<why>-<time stamp>`` beside it, never over an existing file; return the new path."""
+    stamp = time.strftime("%Y%m%dT%H%M%S")
+    aside = path.with_name(f"{path.name}.{why}-{stamp}")
+    n = 1
+    while aside.exists():
+        aside = path.with_name(f"{path.name}.{why}-{stamp}-{n}")
+        n += 1
+    os.replace(path, aside)
+    for suffix in ("-wal", "-shm"):
+        side = path.with_name(path.name + suffix)
+        if side.exists():
+            with contextlib.suppress(OSError):
+                os.replace(side, aside.with_name(aside.name + suffix))
+    return aside
+
+
 class FingerprintCache:
     """A thread-safe handle on one cache database (see the module docstring).
 
@@ -212,19 +230,7 @@ class FingerprintCache:
         conn.execute("COMMIT")
 
     def _set_aside(self) -> Path:
-        stamp = time.strftime("%Y%m%dT%H%M%S")
-        aside = self.path.with_name(f"{self.path.name}.corrupt-{stamp}")
-        n = 1
-        while aside.exists():
-            aside = self.path.with_name(f"{self.path.name}.corrupt-{stamp}-{n}")
-            n += 1
-        os.replace(self.path, aside)
-        for suffix in ("-wal", "-shm"):
-            side = self.path.with_name(self.path.name + suffix)
-            if side.exists():
-                with contextlib.suppress(OSError):
-                    os.replace(side, aside.with_name(aside.name + suffix))
-        return aside
+        return set_aside_database(self.path, "corrupt")
 
     def _fail(self, exc: Exception) -> None:
         if self.enabled:

@@ -35,6 +35,7 @@ from ditto_tui.corpus.cache import (
     default_cache_path,
     is_inside,
     root_digest,
+    set_aside_database,
     to_signed,
     to_unsigned,
 )
@@ -206,19 +207,7 @@ class ReviewStore:
         conn.execute("COMMIT")
 
     def _set_aside(self, why: str) -> Path:
-        stamp = time.strftime("%Y%m%dT%H%M%S")
-        aside = self.path.with_name(f"{self.path.name}.{why}-{stamp}")
-        n = 1
-        while aside.exists():
-            aside = self.path.with_name(f"{self.path.name}.{why}-{stamp}-{n}")
-            n += 1
-        os.replace(self.path, aside)
-        for suffix in ("-wal", "-shm"):
-            side = self.path.with_name(self.path.name + suffix)
-            if side.exists():
-                with contextlib.suppress(OSError):
-                    os.replace(side, aside.with_name(aside.name + suffix))
-        return aside
+        return set_aside_database(self.path, why)
 
     @contextlib.contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
