@@ -125,6 +125,10 @@ class _Listing:
     mode: str
 
 
+class ExplorerStopped(RuntimeError):
+    """A blocking question was asked of an explorer whose writer has stopped (closing)."""
+
+
 @dataclass(slots=True)
 class _Call:
     """Run ``fn`` on the writer thread (in queue order)."""
@@ -221,6 +225,8 @@ class Explorer:
         writer thread after everything queued; blocking: call from a worker."""
         out: list[Any] = []
         self.call(lambda: out.append(self._index.linkage()))
+        if not out:
+            raise ExplorerStopped("the explorer has stopped")
         return out[0]
 
     @property
@@ -276,10 +282,21 @@ class Explorer:
         return self.call(lambda: None, timeout=max(0.0, deadline - time.monotonic()))
 
     def call(self, fn: Callable[[], None], timeout: float | None = None) -> bool:
-        """Run ``fn`` on the writer thread after everything queued before; wait for it."""
+        """Run ``fn`` on the writer thread after everything queued before; wait for it.
+
+        False when it did not run: ``timeout`` seconds passed, or the explorer is closed
+        (or closed meanwhile: a call never waits on a writer that has ended)."""
+        if self._closed:
+            return False
         op = _Call(fn)
         self._ops.put(op)
-        return op.done.wait(timeout)
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not op.done.wait(0.1):
+            if self._closed and not self._writer.is_alive():
+                return op.done.is_set()
+            if deadline is not None and time.monotonic() >= deadline:
+                return False
+        return True
 
     def families(self, k: int, mode: str = "chain") -> tuple:
         """Every family at ``(k, mode)`` of the index as it is after everything queued
@@ -291,6 +308,8 @@ class Explorer:
             out.append(self._snapshot.listing(max(0, min(k, self.max_k)), mode) or ())
 
         self.call(compute)
+        if not out:
+            raise ExplorerStopped("the explorer has stopped")
         return out[0]
 
     # -- scanning ----------------------------------------------------------------------

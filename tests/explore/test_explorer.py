@@ -12,7 +12,7 @@ import pytest
 from ditto_tui.core.pipeline import make_pipeline
 from ditto_tui.corpus.session import CorpusSession
 from ditto_tui.explore import Explorer, MemorySource, ViewRequest
-from ditto_tui.explore.explorer import ViewBuilt
+from ditto_tui.explore.explorer import ExplorerStopped, ViewBuilt
 
 from ..core.index_reference import ref_clusters, ref_near
 
@@ -64,6 +64,20 @@ def test_scan_then_watch_batches_end_equal_to_the_disk():
         assert [(m.distance, m.id) for m in snap.near(fp, 3)] == ref_near(source.disk, fp, 3, 4)
     finally:
         explorer.close()
+
+
+def test_questions_to_a_closed_explorer_say_so():
+    """A worker still asking (the k chart, the links screen) while the app quits gets
+    ExplorerStopped, never an IndexError that would crash the app."""
+    explorer = Explorer(MemorySource({"a": 1, "b": 3}), max_k=4)
+    explorer.start()
+    assert explorer.wait_idle()
+    assert int(explorer.linkage().counts.sum()) == 2
+    explorer.close()
+    with pytest.raises(ExplorerStopped):
+        explorer.linkage()
+    with pytest.raises(ExplorerStopped):
+        explorer.families(1)
 
 
 def test_views_arrive_for_the_latest_request_only():

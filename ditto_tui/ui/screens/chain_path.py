@@ -27,6 +27,7 @@ from ditto_tui.core.family_paths import (
     family_nodes,
     split_points,
 )
+from ditto_tui.explore.explorer import ExplorerStopped
 from ditto_tui.ui.listing import shown
 from ditto_tui.ui.widgets.title_line import TitleLine
 
@@ -137,6 +138,8 @@ class ChainPathScreen(Screen):
         except KeyError:
             self.app.call_from_thread(self._failed)
             return
+        except ExplorerStopped:
+            return  # the app is closing
         self.app.call_from_thread(self._show, report)
 
     def _failed(self) -> None:

@@ -17,6 +17,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from ditto_tui.core.family_paths import k_sweep
+from ditto_tui.explore.explorer import ExplorerStopped
 
 __all__ = ["KChart", "bars"]
 
@@ -71,7 +72,11 @@ class KChart(Widget):
 
     @work(thread=True, exclusive=True, group="k-chart")
     def _compute(self, live: Any) -> None:
-        rows = tuple(k_sweep(live.linkage()))
+        try:
+            linkage = live.linkage()
+        except ExplorerStopped:
+            return  # the app is closing
+        rows = tuple(k_sweep(linkage))
         self.app.call_from_thread(setattr, self, "sweep", rows)
 
     def get_content_width(self, container, viewport) -> int:
