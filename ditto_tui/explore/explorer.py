@@ -480,7 +480,9 @@ class Explorer:
             timeout = None
             if dirty:
                 timeout = max(0.0, PUBLISH_INTERVAL - (time.monotonic() - last_publish))
-            elif self._warm_more:
+            elif self._warm_more and not self._scanning and self._view_request is not None:
+                # (while a scan runs, or before the UI has asked for a view, there is
+                # nothing to warm: a zero timeout here would spin and starve the scan)
                 timeout = 0.0 if time.monotonic() - self._last_change >= WARM_AFTER else 0.1
             elif not self._closed:
                 timeout = NOTICE_POLL

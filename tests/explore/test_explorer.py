@@ -80,6 +80,33 @@ def test_questions_to_a_closed_explorer_say_so():
         explorer.families(1)
 
 
+def test_the_writer_waits_while_a_scan_runs():
+    """With a view requested and a slow scan under way there is nothing to warm: the
+    writer must block on its queue, not poll it with a zero timeout (that spin held the
+    GIL and made a 99-file cold scan take 10 s in the app)."""
+    disk = {f"d{i}": i * 0x9E3779B97F4A7C15 % 2**64 for i in range(40)}
+    explorer = Explorer(MemorySource(disk, batch=4, delay=0.05), max_k=4, watch=False)
+    polls = 0
+    get = explorer._ops.get
+
+    def counting_get(*args, **kwargs):
+        nonlocal polls
+        polls += 1
+        return get(*args, **kwargs)
+
+    explorer._ops.get = counting_get  # type: ignore[method-assign]
+    explorer.request_view(ViewRequest(k=2, serial=1))
+    explorer.start()
+    try:
+        wait_until(lambda: explorer.scanning)
+        time.sleep(0.3)  # ~6 batches arrive: a few dozen wake-ups at most
+        during = polls
+        assert during < 200, f"{during} queue polls in 0.3 s of scanning"
+        assert explorer.wait_idle()
+    finally:
+        explorer.close()
+
+
 def test_views_arrive_for_the_latest_request_only():
     rng = random.Random(2)
     base = rng.getrandbits(64)
