@@ -27,7 +27,7 @@ from ditto_tui.core.featurize import FNV_OFFSET, FNV_PRIME, Featurizer, fnv1a64
 from ditto_tui.core.html_features import MAX_TOKENS, token_features
 from ditto_tui.core.html_structure import HtmlStructure, fnv1_64
 from ditto_tui.core.html_tokenizer import scan_classes
-from ditto_tui.core.normalize import lowercase_table, whitespace
+from ditto_tui.core.normalize import go_decode_window, lowercase_table, whitespace
 from ditto_tui.core.simhash import Fingerprint
 
 __all__ = [
@@ -74,26 +74,7 @@ def _decode_invalid(raw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """
     size = len(raw)
     padded = np.append(raw, np.zeros(3, dtype=np.uint8))
-    b0, b1, b2, b3 = (padded[k : k + size] for k in range(4))
-    c1, c2, c3 = ((b & 0xC0) == 0x80 for b in (b1, b2, b3))
-    two = (b0 >= 0xC2) & (b0 <= 0xDF) & c1
-    three = c1 & c2 & (
-        ((b0 == 0xE0) & (b1 >= 0xA0))
-        | ((b0 >= 0xE1) & (b0 <= 0xEF) & (b0 != 0xED))
-        | ((b0 == 0xED) & (b1 <= 0x9F))
-    )
-    four = c1 & c2 & c3 & (
-        ((b0 == 0xF0) & (b1 >= 0x90)) | ((b0 >= 0xF1) & (b0 <= 0xF3)) | ((b0 == 0xF4) & (b1 <= 0x8F))
-    )
-    x0, x1, x2, x3 = (b.astype(np.uint32) for b in (b0, b1, b2, b3))
-    codes = np.where(b0 < 0x80, x0, 0xFFFD).astype(np.uint32)
-    codes = np.where(two, (x0 & 0x1F) << 6 | (x1 & 0x3F), codes)
-    codes = np.where(three, (x0 & 0x0F) << 12 | (x1 & 0x3F) << 6 | (x2 & 0x3F), codes)
-    codes = np.where(four, (x0 & 0x07) << 18 | (x1 & 0x3F) << 12 | (x2 & 0x3F) << 6 | (x3 & 0x3F), codes)
-    inside = np.zeros(size + 3, dtype=bool)
-    inside[1 : size + 1] |= two | three | four
-    inside[2 : size + 2] |= three | four
-    inside[3 : size + 3] |= four
+    codes, inside = go_decode_window(padded, 0, size)
     starts = np.flatnonzero(~inside[:size])
     return codes[starts], starts.astype(np.int64)
 

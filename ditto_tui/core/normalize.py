@@ -34,6 +34,34 @@ __all__ = ["decode_go", "lowercase_table", "normalize", "normalize_utf8", "strip
 _DECODE_BLOCK = 1 << 16  # bytes decoded per numpy pass (small arrays stay in cache)
 
 
+def go_decode_window(padded: np.ndarray, low: int, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """Go-style decoding of ``padded[low : low + size]`` (``padded`` has 3 zero bytes after
+    the data): ``(codes, inside)``, the code point a sequence starting at each byte gives
+    (U+FFFD for a byte that starts none) and whether each byte is a continuation byte of a
+    valid sequence (length ``size + 3``; bytes past the window are flagged too)."""
+    b0, b1, b2, b3 = (padded[low + k : low + k + size] for k in range(4))
+    c1, c2, c3 = ((b & 0xC0) == 0x80 for b in (b1, b2, b3))
+    two = (b0 >= 0xC2) & (b0 <= 0xDF) & c1
+    three = c1 & c2 & (
+        ((b0 == 0xE0) & (b1 >= 0xA0))
+        | ((b0 >= 0xE1) & (b0 <= 0xEF) & (b0 != 0xED))
+        | ((b0 == 0xED) & (b1 <= 0x9F))
+    )
+    four = c1 & c2 & c3 & (
+        ((b0 == 0xF0) & (b1 >= 0x90)) | ((b0 >= 0xF1) & (b0 <= 0xF3)) | ((b0 == 0xF4) & (b1 <= 0x8F))
+    )
+    x0, x1, x2, x3 = (b.astype(np.uint32) for b in (b0, b1, b2, b3))
+    codes = np.where(b0 < 0x80, x0, 0xFFFD).astype(np.uint32)
+    codes = np.where(two, (x0 & 0x1F) << 6 | (x1 & 0x3F), codes)
+    codes = np.where(three, (x0 & 0x0F) << 12 | (x1 & 0x3F) << 6 | (x2 & 0x3F), codes)
+    codes = np.where(four, (x0 & 0x07) << 18 | (x1 & 0x3F) << 12 | (x2 & 0x3F) << 6 | (x3 & 0x3F), codes)
+    inside = np.zeros(size + 3, dtype=bool)  # continuation bytes of valid sequences
+    inside[1 : size + 1] |= two | three | four
+    inside[2 : size + 2] |= three | four
+    inside[3 : size + 3] |= four
+    return codes, inside
+
+
 def _go_code_points(data: bytes) -> np.ndarray:
     """Go-style decoding as a uint32 code point array, vectorised over byte positions.
 
@@ -49,26 +77,7 @@ def _go_code_points(data: bytes) -> np.ndarray:
         high = min(low + _DECODE_BLOCK, len(raw))
         back = min(low, 3)  # sequences starting there may cover the block's first bytes
         size = high - low + back
-        b0, b1, b2, b3 = (padded[low - back + k : low - back + k + size] for k in range(4))
-        c1, c2, c3 = ((b & 0xC0) == 0x80 for b in (b1, b2, b3))
-        two = (b0 >= 0xC2) & (b0 <= 0xDF) & c1
-        three = c1 & c2 & (
-            ((b0 == 0xE0) & (b1 >= 0xA0))
-            | ((b0 >= 0xE1) & (b0 <= 0xEF) & (b0 != 0xED))
-            | ((b0 == 0xED) & (b1 <= 0x9F))
-        )
-        four = c1 & c2 & c3 & (
-            ((b0 == 0xF0) & (b1 >= 0x90)) | ((b0 >= 0xF1) & (b0 <= 0xF3)) | ((b0 == 0xF4) & (b1 <= 0x8F))
-        )
-        x0, x1, x2, x3 = (b.astype(np.uint32) for b in (b0, b1, b2, b3))
-        codes = np.where(b0 < 0x80, x0, 0xFFFD).astype(np.uint32)
-        codes = np.where(two, (x0 & 0x1F) << 6 | (x1 & 0x3F), codes)
-        codes = np.where(three, (x0 & 0x0F) << 12 | (x1 & 0x3F) << 6 | (x2 & 0x3F), codes)
-        codes = np.where(four, (x0 & 0x07) << 18 | (x1 & 0x3F) << 12 | (x2 & 0x3F) << 6 | (x3 & 0x3F), codes)
-        inside = np.zeros(size + 3, dtype=bool)  # continuation bytes of valid sequences
-        inside[1 : size + 1] |= two | three | four
-        inside[2 : size + 2] |= three | four
-        inside[3 : size + 3] |= four
+        codes, inside = go_decode_window(padded, low - back, size)
         blocks.append(codes[back:][~inside[back:size]])
     return np.concatenate(blocks) if blocks else np.zeros(0, dtype=np.uint32)
 

@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import IO, Protocol
+
+from ditto_tui.corpus.atomic import output_file
 
 __all__ = ["FORMATS", "csv_cell", "export_families", "write_families"]
 
@@ -169,25 +170,8 @@ def export_families(
     families = list(families)
     if path.exists() and not overwrite:
         raise FileExistsError(f"{path} exists")
-    if not overwrite:
-        try:
-            with open(path, "x", encoding="utf-8", errors="surrogateescape", newline="") as handle:
-                return _write(handle, families, fmt, k, mode, fp_of, decisions)
-        except FileExistsError:
-            raise
-        except BaseException:
-            path.unlink(missing_ok=True)
-            raise
-    fd, tmp = tempfile.mkstemp(prefix=".ditto-export-", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape", newline="") as handle:
-            count = _write(handle, families, fmt, k, mode, fp_of, decisions)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    return count
+    with output_file(
+        path, overwrite=overwrite, prefix=".ditto-export-",
+        encoding="utf-8", errors="surrogateescape", newline="",
+    ) as handle:
+        return _write(handle, families, fmt, k, mode, fp_of, decisions)

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 
 from ditto_tui.core.clusters import Family
+from ditto_tui.corpus.atomic import output_file
 from ditto_tui.report.gather import ReportCorpus, ReportIndex, gather_report
 from ditto_tui.report.model import DEFAULT_LIMITS, Report, ReportLimits
 from ditto_tui.report.render import render_report
@@ -23,28 +22,8 @@ def write_report(page: str, dest: str | os.PathLike[str], *, overwrite: bool = F
     a new file leaves no file behind.
     """
     data = page.encode("utf-8")
-    path = Path(dest)
-    if not overwrite:
-        with open(path, "xb") as handle:
-            try:
-                handle.write(data)
-            except BaseException:
-                handle.close()
-                path.unlink(missing_ok=True)
-                raise
-        return len(data)
-    fd, tmp = tempfile.mkstemp(prefix=".ditto-report-", suffix=".html", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    with output_file(dest, overwrite=overwrite, prefix=".ditto-report-") as handle:
+        handle.write(data)
     return len(data)
 
 
