@@ -207,6 +207,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="grouping: chain = ditto's clusters, star = centre and members within k")
     p.add_argument("--poll", action="store_true", help="poll for changes (network filesystems)")
     p.add_argument("--no-watch", action="store_true", help="do not watch the folder for changes")
+    p.add_argument("--fresh", action="store_true",
+                   help="start a clean review: decisions, ignore list and saved view set aside "
+                   "(kept beside the cache; action journals stay, so undo still works)")
     _add_pipeline_options(p)
     _add_corpus_options(p)
 
@@ -756,7 +759,8 @@ def cmd_explore(args: argparse.Namespace, out: Output) -> int:
     with session:  # the sessions the app opens when switching pipeline are closed by the app
         app = DittoApp(session, root=session.root, pipeline=pipeline, max_k=args.max_k, k=args.k,
                        mode=args.mode, poll=args.poll, watch=not args.no_watch,
-                       pipelines=pipelines)
+                       pipelines=pipelines, review=True, review_dir=args.cache,
+                       fresh=args.fresh)
         app.run()
     for notice in [*session.notices, *app.notices]:
         warn(notice)

@@ -25,13 +25,14 @@ import dataclasses
 import queue
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
 from ditto_tui.core.index import NearIndex
 from ditto_tui.corpus.documents import ChangeBatch, ScanProgress
+from ditto_tui.explore.review import ReviewState, identity, key_of, split_ignored
 from ditto_tui.explore.snapshot import Snapshot
 from ditto_tui.explore.source import CorpusSource, PairStore, PipelineSwitchable
 from ditto_tui.explore.view import FamilyView, ViewDelta, ViewRequest, build_view
@@ -91,6 +92,13 @@ class Notice(ExplorerEvent):
 
 
 @dataclass(frozen=True, slots=True)
+class ReviewChanged(ExplorerEvent):
+    """The review state changed (a decision, a mark, or the corpus it is matched to)."""
+
+    state: ReviewState
+
+
+@dataclass(frozen=True, slots=True)
 class SourceReplaced(ExplorerEvent):
     """The source (and its pipeline) changed; the index restarts empty."""
 
@@ -147,6 +155,13 @@ class Explorer:
     written during it is missed); ``poll`` makes the watcher poll. Call :meth:`start`
     once, :meth:`close` at the end (it closes the sources the explorer opened itself by
     switching pipeline, never the one it was given).
+
+    ``review``: a :class:`~ditto_tui.corpus.review.ReviewStore` the explorer then owns
+    (closed by :meth:`close`), or None for no review (in-memory and Spark sources); see
+    :func:`open_review`. Every review mutation (:meth:`decide`, :meth:`mark_family`,
+    :meth:`ignore_pair`, :meth:`set_marks`) is queued to the writer, stored at once, and
+    published as :class:`ReviewChanged`. At start the writer rolls back unfinished action
+    journals (a :class:`Notice` says what it did).
     """
 
     def __init__(
@@ -157,8 +172,12 @@ class Explorer:
         watch: bool = True,
         poll: bool = False,
         on_event: Callable[[ExplorerEvent], None] | None = None,
+        review: Any = None,
     ) -> None:
         self._source: Any = source
+        self.review_store: Any = review
+        self._review = ReviewState(active=review is not None)
+        self._split_cache: tuple[Any, Sequence[Any]] | None = None
         self.max_k = max_k
         self.watch = watch
         self.poll = poll
@@ -241,6 +260,8 @@ class Explorer:
         if self._started:
             return
         self._started = True
+        if self.review_store is not None:
+            self._ops.put(_Call(self._recover))
         self._writer.start()
         self._viewer.start()
         self._begin_scan(self._source, self._epoch, start_watch=self.watch)
@@ -266,6 +287,9 @@ class Explorer:
         for source in self._created:
             self._close_source(source)
         self._created.clear()
+        if self.review_store is not None:
+            with contextlib.suppress(Exception):
+                self.review_store.close()
 
     def _close_source(self, source: Any) -> None:
         source.close()
@@ -471,6 +495,208 @@ class Explorer:
             return []
         return snap.near(snap.fingerprint(doc_id), k)
 
+    # -- review (decisions, family marks, ignored pairs, actions) ------------------------
+    @property
+    def review(self) -> ReviewState:
+        """The latest review state (immutable; inactive without a store)."""
+        return self._review
+
+    @property
+    def journal_dir(self) -> Any:
+        """Where the action journals of this root live (None without a store)."""
+        store = self.review_store
+        return None if store is None else store.journal_dir
+
+    def decide(self, ids: Sequence[str], value: str | None) -> None:
+        """Record ``value`` (``keep``, ``duplicate``, ``not-duplicate``; None clears) for
+        the documents ``ids`` of the current snapshot (queued to the writer)."""
+        self.set_marks({i: value for i in ids})
+
+    def set_marks(self, marks: Mapping[str, str | None]) -> None:
+        """Record several decisions at once (id -> decision or None), in one transaction."""
+        marks = dict(marks)
+        self._review_op(lambda: self._set_marks(marks))
+
+    def mark_family(self, members: Sequence[str], kind: str, on: bool = True) -> None:
+        """Mark the family of ``members`` ``reviewed`` or ``ignored`` ("fine"), or unmark."""
+        members = tuple(members)
+        self._review_op(lambda: self._mark_family(members, kind, on))
+
+    def ignore_pair(self, a: str, b: str, on: bool = True) -> None:
+        """Record (or forget) "``a`` and ``b`` are not duplicates"."""
+        self._review_op(lambda: self._ignore_pair(a, b, on))
+
+    # -- actions on the marked duplicates (blocking file work: call from a worker) ------
+    def action_targets(self, families: Sequence[Any]) -> tuple[list[Any], int]:
+        """Action targets for the members decided ``duplicate`` in ``families`` (see
+        :func:`~ditto_tui.explore.review.action_targets`) and the stale ones left out."""
+        from ditto_tui.corpus.actions import Target
+        from ditto_tui.explore.review import action_targets
+
+        pairs, stale = action_targets(families, self._snapshot.documents, self._review)
+        return [Target.from_document(doc, ref) for doc, ref in pairs], stale
+
+    def plan_action(self, action: str, targets: Sequence[Any], destination: str | None = None) -> Any:
+        """Check ``targets`` for ``action`` (trash, move, link, list) without touching any
+        file (:func:`ditto_tui.corpus.actions.plan_action`); ``destination`` is the
+        quarantine folder of ``move``."""
+        from ditto_tui.corpus.actions import plan_action
+
+        return plan_action(self._source.root, action, targets,
+                           quarantine=destination if action == "move" else None)
+
+    def execute(self, plan: Any, on_progress: Callable[[int, int], None] | None = None) -> Any:
+        """Carry out a checked plan with a journal (undoable); a ``list`` plan writes the
+        removal list to ``plan.quarantine`` (the prefix) and touches nothing."""
+        from ditto_tui.corpus.actions import Outcome, Report, execute, write_removal_list
+
+        if self.review_store is None:
+            raise RuntimeError("actions need a folder corpus with a review store")
+        if plan.action == "list":
+            paths = write_removal_list(plan, plan.quarantine)
+            return Report("list", None, [Outcome(str(p), "done") for p in paths] + list(plan.refused))
+        return execute(plan, self.review_store.journal_dir, on_progress=on_progress)
+
+    def undo_last(self) -> Any:
+        """Undo the most recent action that can be (None when there is none)."""
+        from ditto_tui.corpus.actions import undo_last
+
+        if self.review_store is None:
+            return None
+        return undo_last(self.review_store.journal_dir)
+
+    def can_undo(self) -> Any:
+        """The journal :meth:`undo_last` would reverse, or None."""
+        from ditto_tui.corpus.actions import undoable
+
+        if self.review_store is None:
+            return None
+        found = undoable(self.review_store.journal_dir)
+        return found[-1] if found else None
+
+    def _review_op(self, fn: Callable[[], None]) -> None:
+        if self.review_store is None:
+            self.on_event(Notice("No review store for this corpus: decisions are not kept.",
+                                 "warning"))
+            return
+        if not self._closed:
+            self._ops.put(_Call(fn))
+
+    def _idents(self, ids: Sequence[str]) -> dict[str, Any]:
+        docs = self._source.documents
+        out = {}
+        for i in ids:
+            doc, fp = docs.get(i), self._fps.get(i)
+            if doc is not None and fp is not None:
+                out[i] = identity(doc, fp)
+        return out
+
+    def _guard(self, fn: Callable[[], None]) -> None:
+        try:
+            fn()
+        except Exception as exc:  # the store failed (disk full, ...): say so, keep going
+            self.on_event(Notice(f"Could not record the review: {exc}", "error"))
+
+    def _set_marks(self, marks: Mapping[str, str | None]) -> None:
+        def run() -> None:
+            idents = self._idents(list(marks))
+            self.review_store.set_decisions(
+                (i, idents[i], v) for i, v in marks.items() if i in idents
+            )
+            current = dict(self._review.decisions)
+            stale = dict(self._review.stale)
+            for i in idents:
+                stale.pop(i, None)
+                value = marks[i]
+                if value is None:
+                    current.pop(i, None)
+                else:
+                    current[i] = value
+            self._set_review(decisions=MappingProxyType(current), stale=MappingProxyType(stale))
+
+        self._guard(run)
+
+    def _mark_family(self, members: Sequence[str], kind: str, on: bool) -> None:
+        def run() -> None:
+            key = key_of(members, self._source.documents, self._fps)
+            self.review_store.mark_family(kind, key, len(members), on)
+            field_name = "reviewed" if kind == "reviewed" else "ignored"
+            keys = set(getattr(self._review, field_name))
+            if on:
+                keys.add(key)
+            else:
+                keys.discard(key)
+            self._set_review(**{field_name: frozenset(keys)})
+
+        self._guard(run)
+
+    def _ignore_pair(self, a: str, b: str, on: bool) -> None:
+        def run() -> None:
+            idents = self._idents([a, b])
+            if len(idents) != 2 or a == b:
+                return
+            self.review_store.ignore_pair((a, idents[a]), (b, idents[b]), on)
+            pairs = {tuple(sorted(p)) for p in self._review.pairs}
+            if on:
+                pairs.add((min(a, b), max(a, b)))
+            else:
+                pairs.discard((min(a, b), max(a, b)))
+            self._set_review(pairs=tuple(sorted(pairs)))
+
+        self._guard(run)
+
+    def _set_review(self, **changes: Any) -> None:
+        state = dataclasses.replace(self._review, serial=self._review.serial + 1, **changes)
+        state._partners.clear()
+        self._review = state
+        with self._view_cond:
+            self._view_cond.notify_all()
+        self.on_event(ReviewChanged(state))
+
+    def _resolve_review(self) -> None:
+        """Match the stored review to the corpus as it is now (writer thread; O(corpus))."""
+        store = self.review_store
+        if store is None:
+            return
+
+        def run() -> None:
+            docs = self._source.documents
+            idents = {
+                i: identity(doc, fp)
+                for i, fp in self._fps.items()
+                if (doc := docs.get(i)) is not None
+            }
+            resolution = store.decisions(idents)
+            pairs, lapsed = store.ignored_pairs(idents)
+            self._set_review(
+                decisions=MappingProxyType(dict(resolution.current)),
+                stale=MappingProxyType(dict(resolution.stale)),
+                reviewed=frozenset(store.family_marks("reviewed")),
+                ignored=frozenset(store.family_marks("ignored")),
+                pairs=tuple(sorted((min(a, b), max(a, b)) for a, b in pairs)),
+                lapsed_pairs=lapsed,
+            )
+
+        self._guard(run)
+
+    def _recover(self) -> None:
+        """Roll back the actions an interrupted run left unfinished (writer thread)."""
+        from ditto_tui.corpus.actions import recover
+
+        try:
+            reports = recover(self.review_store.journal_dir)
+        except Exception as exc:  # reported; the explorer stays usable
+            self.on_event(Notice(f"Could not check unfinished actions: {exc}", "error"))
+            return
+        for report in reports:
+            problems = len(report.failures)
+            text = (f"An interrupted {report.action} was rolled back: "
+                    f"{report.count('undone')} file(s) put back")
+            text += f", {problems} problem(s) (see the notices log)." if problems else "."
+            self.on_event(Notice(text, "warning", "Recovered"))
+            for o in report.failures[:50]:
+                self.on_event(Notice(f"{o.id}: {o.reason}", "error", "Not put back"))
+
     # -- writer thread ------------------------------------------------------------------
     def _run_writer(self) -> None:
         dirty = False
@@ -596,6 +822,8 @@ class Explorer:
         )
         self._snapshot = snap
         touched, self._touched = frozenset(self._touched), set()
+        if not self._scanning:
+            self._resolve_review()
         with self._view_cond:
             self._view_cond.notify_all()
         self.on_event(IndexUpdated(snap, touched))
@@ -665,15 +893,17 @@ class Explorer:
 
     # -- view thread ---------------------------------------------------------------------
     def _run_views(self) -> None:
-        built: tuple[int, int] | None = None  # (serial, generation) of the last view built
+        built: tuple[int, int, int] | None = None  # (serial, generation, review serial)
         last_build = 0.0
         while True:
             with self._view_cond:
                 while True:
                     if self._closed:
                         return
-                    request, snap = self._view_request, self._snapshot
-                    if request is not None and built != (request.serial, snap.generation):
+                    request, snap, review = self._view_request, self._snapshot, self._review
+                    if request is not None and built != (
+                        request.serial, snap.generation, review.serial
+                    ):
                         fresh_request = built is None or built[0] != request.serial
                         wait = VIEW_INTERVAL - (time.monotonic() - last_build)
                         if fresh_request or not snap.scanning or wait <= 0:
@@ -700,6 +930,8 @@ class Explorer:
             with self._view_cond:
                 previous = self._last_view
                 counts = self._counts
+            if review.pairs and request.mode == "chain" and not request.show_ignored:
+                listing = self._split(listing, snap, review, k)
             view = build_view(
                 listing,
                 request,
@@ -708,6 +940,8 @@ class Explorer:
                 epoch=snap.epoch,
                 total=len(snap),
                 previous=previous,
+                review=review if review.active else None,
+                fingerprints=snap.fingerprints,
             )
             with self._view_cond:
                 latest = self._view_request
@@ -719,9 +953,19 @@ class Explorer:
                 elif view.delta is not None:  # not a change on disk (e.g. scan progress)
                     view = dataclasses.replace(view, delta=None)
                 self._last_view = view
-                built = (request.serial, snap.generation)
+                built = (request.serial, snap.generation, review.serial)
                 last_build = time.monotonic()
             self.on_event(ViewBuilt(view))
+
+    def _split(self, listing: Any, snap: Snapshot, review: ReviewState, k: int) -> Any:
+        """The chain listing without the ignored links (cached per generation, review, k)."""
+        key = (snap.generation, snap.epoch, review.serial, k)
+        cached = self._split_cache
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        out = split_ignored(listing, review.partners(), snap.fingerprints, k)
+        self._split_cache = (key, out)
+        return out
 
 
 def _coalesce(ops: list[Any]) -> list[Any]:

@@ -20,6 +20,7 @@ from typing import Literal, Protocol
 from ditto_tui.core.clusters import Family
 from ditto_tui.core.id_filter import id_matcher
 from ditto_tui.corpus.documents import Document
+from ditto_tui.explore.review import ReviewState, key_of
 
 SortKey = Literal["size", "diameter", "name", "newest"]
 SORT_KEYS: tuple[SortKey, ...] = ("size", "diameter", "name", "newest")
@@ -76,9 +77,14 @@ class ViewRequest:
     #: the selected document and family identity: the view says where they are now
     keep: str | None = None
     keep_identity: int | None = None
+    #: review filters: only families not marked reviewed; ignored ones shown again
+    unreviewed_only: bool = False
+    show_ignored: bool = False
 
     def same_listing(self, other: ViewRequest | None) -> bool:
-        return other is not None and (self.k, self.mode) == (other.k, other.mode)
+        return other is not None and (self.k, self.mode, self.show_ignored) == (
+            other.k, other.mode, other.show_ignored
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +133,13 @@ class FamilyView:
     delta: ViewDelta | None = None  # None: not a live change (first view, new k, ...)
     newest: Mapping[str, int] = field(default_factory=dict)  # centre -> newest mtime_ns
     keep_row: int | None = None
+    #: review progress over the families of 2+ at this k (None without a review store):
+    #: families marked reviewed, and families counted (ignored ones left out)
+    reviewed: int | None = None
+    reviewable: int = 0
+    #: family key of each shown row ("" for singletons; empty without a review store)
+    keys: Sequence[str] = ()
+    review_serial: int = 0
     _row_of: dict[str, int] = field(default_factory=dict, repr=False)
 
     def __len__(self) -> int:
@@ -172,13 +185,41 @@ def build_view(
     epoch: int,
     total: int,
     previous: FamilyView | None = None,
+    review: ReviewState | None = None,
+    fingerprints: Mapping[str, int] | None = None,
 ) -> FamilyView:
     """The view of ``listing`` for ``request`` (see the module docstring).
 
     ``previous`` (the view on screen) gives identities and, when it shows the same k and
-    mode of an older generation of the same epoch, the change counts."""
+    mode of an older generation of the same epoch, the change counts. With ``review``
+    (and the ``fingerprints`` of the snapshot) families marked ignored are left out unless
+    the request shows them, the unreviewed filter applies, and progress is counted."""
     multi = _multi_count(listing)
     pool = listing if request.singletons else listing[:multi]
+    keys_of: dict[int, str] = {}
+    reviewed: int | None = None
+    reviewable = 0
+    if review is not None:
+        fps = fingerprints or {}
+        reviewed = 0
+        kept = []
+        for family in pool:
+            if family.size < 2:
+                kept.append(family)
+                continue
+            key = key_of(family.members, documents, fps)
+            keys_of[id(family)] = key
+            ignored = key in review.ignored
+            done = key in review.reviewed
+            if not ignored:
+                reviewable += 1
+                reviewed += done
+            if ignored and not request.show_ignored:
+                continue
+            if done and request.unreviewed_only:
+                continue
+            kept.append(family)
+        pool = kept
     if request.pattern.strip():
         match = id_matcher(request.pattern)
         families = [f for f in pool if any(match(m) for m in f.members)]
@@ -239,7 +280,12 @@ def build_view(
         row_of = {}
         identity = _fresh_identities(len(families))
     keep_row = _row_of_keep(families, identity, row_of, request)
+    keys: Sequence[str] = [keys_of.get(id(f), "") for f in families] if review is not None else ()
     return FamilyView(
+        reviewed=reviewed,
+        reviewable=reviewable,
+        keys=keys,
+        review_serial=review.serial if review is not None else 0,
         request=request,
         generation=generation,
         epoch=epoch,

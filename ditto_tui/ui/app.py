@@ -110,6 +110,9 @@ class DittoApp(App):
         poll: bool = False,
         watch: bool = True,
         pipelines: Mapping[str, Any] | None = None,
+        review: bool = False,
+        review_dir: str | os.PathLike[str] | None = None,
+        fresh: bool = False,
     ) -> None:
         super().__init__()
         prepare_worker_processes()
@@ -123,13 +126,27 @@ class DittoApp(App):
         self.notices: list[str] = []
         #: every notice of this session with the time it arrived (the log screen)
         self.notice_log: list[tuple[float, str, str]] = []
+        store = None
+        self._review_notices: list[str] = []
+        if review:  # decisions, ignore list, sessions and actions: folder sources only
+            from ditto_tui.explore.review import open_review
+
+            store = open_review(source, cache_dir=review_dir, fresh=fresh,
+                                notices=self._review_notices)
+        session = store.load_session() if store is not None else None
+        if session is not None:
+            k = session.k if session.k is not None else k
+            mode = session.mode or mode
         self.initial_k = max(0, min(k, max_k))
         self.explorer = Explorer(
-            source, max_k=max_k, watch=watch, poll=poll, on_event=self._explorer_event
+            source, max_k=max_k, watch=watch, poll=poll, on_event=self._explorer_event,
+            review=store,
         )
         self.main_screen = MainScreen(
             self.explorer, k=max(0, min(k, max_k)), mode=mode, root_label=self.root_label
         )
+        if session is not None:
+            self.main_screen.restore_session(session)
 
     # -- state read by tests and the command palette -----------------------------------------
     @property
@@ -166,8 +183,16 @@ class DittoApp(App):
     def on_mount(self) -> None:
         # paint the empty screen first, then let the scan thread compete for the CPU
         self.call_after_refresh(self.explorer.start)
+        for text in self._review_notices:
+            self.add_notice(text)
 
     def on_unmount(self) -> None:
+        store = self.explorer.review_store
+        if store is not None:
+            try:
+                store.save_session(self.main_screen.session_state())
+            except Exception as exc:  # the view is not worth losing the exit over
+                self.notices.append(f"Could not save the session: {exc}")
         self.explorer.close()
         self.notices.extend(n for n in self.explorer.notices if n not in self.notices)
 
@@ -198,6 +223,8 @@ class DittoApp(App):
             self.pipeline = event.pipeline
             self.pipeline_identity = str(getattr(event.pipeline, "identity", "") or "")
             screen.update_status()
+        elif isinstance(event, events.ReviewChanged):
+            screen.show_review(event.state)
         elif isinstance(event, events.Notice):
             self.add_notice(event.text, severity=event.severity, title=event.title)
 

@@ -23,10 +23,12 @@ from textual.widgets import Footer, Input
 from textual.worker import get_current_worker
 
 from ditto_tui.core.display import excerpt, html_text
+from ditto_tui.corpus.review import SessionState
 from ditto_tui.explore.explorer import Explorer
+from ditto_tui.explore.review import ReviewState, key_of
 from ditto_tui.explore.snapshot import Snapshot
 from ditto_tui.explore.view import SORT_KEYS, FamilyView, SortKey, ViewRequest
-from ditto_tui.ui.listing import FamilyLike
+from ditto_tui.ui.listing import FamilyLike, shown
 from ditto_tui.ui.screens.compare import CompareScreen
 from ditto_tui.ui.screens.neighbours import NeighboursScreen
 from ditto_tui.ui.screens.picker import DocumentPicker
@@ -181,6 +183,60 @@ class MainScreen(Screen):
         Binding(
             "escape", "leave_filter", "Back to list", tooltip="leave the filter box", show=False
         ),
+        # -- review ----------------------------------------------------------------------
+        Binding("k", "decide('keep')", "Keep", tooltip="decide: keep the highlighted document (again: clear)"),
+        Binding(
+            "d",
+            "decide('duplicate')",
+            "Duplicate",
+            tooltip="decide: the highlighted document is a duplicate to act on (again: clear)",
+        ),
+        Binding(
+            "N",
+            "decide('not-duplicate')",
+            "Not a duplicate",
+            tooltip="decide: the highlighted document is not a duplicate (again: clear)",
+            show=False,
+        ),
+        Binding("r", "family_reviewed", "Reviewed", tooltip="mark the selected family reviewed (again: unmark)"),
+        Binding(
+            "i",
+            "ignore_family",
+            "Ignore family",
+            tooltip="this family is fine: hide it from the list and the progress (again: unignore)",
+            show=False,
+        ),
+        Binding(
+            "I",
+            "ignore_pair",
+            "Not duplicates",
+            tooltip="these two are not duplicates: the two marked documents, else the highlighted "
+            "one and the representative; families re-form without that link (again: unignore)",
+            show=False,
+        ),
+        Binding("R", "keep_rules", "Keep rules", tooltip="keep rules and bulk marking, with a preview"),
+        Binding(
+            "A",
+            "actions",
+            "Act",
+            tooltip="act on the documents decided duplicate: trash, quarantine, hard link, "
+            "removal list (dry run first)",
+        ),
+        Binding("u", "undo", "Undo", tooltip="undo the last action (asks first)", show=False),
+        Binding(
+            "U",
+            "toggle_unreviewed",
+            "Unreviewed only",
+            tooltip="show only the families not marked reviewed (toggle)",
+            show=False,
+        ),
+        Binding(
+            "f4",
+            "toggle_ignored",
+            "Show ignored",
+            tooltip="show ignored families and pairs again (toggle)",
+            show=False,
+        ),
     ]
 
     k: reactive[int] = reactive(3, init=False)
@@ -188,6 +244,8 @@ class MainScreen(Screen):
     sort_key: reactive[SortKey] = reactive("size", init=False)
     singletons: reactive[bool] = reactive(False, init=False)
     pattern: reactive[str] = reactive("", init=False)
+    unreviewed_only: reactive[bool] = reactive(False, init=False)
+    show_ignored: reactive[bool] = reactive(False, init=False)
 
     class OpenExternal(Message):
         """Open ``doc_id`` in the program named by the environment ``variable``."""
@@ -215,6 +273,8 @@ class MainScreen(Screen):
         self.excerpts: dict[str, str] = {}
         self._serial = 0
         self._notice: list[str] = []
+        self.review: ReviewState = explorer.review
+        self._last_selected: str | None = None
 
     # -- layout ---------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -223,6 +283,7 @@ class MainScreen(Screen):
             yield KSlider(self.k, self.explorer.max_k, id="k-slider")
             yield KChart(id="k-chart")
             yield Input(
+                value=self.pattern,
                 placeholder="filter: path substring or glob  (/)", id="filter", compact=True
             )
             yield TitleLine(Text(""), id="view-options")
@@ -233,6 +294,7 @@ class MainScreen(Screen):
         yield Footer()
 
     def on_mount(self) -> None:
+        self.member_table.set_review(self.review)
         self.update_status()
         self.table.focus()
         self.request_view()
@@ -281,6 +343,12 @@ class MainScreen(Screen):
     def watch_pattern(self) -> None:
         self.request_view()
 
+    def watch_unreviewed_only(self) -> None:
+        self.request_view()
+
+    def watch_show_ignored(self) -> None:
+        self.request_view()
+
     def request_view(self) -> None:
         """Ask the explorer for the view of the current state (built off this thread)."""
         self._serial += 1
@@ -292,6 +360,8 @@ class MainScreen(Screen):
                 sort=self.sort_key,
                 singletons=self.singletons,
                 serial=self._serial,
+                unreviewed_only=self.unreviewed_only,
+                show_ignored=self.show_ignored,
                 keep=self.selected_member() if self.is_mounted else None,
                 keep_identity=self.families_pane.selected_identity() if self.is_mounted else None,
             )
@@ -386,13 +456,31 @@ class MainScreen(Screen):
             mode=self.mode,
             watch=explorer.watch_state,
             pipeline=str(getattr(pipeline, "identity", "") or ""),
+            review=self.review_progress(),
         )
         options = Text(no_wrap=True)
         options.append(f"sort: {self.sort_key}")
         options.append(" · singletons " + ("on" if self.singletons else "off"))
+        if self.unreviewed_only:
+            options.append(" · unreviewed only")
+        if self.show_ignored:
+            options.append(" · ignored shown")
         if self.marked:
             options.append(f" · marked {len(self.marked)}")
         self.query_one("#view-options", TitleLine).update(options)
+
+    def review_progress(self) -> str:
+        """"312 of 601 reviewed" for the status line ("" without a review store)."""
+        view = self.view
+        if not self.review.active or view is None or view.reviewed is None:
+            return ""
+        return f"{view.reviewed:,} of {view.reviewable:,} reviewed"
+
+    def show_review(self, review: ReviewState) -> None:
+        """A new review state from the explorer (the matching view follows)."""
+        self.review = review
+        self.member_table.set_review(review)
+        self.update_status()
 
     def empty_message(self) -> str:
         """What the family list says when it is empty."""
@@ -464,6 +552,7 @@ class MainScreen(Screen):
         self._selection_moved()
 
     def _selection_moved(self) -> None:
+        self._last_selected = self.selected_member()
         self.explorer.set_keep(self.selected_member(), self.families_pane.selected_identity())
 
     @on(FamilyTable.SortRequested)
@@ -642,3 +731,140 @@ class MainScreen(Screen):
                 report=report,
             )
         )
+
+    # -- sessions --------------------------------------------------------------------------
+    def session_state(self) -> SessionState:
+        """The view as it is now, to be restored on reopen."""
+        return SessionState(
+            k=self.k,
+            mode=self.mode,
+            sort=self.sort_key,
+            filters={
+                "pattern": self.pattern,
+                "singletons": self.singletons,
+                "unreviewed_only": self.unreviewed_only,
+            },
+            show_ignored=self.show_ignored,
+            selected=self._last_selected,
+        )
+
+    def restore_session(self, state: SessionState) -> None:
+        """Take the saved view (before mounting; unknown values are ignored)."""
+        if state.sort in SORT_KEYS:
+            self.set_reactive(MainScreen.sort_key, state.sort)
+        filters = state.filters
+        if isinstance(filters.get("pattern"), str):
+            self.set_reactive(MainScreen.pattern, filters["pattern"])
+        if isinstance(filters.get("singletons"), bool):
+            self.set_reactive(MainScreen.singletons, filters["singletons"])
+        if isinstance(filters.get("unreviewed_only"), bool):
+            self.set_reactive(MainScreen.unreviewed_only, filters["unreviewed_only"])
+        self.set_reactive(MainScreen.show_ignored, bool(state.show_ignored))
+
+    # -- review ----------------------------------------------------------------------------
+    def _review_ready(self) -> bool:
+        if not self.review.active:
+            self.notify("Decisions need a folder corpus (this one has no review store).",
+                        markup=False)
+            return False
+        return True
+
+    def action_decide(self, value: str) -> None:
+        """Record ``value`` for the highlighted member; the same key again clears it."""
+        doc_id = self.selected_member()
+        if doc_id is None or not self._review_ready():
+            return
+        current, stale = self.review.decision(doc_id)
+        self.explorer.decide([doc_id], None if current == value and not stale else value)
+
+    def _selected_family(self) -> FamilyLike | None:
+        family = self.table.selected
+        return family if family is not None and family.size > 1 else None
+
+    def action_family_reviewed(self) -> None:
+        family = self._selected_family()
+        if family is None or not self._review_ready():
+            return
+        key = key_of(family.members, self.snapshot.documents, self.snapshot.fingerprints)
+        self.explorer.mark_family(family.members, "reviewed", key not in self.review.reviewed)
+
+    def action_ignore_family(self) -> None:
+        family = self._selected_family()
+        if family is None or not self._review_ready():
+            return
+        key = key_of(family.members, self.snapshot.documents, self.snapshot.fingerprints)
+        on = key not in self.review.ignored
+        self.explorer.mark_family(family.members, "ignored", on)
+        self.notify(
+            "Family ignored (f4 shows ignored ones)." if on else "Family no longer ignored.",
+            markup=False,
+        )
+
+    def action_ignore_pair(self) -> None:
+        if not self._review_ready():
+            return
+        marked = self.marked
+        if len(marked) == 2:
+            a, b = marked
+        else:
+            family = self._selected_family()
+            current = self.selected_member()
+            if family is None or current is None or current == family.centre:
+                self.notify("Mark two documents (space), or highlight a member other than "
+                            "the representative.", markup=False)
+                return
+            a, b = current, family.centre
+        pair = (min(a, b), max(a, b))
+        on = pair not in self.review.pairs
+        self.explorer.ignore_pair(a, b, on)
+        self.notify(
+            f"Not duplicates: {shown(a)} and {shown(b)}." if on else "Pair no longer ignored.",
+            markup=False,
+        )
+
+    def action_toggle_unreviewed(self) -> None:
+        self.unreviewed_only = not self.unreviewed_only
+
+    def action_toggle_ignored(self) -> None:
+        self.show_ignored = not self.show_ignored
+
+    def action_keep_rules(self) -> None:
+        from ditto_tui.ui.screens.keep_rules import KeepRulesScreen
+
+        view = self.view
+        if view is None or not self._review_ready():
+            return
+        family = self._selected_family()
+
+        def applied(marks: dict[str, str] | None) -> None:
+            if marks:
+                self.explorer.set_marks(marks)
+                self.notify(f"Recorded {len(marks):,} decisions.", markup=False)
+
+        self.app.push_screen(
+            KeepRulesScreen(
+                selected=family.members if family is not None else None,
+                families=[f.members for f in view.families if f.size > 1],
+                documents=self.snapshot.documents,
+                review=self.review,
+            ),
+            applied,
+        )
+
+    def action_actions(self) -> None:
+        from ditto_tui.ui.screens.actions import ActionsScreen
+
+        view = self.view
+        if view is None or not self._review_ready():
+            return
+        if not self.review.decisions:
+            self.notify("Nothing is decided duplicate yet (d, or R for keep rules).", markup=False)
+            return
+        self.app.push_screen(ActionsScreen(self.explorer, list(view.families)))
+
+    def action_undo(self) -> None:
+        from ditto_tui.ui.screens.actions import UndoScreen
+
+        if not self._review_ready():
+            return
+        self.app.push_screen(UndoScreen(self.explorer))

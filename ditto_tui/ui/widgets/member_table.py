@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ditto_tui.ui.listing import format_mtime, format_size, shown
 from ditto_tui.ui.widgets.columns import ColumnSpec
@@ -17,6 +18,7 @@ COLUMNS = (
     ColumnSpec("distance", "Dist", 4),
     ColumnSpec("size", "Size", 8, optional=True),
     ColumnSpec("modified", "Modified (UTC)", 16, optional=True),
+    ColumnSpec("decision", "Decision", 10),
 )
 MAIL_COLUMNS = (
     ColumnSpec("mark", "✓", 1),
@@ -26,7 +28,10 @@ MAIL_COLUMNS = (
     ColumnSpec("sender", "From", 10, weight=2, optional=True),
     ColumnSpec("size", "Size", 8, optional=True),
     ColumnSpec("modified", "Modified (UTC)", 16, optional=True),
+    ColumnSpec("decision", "Decision", 10),
 )
+#: how a decision reads in the Decision column (a stale one: "stale " before it)
+DECISION_LABELS = {"keep": "keep", "duplicate": "duplicate", "not-duplicate": "not dup"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +57,7 @@ class MemberTable(VirtualTable):
         super().__init__(id=id, classes=classes)
         self.mail = False
         self._marked: Collection[str] = ()
+        self.review: Any = None  # an explore.review.ReviewState (None: no Decision column)
         self.placeholder = "No family selected"
 
     @property
@@ -59,7 +65,18 @@ class MemberTable(VirtualTable):
         return self.rows
 
     def column_specs(self) -> Sequence[ColumnSpec]:
-        return MAIL_COLUMNS if self.mail else COLUMNS
+        columns = MAIL_COLUMNS if self.mail else COLUMNS
+        if self.review is None or not self.review.active:
+            return tuple(c for c in columns if c.key != "decision")
+        return columns
+
+    def set_review(self, review: Any) -> None:
+        """Show the decisions of ``review`` (a ReviewState; inactive: no Decision column)."""
+        had = self.review is not None and self.review.active
+        self.review = review
+        if had != (review is not None and review.active):
+            self.relayout()
+        self.refresh()
 
     def show(
         self,
@@ -95,6 +112,12 @@ class MemberTable(VirtualTable):
             return shown(member.subject)
         if key == "sender":
             return shown(member.sender)
+        if key == "decision" and self.review is not None:
+            value, stale = self.review.decision(member.id)
+            if value is None:
+                return ""
+            label = DECISION_LABELS.get(value, value)
+            return f"stale {label}" if stale else label
         return ""
 
     def set_marked(self, marked: Collection[str]) -> None:

@@ -40,6 +40,7 @@ class Status:
     watch: str = "off"
     pipeline: str = ""
     shown_families: int | None = None
+    review: str = ""  # review progress, e.g. "312/601 reviewed" ("" without a review store)
 
 
 class StatusBar(Static):
@@ -113,6 +114,8 @@ class StatusBar(Static):
         label = "fam" if compact else "families at"
         text.append(f"{sep}{families} {label} k={s.k}", style="bold")
         text.append(f"{sep}{s.mode}")
+        if s.review:
+            text.append(f"{sep}{s.review}")
         state = s.watch if s.watch in ("watching", "paused", "rescanning") else "off"
         text.append(sep)
         text.append(s.watch, style=self.get_component_rich_style(f"status-bar--{state}"))

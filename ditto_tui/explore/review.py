@@ -1,0 +1,288 @@
+"""The review as the explorer sees it: :class:`ReviewState` and the pure helpers around it.
+
+The explorer owns the :class:`~ditto_tui.corpus.review.ReviewStore` of a folder source and
+publishes an immutable :class:`ReviewState` after every change (a decision, a family mark,
+an ignored pair) and after every change of the corpus (records are matched again: renames
+followed, edits stale). The view thread reads it to filter (unreviewed only, ignored
+families hidden), to count progress and to re-form families without the ignored pairs
+(:func:`split_ignored`); the UI reads it to show each member's decision.
+
+Everything here is pure (no I/O) and O(what it is given): call it off the UI thread.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+
+from ditto_tui.core.clusters import Family, describe_family
+from ditto_tui.core.decisions import Identity, family_key
+from ditto_tui.core.keep import (
+    DocumentTable,
+    by_folder,
+    by_glob,
+    invert,
+    preview,
+    unsafe_families,
+)
+from ditto_tui.core.linkage import family_groups, ignore_aware_labels
+from ditto_tui.core.pairs import UniquePairs
+
+EMPTY: Mapping[str, str] = MappingProxyType({})
+BULK_MODES = ("rule", "folder", "glob", "invert")
+
+
+@dataclass(frozen=True)
+class ReviewState:
+    """What the review store says about the corpus now (immutable; ``serial`` grows with
+    every change). ``active`` is False when the source has no store (then nothing else is
+    set). ``decisions``/``stale`` map document ids to ``keep``, ``duplicate`` or
+    ``not-duplicate``; a stale decision was made on content that has changed since and is
+    shown, never applied. ``reviewed``/``ignored`` hold family keys
+    (:func:`~ditto_tui.core.decisions.family_key`); ``pairs`` the ignored document pairs."""
+
+    serial: int = 0
+    active: bool = False
+    decisions: Mapping[str, str] = field(default_factory=lambda: EMPTY)
+    stale: Mapping[str, str] = field(default_factory=lambda: EMPTY)
+    reviewed: frozenset[str] = frozenset()
+    ignored: frozenset[str] = frozenset()
+    pairs: tuple[tuple[str, str], ...] = ()
+    lapsed_pairs: int = 0
+    _partners: dict[str, frozenset[str]] = field(default_factory=dict, repr=False, compare=False)
+
+    def decision(self, doc_id: str) -> tuple[str | None, bool]:
+        """(decision, is_stale) of one document; (None, False) when it has none."""
+        value = self.decisions.get(doc_id)
+        if value is not None:
+            return value, False
+        value = self.stale.get(doc_id)
+        return (value, True) if value is not None else (None, False)
+
+    def partners(self) -> Mapping[str, frozenset[str]]:
+        """Document -> the documents it is ignored with (built once)."""
+        if self.pairs and not self._partners:
+            out: dict[str, set[str]] = {}
+            for a, b in self.pairs:
+                out.setdefault(a, set()).add(b)
+                out.setdefault(b, set()).add(a)
+            self._partners.update({k: frozenset(v) for k, v in out.items()})
+        return self._partners
+
+
+def identity(doc: Any, fp: int) -> Identity:
+    """The content identity of a document (size, mtime, inode, fingerprint)."""
+    return Identity(int(doc.size), int(doc.mtime_ns), int(getattr(doc, "inode", 0)), int(fp))
+
+
+def key_of(
+    members: Iterable[str], documents: Mapping[str, Any], fingerprints: Mapping[str, int]
+) -> str:
+    """The family key of ``members`` (members unknown to ``documents`` are left out)."""
+    idents = []
+    for m in members:
+        doc = documents.get(m)
+        fp = fingerprints.get(m)
+        if doc is not None and fp is not None:
+            idents.append(identity(doc, fp))
+    return family_key(idents)
+
+
+def split_ignored(
+    listing: Sequence[Family],
+    partners: Mapping[str, frozenset[str]],
+    fingerprints: Mapping[str, int],
+    k: int,
+) -> Sequence[Family]:
+    """``listing`` (chain families at ``k``, ditto's order) with every family that holds
+    both sides of an ignored pair re-formed without that link. Removing links only splits
+    components, so only those families are recomputed (their own near pairs, then
+    :func:`~ditto_tui.core.linkage.ignore_aware_labels`); the result is in ditto's order
+    again. Returns ``listing`` itself when nothing is split."""
+    if not partners:
+        return listing
+    out: list[Family] = []
+    changed = False
+    for family in listing:
+        members = family.members
+        hit = False
+        if family.size > 1:
+            mset: set[str] | None = None
+            for m in members:
+                p = partners.get(m)
+                if p:
+                    if mset is None:
+                        mset = set(members)
+                    if not p.isdisjoint(mset):
+                        hit = True
+                        break
+        if not hit:
+            out.append(family)
+            continue
+        changed = True
+        fps = np.fromiter((int(fingerprints[m]) for m in members), np.uint64, len(members))
+        u, inv = np.unique(fps, return_inverse=True)
+        pairs = UniquePairs.compute(u, max(0, min(k, 64)))
+        pos = {m: x for x, m in enumerate(members)}
+        ia, ib = [], []
+        for m in members:
+            for other in partners.get(m, ()):
+                if other in pos and m < other:
+                    ia.append(pos[m])
+                    ib.append(pos[other])
+        labels = ignore_aware_labels(
+            inv.reshape(-1), len(u), pairs.i, pairs.j, pairs.d, k,
+            np.array(ia, np.int64), np.array(ib, np.int64),
+        )
+        for group in family_groups(labels, 1):
+            names = [members[x] for x in group.tolist()]
+            centre, diameter, exact = describe_family(names, fps[group])
+            out.append(Family(tuple(names), centre, diameter, exact))
+    if not changed:
+        return listing
+    out.sort(key=lambda f: (-f.size, f.members))
+    return tuple(out)
+
+
+def open_review(
+    source: Any,
+    *,
+    cache_dir: Any = None,
+    fresh: bool = False,
+    notices: list[str] | None = None,
+) -> Any:
+    """The :class:`~ditto_tui.corpus.review.ReviewStore` of a folder source (a
+    ``CorpusSession``), or None for other sources (in memory, Spark results) and when the
+    store cannot be placed (its folder inside the root: said in ``notices``). ``fresh``
+    sets the previous review aside (journals are kept, so undo still works)."""
+    from ditto_tui.corpus.review import ReviewStore
+    from ditto_tui.corpus.session import CorpusSession
+
+    if not isinstance(source, CorpusSession):
+        return None
+    try:
+        return ReviewStore.for_root(source.root, cache_dir=cache_dir, fresh=fresh, notices=notices)
+    except (ValueError, OSError) as exc:
+        if notices is not None:
+            notices.append(f"No review store (decisions will not be kept): {exc}")
+        return None
+
+
+# -- keep rules and bulk marking -----------------------------------------------------------
+@dataclass(frozen=True)
+class MarkPreview:
+    """What a rule or bulk operation would record: ``marks`` (id -> ``keep`` or
+    ``duplicate``) over ``families`` families; ``skipped`` families left alone because
+    every member would have been marked; ``rows`` (id, mark, family number) for the list."""
+
+    marks: Mapping[str, str]
+    families: int
+    skipped: int
+    rows: Sequence[tuple[str, str, int]]
+
+    @property
+    def duplicates(self) -> int:
+        return sum(1 for v in self.marks.values() if v == "duplicate")
+
+    @property
+    def keeps(self) -> int:
+        return sum(1 for v in self.marks.values() if v == "keep")
+
+
+def preview_marks(
+    families: Sequence[Sequence[str]],
+    documents: Mapping[str, Any],
+    state: ReviewState,
+    *,
+    mode: str = "rule",
+    rules: Sequence[str] = ("newest",),
+    folders: Sequence[str] = (),
+    argument: str = "",
+) -> MarkPreview:
+    """The marks a keep rule (``mode="rule"``: reference by ``rules`` with ``folders`` as
+    reference folders, all other members duplicates) or a bulk operation would record on
+    ``families`` (each a list of member ids): ``folder``/``glob`` mark the members under
+    the folder / matching the glob ``argument`` as duplicates and the rest as kept;
+    ``invert`` swaps duplicate and undecided members in families that have duplicates.
+
+    Members the user decided ``keep`` or ``not-duplicate`` are never marked duplicate, and
+    a family where every member would be a duplicate is skipped (counted), so a copy always
+    stays. Raises ValueError for an unknown rule or mode."""
+    if mode not in BULK_MODES:
+        raise ValueError(f"unknown mode {mode!r}")
+    groups = [list(f) for f in families if len(f) >= 2]
+    ids = [m for g in groups for m in g]
+    n = len(ids)
+    labels = np.repeat(np.arange(len(groups), dtype=np.int64), [len(g) for g in groups])
+    protected_by_user = np.fromiter(
+        (state.decisions.get(m) in ("keep", "not-duplicate") for m in ids), bool, n
+    )
+    if mode == "rule":
+        table = DocumentTable.from_documents(
+            ids,
+            [documents[m].mtime_ns for m in ids],
+            [documents[m].size for m in ids],
+            reference_folders=list(folders),
+        )
+        result = preview(labels, table, list(rules))
+        dup = result.marked.copy()
+    elif mode == "folder":
+        dup = by_folder(ids, argument.strip("/"), labels)
+    elif mode == "glob":
+        dup = by_glob(ids, argument, labels)
+    else:
+        current = np.fromiter((state.decisions.get(m) == "duplicate" for m in ids), bool, n)
+        dup = invert(current, labels) & np.isin(labels, labels[current])
+    dup &= ~protected_by_user
+    skipped = 0
+    if n:
+        unsafe = unsafe_families(labels, dup)
+        if len(unsafe):
+            skipped = int(len(unsafe))
+            dup &= ~np.isin(labels, unsafe)
+    marks: dict[str, str] = {}
+    rows: list[tuple[str, str, int]] = []
+    touched = np.zeros(len(groups), bool)
+    if n:
+        touched[np.unique(labels[dup])] = True
+    for x, m in enumerate(ids):
+        lab = int(labels[x])
+        if not touched[lab]:
+            continue
+        value = "duplicate" if dup[x] else "keep"
+        if not dup[x] and state.decisions.get(m) == "not-duplicate":
+            value = "not-duplicate"
+        marks[m] = value
+        rows.append((m, value, lab + 1))
+    return MarkPreview(MappingProxyType(marks), int(touched.sum()), skipped, rows)
+
+
+# -- actions ---------------------------------------------------------------------------------
+def action_targets(
+    families: Sequence[Family], documents: Mapping[str, Any], state: ReviewState
+) -> tuple[list[tuple[Any, str | None]], int]:
+    """(document, reference id) for every member decided ``duplicate`` (current decisions
+    only; stale ones are never acted on) in ``families``; the reference is the family's
+    member decided ``keep`` (first in id order), else its representative when that is not
+    itself a duplicate, else None (the action refuses it). Also returns how many stale
+    duplicate decisions were left out."""
+    out: list[tuple[Any, str | None]] = []
+    stale = 0
+    for family in families:
+        dups = [m for m in family.members if state.decisions.get(m) == "duplicate"]
+        stale += sum(1 for m in family.members if state.stale.get(m) == "duplicate")
+        if not dups:
+            continue
+        keeps = [m for m in family.members if state.decisions.get(m) == "keep"]
+        reference = keeps[0] if keeps else None
+        if reference is None and state.decisions.get(family.centre) != "duplicate":
+            reference = family.centre
+        for m in dups:
+            doc = documents.get(m)
+            if doc is not None:
+                out.append((doc, reference))
+    return out, stale

@@ -1,0 +1,347 @@
+"""ActionsScreen (act on the documents decided duplicate) and UndoScreen (undo the last).
+
+Both get the explorer in the constructor and do every file operation through it, in
+thread workers: the dry run (:meth:`Explorer.plan_action`, nothing touched), then, after a
+confirmation, the action itself with a progress bar and one result row per file (a
+failure is listed and never stops the rest). Undo asks first and reports what it restored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Button, Footer, Input, ProgressBar, Select, Static
+
+from ditto_tui.ui.listing import shown
+from ditto_tui.ui.widgets.columns import ColumnSpec
+from ditto_tui.ui.widgets.virtual_table import VirtualTable
+
+ACTION_CHOICES = [
+    ("Move to the trash", "trash"),
+    ("Move into a quarantine folder", "move"),
+    ("Replace with a hard link to the kept copy", "link"),
+    ("Write a removal list (touch nothing)", "list"),
+]
+DEST_HINT = {
+    "trash": "(the system trash; nothing to fill in)",
+    "move": "quarantine folder (outside the corpus, or a new folder in it)",
+    "link": "(only byte-identical files; nothing to fill in)",
+    "list": "file prefix for .csv, .jsonl and .sh",
+}
+
+
+class ResultTable(VirtualTable):
+    """One row per file: what the action will do (dry run) or did."""
+
+    COLUMNS = (
+        ColumnSpec("status", "Status", 9),
+        ColumnSpec("path", "Path", 30, weight=2),
+        ColumnSpec("detail", "Detail", 20, weight=1),
+    )
+    CELL_STYLES = {"detail": "muted"}
+
+    def cell(self, row: tuple[str, str, str], key: str) -> str:
+        status, path, detail = row
+        if key == "status":
+            return status
+        if key == "path":
+            return shown(path)
+        return shown(detail)
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    """A yes/no question: y or enter says yes, n or escape no."""
+
+    BINDINGS = [
+        Binding("y", "answer(True)", "Yes"),
+        Binding("n,escape", "answer(False)", "No"),
+    ]
+
+    def __init__(self, question: str) -> None:
+        super().__init__()
+        self.question = question
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="confirm"):
+            yield Static(Text(self.question), id="confirm-question")
+            with Horizontal(id="confirm-buttons"):
+                yield Button("Yes (y)", id="yes", variant="error")
+                yield Button("No (n)", id="no", variant="primary")
+
+    def on_mount(self) -> None:
+        self.query_one("#no", Button).focus()
+
+    def action_answer(self, value: bool) -> None:
+        self.dismiss(value)
+
+    @on(Button.Pressed)
+    def pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "yes")
+
+
+class ActionsScreen(Screen[None]):
+    """Dry run, confirmation, then the action on the members decided duplicate in
+    ``families`` (the families as shown), through ``explorer``."""
+
+    BINDINGS = [Binding("escape", "close", "Close")]
+
+    def __init__(self, explorer: Any, families: Sequence[Any]) -> None:
+        super().__init__()
+        self.explorer = explorer
+        self.families = families
+        self.targets: list[Any] | None = None
+        self.stale = 0
+        self.plan: Any = None
+        self.report: Any = None
+        self.running = False
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="actions"):
+            with Horizontal(id="action-choice"):
+                yield Select(ACTION_CHOICES, value="trash", allow_blank=False, id="action")
+                yield Input(placeholder=DEST_HINT["trash"], id="destination", disabled=True)
+            with Horizontal(id="action-buttons"):
+                yield Button("Dry run", id="dry-run", variant="primary")
+                yield Button("Run…", id="run", variant="error", disabled=True)
+                yield Button("Close", id="close")
+            yield Static("Finding the documents decided duplicate…", id="action-summary")
+            yield ProgressBar(id="action-progress", show_eta=False)
+            yield ResultTable(id="action-results")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#actions").border_title = "Act on the documents decided duplicate"
+        self.query_one(ProgressBar).display = False
+        self.query_one(ResultTable).placeholder = "Press Dry run to see what would happen."
+        self.find_targets()
+
+    @property
+    def action(self) -> str:
+        return str(self.query_one("#action", Select).value)
+
+    def _summary(self, text: str) -> None:
+        self.query_one("#action-summary", Static).update(Text(text))
+
+    @work(thread=True, exclusive=True, group="act")
+    def find_targets(self) -> None:
+        targets, stale = self.explorer.action_targets(self.families)
+        self.app.call_from_thread(self._targets_found, targets, stale)
+
+    def _targets_found(self, targets: list[Any], stale: int) -> None:
+        self.targets, self.stale = targets, stale
+        text = f"{len(targets):,} document(s) decided duplicate in the families shown."
+        if stale:
+            text += f" {stale:,} stale decision(s) left out (the file changed since)."
+        self._summary(text)
+
+    @on(Select.Changed, "#action")
+    def action_changed(self) -> None:
+        dest = self.query_one("#destination", Input)
+        dest.placeholder = DEST_HINT[self.action]
+        dest.disabled = self.action not in ("move", "list")
+        self.plan = None
+        self.query_one("#run", Button).disabled = True
+
+    @on(Input.Changed, "#destination")
+    def destination_changed(self) -> None:
+        self.plan = None
+        self.query_one("#run", Button).disabled = True
+
+    @on(Button.Pressed, "#close")
+    def action_close(self) -> None:
+        if self.running:
+            self.notify("The action is running; it cannot be stopped halfway.", markup=False)
+            return
+        self.dismiss(None)
+
+    @on(Button.Pressed, "#dry-run")
+    def dry_run(self) -> None:
+        if self.targets is None or self.running:
+            return
+        action = self.action
+        dest = self.query_one("#destination", Input).value.strip()
+        if action in ("move", "list") and not dest:
+            self.notify(f"Fill in: {DEST_HINT[action]}.", markup=False)
+            return
+        self._summary("Checking every file (dry run; nothing is touched)…")
+        self.plan_in_worker(action, dest)
+
+    @work(thread=True, exclusive=True, group="act")
+    def plan_in_worker(self, action: str, dest: str) -> None:
+        import os
+
+        try:
+            plan = self.explorer.plan_action(action, self.targets or [], dest or None)
+            if action == "list":
+                plan.quarantine = os.path.abspath(dest)  # the list's prefix, for execute
+        except Exception as exc:  # a bad quarantine folder and the like: say why
+            self.app.call_from_thread(self._summary, f"Cannot plan: {exc}")
+            return
+        self.app.call_from_thread(self._planned, plan)
+
+    def _planned(self, plan: Any) -> None:
+        self.plan = plan
+        verb = {"trash": "trash", "move": "move", "link": "link", "list": "list"}[plan.action]
+        rows = [(verb, s.id, f"keeps {s.reference}" + (f" -> {s.dest}" if plan.action == "move" else ""))
+                for s in plan.steps]
+        rows += [("refuse", o.id, o.reason) for o in plan.refused]
+        self.query_one(ResultTable).set_rows(rows, cursor=0)
+        self._summary(
+            f"Dry run: {len(plan.steps):,} file(s) to {verb} ({_human(plan.bytes)}), "
+            f"{len(plan.refused):,} refused. Nothing has been touched yet."
+        )
+        self.query_one("#run", Button).disabled = not plan.steps
+
+    @on(Button.Pressed, "#run")
+    def run(self) -> None:
+        plan = self.plan
+        if plan is None or not plan.steps or self.running:
+            return
+        what = {
+            "trash": "Move {n} file(s) to the trash",
+            "move": "Move {n} file(s) into " + str(plan.quarantine),
+            "link": "Replace {n} file(s) with hard links to their kept copies",
+            "list": "Write a removal list of {n} file(s) to " + str(plan.quarantine) + ".*",
+        }[plan.action].format(n=f"{len(plan.steps):,}")
+        tail = "" if plan.action == "list" else "\n\nEach file is checked again first; u undoes it."
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.running = True
+                self.query_one("#run", Button).disabled = True
+                bar = self.query_one(ProgressBar)
+                bar.display = True
+                bar.update(total=len(plan.steps), progress=0)
+                self._summary("Working…")
+                self.execute_in_worker(plan)
+
+        self.app.push_screen(ConfirmScreen(what + "?" + tail), answered)
+
+    @work(thread=True, exclusive=True, group="act")
+    def execute_in_worker(self, plan: Any) -> None:
+        def progress(done: int, total: int) -> None:
+            if done % 50 == 0 or done == total:
+                self.app.call_from_thread(self.query_one(ProgressBar).update, progress=done)
+
+        try:
+            report = self.explorer.execute(plan, on_progress=progress)
+        except Exception as exc:  # e.g. the list files exist: nothing was done
+            self.app.call_from_thread(self._failed, str(exc))
+            return
+        self.app.call_from_thread(self._executed, report)
+
+    def _failed(self, reason: str) -> None:
+        self.running = False
+        self._summary(f"Nothing done: {reason}")
+
+    def _executed(self, report: Any) -> None:
+        self.running = False
+        self.report = report
+        self.plan = None
+        rows = [(o.status, o.id, o.reason or o.dest) for o in report.outcomes]
+        # failures first: they are what needs reading
+        rows.sort(key=lambda r: r[0] == "done")
+        self.query_one(ResultTable).set_rows(rows, cursor=0)
+        done, failed = report.count("done"), len(report.failures)
+        text = f"Done: {done:,} file(s), {failed:,} refused or failed (listed first)."
+        if report.action != "list" and done:
+            text += " Press u on the main screen to undo."
+        self._summary(text)
+
+
+class UndoScreen(ModalScreen[None]):
+    """Asks, then undoes the last action through ``explorer`` and reports the outcome."""
+
+    BINDINGS = [
+        Binding("y", "undo", "Undo"),
+        Binding("n,escape", "close", "Close"),
+    ]
+
+    def __init__(self, explorer: Any) -> None:
+        super().__init__()
+        self.explorer = explorer
+        self.journal: Any = None
+        self.report: Any = None
+        self.busy = True
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="undo"):
+            yield Static(Text("Looking for the last action…"), id="undo-text")
+            yield ResultTable(id="undo-results")
+
+    def on_mount(self) -> None:
+        self.query_one("#undo").border_title = "Undo"
+        self.query_one(ResultTable).display = False
+        self.find()
+
+    def _say(self, text: str) -> None:
+        self.query_one("#undo-text", Static).update(Text(text))
+
+    @work(thread=True, exclusive=True)
+    def find(self) -> None:
+        journal = self.explorer.can_undo()
+        self.app.call_from_thread(self._found, journal)
+
+    def _found(self, journal: Any) -> None:
+        self.busy = False
+        self.journal = journal
+        if journal is None:
+            self._say("Nothing to undo.  (esc closes)")
+            return
+        n = sum(1 for _ in journal.done_ops())
+        self._say(f"Undo the last action ({journal.action} of {n:,} file(s), {journal.id})?\n"
+                  "y: undo   n / esc: keep it")
+
+    def action_undo(self) -> None:
+        if self.busy or self.journal is None or self.report is not None:
+            return
+        self.busy = True
+        self._say("Putting the files back…")
+        self.undo()
+
+    @work(thread=True, exclusive=True)
+    def undo(self) -> None:
+        try:
+            report = self.explorer.undo_last()
+        except Exception as exc:  # another process holds the journal, ...
+            self.app.call_from_thread(self._say, f"Cannot undo: {exc}  (esc closes)")
+            return
+        self.app.call_from_thread(self._undone, report)
+
+    def _undone(self, report: Any) -> None:
+        self.busy = False
+        self.report = report
+        if report is None:
+            self._say("Nothing to undo.  (esc closes)")
+            return
+        restored, problems = report.count("undone"), report.failures
+        self._say(f"Restored {restored:,} file(s); {len(problems):,} problem(s)."
+                  + ("  The journal stays: u tries again." if problems else "")
+                  + "  (esc closes)")
+        self.app.notify(f"Undo: restored {restored:,} file(s), {len(problems):,} problem(s).",
+                        markup=False)
+        if problems:
+            table = self.query_one(ResultTable)
+            table.display = True
+            table.set_rows([(o.status, o.id, o.reason) for o in problems], cursor=0)
+
+    def action_close(self) -> None:
+        if self.busy and self.journal is not None:
+            return
+        self.dismiss(None)
+
+
+def _human(n: int) -> str:
+    value = float(n)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if value < 1024 or unit == "GiB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{n} B"

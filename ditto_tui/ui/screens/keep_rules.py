@@ -1,0 +1,190 @@
+"""KeepRulesScreen: choose a keep rule chain or a bulk marking, preview it, apply it.
+
+The screen gets the families (member ids), the documents and the review state in its
+constructor. The preview is computed in a thread worker
+(:func:`~ditto_tui.explore.review.preview_marks`) and shown in a virtual list with its
+counts; "Apply" dismisses the screen with the previewed marks (id -> decision), which the
+main screen records through the explorer. Nothing is recorded without a preview of exactly
+the settings shown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Input, Label, Select, Static
+
+from ditto_tui.core.keep import RULES
+from ditto_tui.explore.review import preview_marks
+from ditto_tui.ui.listing import shown
+from ditto_tui.ui.widgets.columns import ColumnSpec
+from ditto_tui.ui.widgets.virtual_table import VirtualTable
+
+MODE_CHOICES = [
+    ("Keep rule: keep one per family, mark the others", "rule"),
+    ("Bulk: mark the members under a folder", "folder"),
+    ("Bulk: mark the members matching a glob", "glob"),
+    ("Bulk: invert the duplicate marks", "invert"),
+]
+SCOPE_CHOICES = [("All families shown", "all"), ("The selected family", "family")]
+LABELS = {"keep": "keep", "duplicate": "duplicate", "not-duplicate": "not dup"}
+
+
+class MarkTable(VirtualTable):
+    """The previewed marks: decision, family number, path."""
+
+    COLUMNS = (
+        ColumnSpec("mark", "Mark", 9),
+        ColumnSpec("family", "Family", 7),
+        ColumnSpec("path", "Path", 30, weight=1),
+    )
+    RIGHT_ALIGNED = frozenset({"family"})
+
+    def cell(self, row: tuple[str, str, int], key: str) -> str:
+        doc_id, mark, family = row
+        if key == "mark":
+            return LABELS.get(mark, mark)
+        if key == "family":
+            return str(family)
+        return shown(doc_id)
+
+
+class KeepRulesScreen(Screen[dict[str, str] | None]):
+    """Keep rules and bulk marking over ``families`` (or the ``selected`` family)."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(
+        self,
+        *,
+        selected: Sequence[str] | None,
+        families: Sequence[Sequence[str]],
+        documents: Mapping[str, Any],
+        review: Any,
+    ) -> None:
+        super().__init__()
+        self.selected = selected
+        self.families = families
+        self.documents = documents
+        self.review = review
+        self.preview: Any = None
+        self._previewed: tuple | None = None  # the settings of self.preview
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="keep-rules"):
+            with Horizontal(classes="keep-row"):
+                yield Label("What", classes="keep-label")
+                yield Select(MODE_CHOICES, value="rule", allow_blank=False, id="mode")
+            with Horizontal(classes="keep-row"):
+                yield Label("Scope", classes="keep-label")
+                yield Select(SCOPE_CHOICES, value="all", allow_blank=False, id="scope")
+            with Horizontal(classes="keep-row"):
+                yield Label("Rules", classes="keep-label")
+                yield Input(value="newest", id="rules",
+                            placeholder="in order, comma-separated: " + ", ".join(RULES))
+            with Horizontal(classes="keep-row"):
+                yield Label("Folders", classes="keep-label")
+                yield Input(id="folders",
+                            placeholder="preferred (reference) folders, comma-separated; never marked")
+            with Horizontal(classes="keep-row"):
+                yield Label("Folder/glob", classes="keep-label")
+                yield Input(id="argument", placeholder="for bulk marking: a folder or a glob (*.bak)")
+            with Horizontal(classes="keep-row"):
+                yield Button("Preview", id="preview", variant="primary")
+                yield Button("Apply", id="apply", variant="warning", disabled=True)
+                yield Button("Cancel", id="cancel")
+            yield Static(Text("Rules: " + ", ".join(RULES) + ". Press Preview."), id="keep-summary")
+            yield MarkTable(id="keep-marks")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#keep-rules").border_title = "Keep rules and bulk marking"
+        self.query_one(MarkTable).placeholder = "Nothing previewed yet."
+        if self.selected is not None:
+            self.query_one("#scope", Select).value = "family"
+
+    def settings(self) -> tuple:
+        """The settings as they are on screen."""
+        mode = str(self.query_one("#mode", Select).value)
+        scope = str(self.query_one("#scope", Select).value)
+        rules = tuple(r.strip() for r in self.query_one("#rules", Input).value.split(",") if r.strip())
+        folders = tuple(
+            f.strip().strip("/") for f in self.query_one("#folders", Input).value.split(",") if f.strip()
+        )
+        argument = self.query_one("#argument", Input).value.strip()
+        return mode, scope, rules, folders, argument
+
+    def _say(self, text: str) -> None:
+        self.query_one("#keep-summary", Static).update(Text(text))
+
+    @on(Select.Changed)
+    @on(Input.Changed)
+    def changed(self) -> None:
+        if self.is_mounted:
+            self.query_one("#apply", Button).disabled = True
+
+    @on(Input.Submitted)
+    @on(Button.Pressed, "#preview")
+    def do_preview(self) -> None:
+        mode, scope, rules, folders, argument = settings = self.settings()
+        if mode == "rule":
+            unknown = [r for r in rules if r not in RULES]
+            if unknown or not rules:
+                self._say(f"Unknown rule {', '.join(unknown) or '(none)'}; use: {', '.join(RULES)}.")
+                return
+            if "preferred" in rules and not folders:
+                self._say("The preferred rule needs at least one folder.")
+                return
+        elif mode in ("folder", "glob") and not argument:
+            self._say(f"Fill in the {mode} to mark.")
+            return
+        if scope == "family" and self.selected is None:
+            self._say("No family is selected: choose all families.")
+            return
+        self._say("Computing the preview…")
+        self.compute(settings)
+
+    @work(thread=True, exclusive=True)
+    def compute(self, settings: tuple) -> None:
+        mode, scope, rules, folders, argument = settings
+        families = [self.selected] if scope == "family" and self.selected is not None else self.families
+        try:
+            result = preview_marks(
+                families, self.documents, self.review, mode=mode, rules=rules,
+                folders=folders, argument=argument,
+            )
+        except ValueError as exc:
+            self.app.call_from_thread(self._say, str(exc))
+            return
+        self.app.call_from_thread(self._show, settings, result)
+
+    def _show(self, settings: tuple, result: Any) -> None:
+        if settings != self.settings():
+            return  # the settings changed meanwhile: that preview is not what is shown
+        self.preview, self._previewed = result, settings
+        self.query_one(MarkTable).set_rows(result.rows, cursor=0)
+        text = (f"Preview: {result.duplicates:,} duplicate(s) and {result.keeps:,} kept "
+                f"in {result.families:,} famil{'y' if result.families == 1 else 'ies'}.")
+        if result.skipped:
+            text += f" {result.skipped:,} family(ies) left alone: every member would be marked."
+        text += " Nothing is recorded until Apply."
+        self._say(text)
+        self.query_one("#apply", Button).disabled = not result.marks
+
+    @on(Button.Pressed, "#apply")
+    def apply(self) -> None:
+        if self.preview is None or self._previewed != self.settings():
+            self._say("Preview again: the settings changed.")
+            return
+        self.dismiss(dict(self.preview.marks))
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(None)

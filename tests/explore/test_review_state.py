@@ -1,0 +1,113 @@
+"""The explorer's review helpers: families re-formed without ignored pairs, rule previews."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ditto_tui.core.clusters import Family, clusters, describe_family
+from ditto_tui.explore.review import (
+    ReviewState,
+    action_targets,
+    preview_marks,
+    split_ignored,
+)
+
+
+def brute_force(fps: dict[str, int], ignored: set[frozenset[str]], k: int) -> list[tuple[str, ...]]:
+    """Components of "distance <= k and not an ignored pair", by a plain union-find."""
+    ids = sorted(fps)
+    parent = {i: i for i in ids}
+
+    def find(x: str) -> str:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for x in ids:
+        for y in ids:
+            if x < y and (fps[x] ^ fps[y]).bit_count() <= k and frozenset((x, y)) not in ignored:
+                parent[find(x)] = find(y)
+    groups: dict[str, list[str]] = {}
+    for i in ids:
+        groups.setdefault(find(i), []).append(i)
+    out = [tuple(sorted(g)) for g in groups.values()]
+    out.sort(key=lambda g: (-len(g), g))
+    return out
+
+
+def listing_of(fps: dict[str, int], k: int) -> tuple[Family, ...]:
+    ids = sorted(fps)
+    out = []
+    for group in clusters(ids, [fps[i] for i in ids], k):
+        centre, diameter, exact = describe_family(group, [fps[m] for m in group])
+        out.append(Family(tuple(group), centre, diameter, exact))
+    return tuple(out)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    fps=st.lists(st.sampled_from([0, 1, 3, 7, 15, 0xF0, 0xF1, 0xFF, 1 << 40]), min_size=1, max_size=14),
+    picks=st.lists(st.tuples(st.integers(0, 13), st.integers(0, 13)), max_size=8),
+    k=st.integers(0, 8),
+)
+def test_families_without_ignored_pairs_equal_brute_force(fps, picks, k):
+    docs = {f"d{i:02d}": fp for i, fp in enumerate(fps)}
+    ids = sorted(docs)
+    pairs = {
+        (min(ids[a % len(ids)], ids[b % len(ids)]), max(ids[a % len(ids)], ids[b % len(ids)]))
+        for a, b in picks
+        if ids[a % len(ids)] != ids[b % len(ids)]
+    }
+    state = ReviewState(active=True, pairs=tuple(sorted(pairs)))
+    got = split_ignored(listing_of(docs, k), state.partners(), docs, k)
+    assert [f.members for f in got] == brute_force(docs, {frozenset(p) for p in pairs}, k)
+    for family in got:
+        centre, diameter, _ = describe_family(family.members, [docs[m] for m in family.members])
+        assert (family.centre, family.diameter) == (centre, diameter)
+
+
+def test_no_ignored_pairs_returns_the_listing_itself():
+    docs = {"a": 0, "b": 1}
+    listing = listing_of(docs, 3)
+    assert split_ignored(listing, {}, docs, 3) is listing
+
+
+def _doc(mtime: int, size: int = 10):
+    return SimpleNamespace(mtime_ns=mtime, size=size, inode=mtime, kind="text")
+
+
+def test_rule_preview_keeps_newest_and_respects_user_decisions_and_reference_folders():
+    documents = {"a/x": _doc(1), "a/y": _doc(3), "b/z": _doc(2), "c/1": _doc(5), "c/2": _doc(4)}
+    families = [["a/x", "a/y", "b/z"], ["c/1", "c/2"]]
+    state = ReviewState(active=True, decisions={"c/2": "not-duplicate"})
+    p = preview_marks(families, documents, state, rules=["newest"])
+    assert dict(p.marks) == {"a/x": "duplicate", "a/y": "keep", "b/z": "duplicate"}
+    assert (p.families, p.duplicates, p.keeps) == (1, 2, 1)
+    p = preview_marks(families, documents, state, rules=["preferred", "newest"], folders=["b"])
+    assert dict(p.marks) == {"a/x": "duplicate", "a/y": "duplicate", "b/z": "keep"}
+
+
+def test_bulk_folder_glob_invert_never_mark_a_whole_family():
+    documents = {m: _doc(i) for i, m in enumerate(["a/1.txt", "a/2.txt", "b/1.txt", "b/2.md"])}
+    families = [["a/1.txt", "a/2.txt"], ["b/1.txt", "b/2.md"]]
+    state = ReviewState(active=True)
+    p = preview_marks(families, documents, state, mode="folder", argument="a")
+    assert p.duplicates == 0 and p.skipped == 1  # every member of family 1 is under a/
+    p = preview_marks(families, documents, state, mode="glob", argument="*.md")
+    assert dict(p.marks) == {"b/1.txt": "keep", "b/2.md": "duplicate"}
+    state = ReviewState(active=True, decisions={"b/2.md": "duplicate"})
+    p = preview_marks(families, documents, state, mode="invert")
+    assert dict(p.marks) == {"b/1.txt": "duplicate", "b/2.md": "keep"}
+
+
+def test_action_targets_take_the_kept_member_as_reference_and_skip_stale():
+    documents = {m: _doc(i) for i, m in enumerate(["a", "b", "c"])}
+    family = Family(("a", "b", "c"), "a", 2)
+    state = ReviewState(active=True, decisions={"b": "keep", "c": "duplicate"}, stale={"a": "duplicate"})
+    targets, stale = action_targets([family], documents, state)
+    assert [(d is documents["c"], ref) for d, ref in targets] == [(True, "b")]
+    assert stale == 1

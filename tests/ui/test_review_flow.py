@@ -1,0 +1,250 @@
+"""Reviewing in the explorer, on real files: decisions that last, keep rules, actions, undo."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import random
+from pathlib import Path
+
+import pytest
+
+from ditto_tui.core.pipeline import make_pipeline
+from ditto_tui.corpus.session import CorpusSession
+from ditto_tui.ui.app import DittoApp
+from ditto_tui.ui.screens.actions import ActionsScreen, ConfirmScreen, UndoScreen
+from ditto_tui.ui.screens.keep_rules import KeepRulesScreen
+from ditto_tui.ui.widgets.member_table import MemberTable
+from ditto_tui.ui.widgets.status_bar import StatusBar
+
+from .conftest import settle, wait_for
+
+WORDS = ("river stone lamp garden window harbour copper meadow lantern orchard violet "
+         "thunder pepper marble candle silver forest ember willow anchor").split()
+
+
+def text(seed: int, n: int = 220) -> str:
+    rng = random.Random(seed)
+    return " ".join(rng.choice(WORDS) + str(rng.randrange(40)) for _ in range(n)) + "\n"
+
+
+def make_corpus(root: Path, families: int = 3, copies: int = 3) -> None:
+    """``families`` groups of ``copies`` near-identical files (one word changed per copy)
+    in a/, b/ and c/, plus one unrelated file; distinct mtimes (newest in c/)."""
+    stamp = 1_750_000_000
+    for f in range(families):
+        base = text(f)
+        for c in range(copies):
+            folder = root / "abc"[c]
+            folder.mkdir(parents=True, exist_ok=True)
+            body = base if c == 0 else base.replace(base.split()[c], f"edit{c}", 1)
+            path = folder / f"doc{f}.txt"
+            path.write_text(body)
+            os.utime(path, (stamp + f * 100 + c, stamp + f * 100 + c))
+    (root / "lonely.txt").write_text(text(999))
+
+
+def tree_digest(root: Path) -> dict[str, str]:
+    return {
+        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
+
+
+@pytest.fixture
+def places(tmp_path, monkeypatch):
+    cache = tmp_path / "cache"
+    trash = tmp_path / "trash"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+    monkeypatch.setenv("DITTO_TUI_TRASH_DIR", str(trash))
+    root = tmp_path / "corpus"
+    make_corpus(root)
+    return root, cache, trash
+
+
+def open_app(root: Path, cache: Path, sessions: list, **options) -> DittoApp:
+    session = CorpusSession(root, make_pipeline(), use_cache=False, jobs=1)
+    sessions.append(session)
+    options.setdefault("watch", False)
+    return DittoApp(session, root="corpus", review=True, review_dir=cache, **options)
+
+
+@pytest.fixture
+def sessions():
+    opened: list[CorpusSession] = []
+    yield opened
+    for s in opened:
+        s.close()
+
+
+def decision_cell(app: DittoApp, doc_id: str) -> str:
+    table = app.main_screen.query_one(MemberTable)
+    member = next(m for m in table.members if m.id == doc_id)
+    return table.cell(member, "decision")
+
+
+async def test_decisions_survive_restart_and_rename(places, sessions):
+    root, cache, _ = places
+    app = open_app(root, cache, sessions)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        screen = app.main_screen
+        assert "0 of 3 reviewed" in str(screen.query_one(StatusBar).render())
+        first = screen.selected_member()
+        assert first is not None
+        await pilot.press("k")
+        await wait_for(pilot, lambda: screen.review.decision(first) == ("keep", False))
+        await pilot.press("r")
+        await wait_for(pilot, lambda: screen.view is not None and screen.view.reviewed == 1)
+        await settle(pilot)
+        assert decision_cell(app, first) == "keep"
+        assert "1 of 3 reviewed" in str(screen.query_one(StatusBar).render())
+        await pilot.press("U")  # unreviewed only: the reviewed family is hidden
+        await wait_for(pilot, lambda: screen.view is not None and len(screen.view) == 2)
+    # quit; rename the decided file on disk; reopen
+    old = root / first
+    new = old.with_name("renamed-" + old.name)
+    old.rename(new)
+    renamed = str(new.relative_to(root))
+    app = open_app(root, cache, sessions)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        screen = app.main_screen
+        assert screen.unreviewed_only  # the session came back
+        await wait_for(pilot, lambda: screen.review.decision(renamed) == ("keep", False))
+        assert first not in screen.review.decisions
+        # the family whose member was renamed is still reviewed (its key is content-based)
+        assert screen.view is not None and screen.view.reviewed == 1
+        await pilot.press("U")
+        await settle(pilot)
+        screen.table.move_cursor(row=next(
+            r for r, f in enumerate(screen.view.families) if renamed in f.members))
+        await settle(pilot)
+        assert decision_cell(app, renamed) == "keep"
+
+
+async def test_edited_file_shows_a_stale_decision(places, sessions):
+    root, cache, _ = places
+    app = open_app(root, cache, sessions)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        screen = app.main_screen
+        doc = screen.selected_member()
+        await pilot.press("d")
+        await wait_for(pilot, lambda: screen.review.decision(doc) == ("duplicate", False))
+    path = root / doc
+    path.write_text(path.read_text() + "one more line\n")
+    app = open_app(root, cache, sessions)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        screen = app.main_screen
+        await wait_for(pilot, lambda: screen.review.decision(doc) == ("duplicate", True))
+        await settle(pilot)
+        row = next(r for r, f in enumerate(screen.view.families) if doc in f.members)
+        screen.table.move_cursor(row=row)
+        await settle(pilot)
+        assert decision_cell(app, doc) == "stale duplicate"
+        targets, stale = app.explorer.action_targets(screen.view.families)
+        assert doc not in [t.id for t in targets] and stale == 1  # never applied
+
+
+async def test_rule_preview_then_apply_then_trash_and_undo(places, sessions):
+    root, cache, trash = places
+    before = tree_digest(root)
+    app = open_app(root, cache, sessions)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        screen = app.main_screen
+        await pilot.press("R")
+        await wait_for(pilot, lambda: isinstance(app.screen, KeepRulesScreen))
+        rules = app.screen
+        assert rules.query_one("#scope").value == "family"  # a family is selected
+        rules.query_one("#scope").value = "all"
+        rules.query_one("#rules").value = "newest"
+        await pilot.pause()
+        await pilot.click("#preview")
+        await wait_for(pilot, lambda: rules.preview is not None)
+        assert (rules.preview.duplicates, rules.preview.keeps, rules.preview.families) == (6, 3, 3)
+        assert all(v == "keep" for k, v in rules.preview.marks.items() if k.startswith("c/"))
+        assert not screen.review.decisions  # a preview records nothing
+        await pilot.click("#apply")
+        await wait_for(pilot, lambda: len(screen.review.decisions) == 9)
+        # a file changed between marking and acting is refused with its reason
+        changed = root / "a" / "doc1.txt"
+        changed.write_text(changed.read_text() + "late edit\n")
+        before[str(changed.relative_to(root))] = hashlib.sha256(changed.read_bytes()).hexdigest()
+        await pilot.press("A")
+        await wait_for(pilot, lambda: isinstance(app.screen, ActionsScreen))
+        act = app.screen
+        await wait_for(pilot, lambda: act.targets is not None)
+        await pilot.click("#dry-run")
+        await wait_for(pilot, lambda: act.plan is not None)
+        assert len(act.plan.steps) == 5
+        assert [o.id for o in act.plan.refused] == ["a/doc1.txt"]
+        assert tree_digest(root) == before  # the dry run touched nothing
+        summary = str(act.query_one("#action-summary").render())
+        assert "5 file(s) to trash" in summary and "1 refused" in summary
+        await pilot.click("#run")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")
+        await wait_for(pilot, lambda: act.report is not None, timeout=20)
+        assert act.report.count("done") == 5
+        refused = [o for o in act.report.outcomes if o.status == "refused"]
+        assert refused and "changed" in refused[0].reason or "size" in refused[0].reason
+        assert not (root / "a" / "doc0.txt").exists()
+        assert len(list((trash / "files").iterdir())) == 5
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is screen)
+        await pilot.press("u")
+        await wait_for(pilot, lambda: isinstance(app.screen, UndoScreen))
+        undo = app.screen
+        await wait_for(pilot, lambda: undo.journal is not None)
+        await pilot.press("y")
+        await wait_for(pilot, lambda: undo.report is not None, timeout=20)
+        assert undo.report.count("undone") == 5 and not undo.report.failures
+        assert "Restored 5 file(s)" in str(undo.query_one("#undo-text").render())
+    assert tree_digest(root) == before
+
+
+async def test_ignore_pair_splits_the_family_and_f4_shows_it_again(places, sessions):
+    root, cache, _ = places
+    app = open_app(root, cache, sessions)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        screen = app.main_screen
+        family = screen.table.selected
+        assert family is not None and family.size == 3
+        other = next(m for m in family.members if m != family.centre)
+        row = next(r for r, m in enumerate(screen.member_table.members) if m.id == other)
+        screen.member_table.move_cursor(row=row)
+        await settle(pilot)
+        await pilot.press("I")  # the highlighted member and the representative
+        await wait_for(pilot, lambda: len(screen.review.pairs) == 1)
+        await settle(pilot)
+        # still one chain: both are near the third member
+        assert any(set(family.members) == set(f.members) for f in screen.view.families)
+        third = next(m for m in family.members if m not in (other, family.centre))
+        table = screen.member_table
+        for doc in (family.centre, third):  # mark the other link with space, then I
+            table.move_cursor(row=next(r for r, m in enumerate(table.members) if m.id == doc))
+            await pilot.pause()
+            await pilot.press("space")
+        assert sorted(screen.marked) == sorted([family.centre, third])
+        await pilot.press("I")
+        await wait_for(pilot, lambda: len(screen.review.pairs) == 2)
+        await settle(pilot)
+        assert ((family.centre,) in [f.members for f in screen.view.families]
+                or not any(family.centre in f.members for f in screen.view.families))
+        assert any(set(f.members) == {other, third} for f in screen.view.families)
+        await pilot.press("f4")
+        await settle(pilot)
+        assert any({other, family.centre} <= set(f.members) for f in screen.view.families)
+        await pilot.press("f4")
+        await settle(pilot)
+        # "this family is fine": hidden and left out of the progress
+        count = len(screen.view)
+        await pilot.press("i")
+        await wait_for(pilot, lambda: len(screen.review.ignored) == 1)
+        await settle(pilot)
+        assert len(screen.view) == count - 1
