@@ -163,12 +163,12 @@ async def test_rule_preview_then_apply_then_trash_and_undo(places, sessions):
         rules.query_one("#scope").value = "all"
         rules.query_one("#rules").value = "newest"
         await pilot.pause()
-        await pilot.click("#preview")
+        await pilot.click("#keep-preview")
         await wait_for(pilot, lambda: rules.preview is not None)
         assert (rules.preview.duplicates, rules.preview.keeps, rules.preview.families) == (6, 3, 3)
         assert all(v == "keep" for k, v in rules.preview.marks.items() if k.startswith("c/"))
         assert not screen.review.decisions  # a preview records nothing
-        await pilot.click("#apply")
+        await pilot.click("#keep-apply")
         await wait_for(pilot, lambda: len(screen.review.decisions) == 9)
         # a file changed between marking and acting is refused with its reason
         changed = root / "a" / "doc1.txt"

@@ -42,7 +42,7 @@ class ResultTable(VirtualTable):
 
     COLUMNS = (
         ColumnSpec("status", "Status", 9),
-        ColumnSpec("path", "Path", 30, weight=2),
+        ColumnSpec("path", "Path", 30, weight=1),
         ColumnSpec("detail", "Detail", 20, weight=1),
     )
     CELL_STYLES = {"detail": "muted"}
@@ -57,7 +57,15 @@ class ResultTable(VirtualTable):
 
 
 class ConfirmScreen(ModalScreen[bool]):
-    """A yes/no question: y or enter says yes, n or escape no."""
+    """A yes/no question: y says yes, n or escape no (the focused button: No)."""
+
+    DEFAULT_CSS = """
+    ConfirmScreen { align: center middle; }
+    ConfirmScreen #confirm { width: 70; height: auto; border: thick $error; background: $surface; padding: 1 2; }
+    ConfirmScreen #confirm-question { height: auto; margin-bottom: 1; }
+    ConfirmScreen #confirm-buttons { height: auto; }
+    ConfirmScreen #confirm-buttons Button { margin-right: 2; }
+    """
 
     BINDINGS = [
         Binding("y", "answer(True)", "Yes"),
@@ -72,8 +80,8 @@ class ConfirmScreen(ModalScreen[bool]):
         with Vertical(id="confirm"):
             yield Static(Text(self.question), id="confirm-question")
             with Horizontal(id="confirm-buttons"):
-                yield Button("Yes (y)", id="yes", variant="error")
-                yield Button("No (n)", id="no", variant="primary")
+                yield Button("Yes (y)", id="yes", variant="error", compact=True)
+                yield Button("No (n)", id="no", variant="primary", compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#no", Button).focus()
@@ -90,6 +98,16 @@ class ActionsScreen(Screen[None]):
     """Dry run, confirmation, then the action on the members decided duplicate in
     ``families`` (the families as shown), through ``explorer``."""
 
+    DEFAULT_CSS = """
+    ActionsScreen #actions { border: round $primary; padding: 0 1; height: 1fr; }
+    ActionsScreen #action-choice, ActionsScreen #action-buttons { height: auto; margin-bottom: 1; }
+    ActionsScreen #action-choice Select { width: 52; margin-right: 2; }
+    ActionsScreen #action-choice Input { width: 1fr; }
+    ActionsScreen #action-buttons Button { margin-right: 2; }
+    ActionsScreen #action-summary { height: auto; margin-bottom: 1; }
+    ActionsScreen #action-progress { height: 1; margin-bottom: 1; }
+    """
+
     BINDINGS = [Binding("escape", "close", "Close")]
 
     def __init__(self, explorer: Any, families: Sequence[Any]) -> None:
@@ -105,12 +123,12 @@ class ActionsScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="actions"):
             with Horizontal(id="action-choice"):
-                yield Select(ACTION_CHOICES, value="trash", allow_blank=False, id="action")
-                yield Input(placeholder=DEST_HINT["trash"], id="destination", disabled=True)
+                yield Select(ACTION_CHOICES, value="trash", allow_blank=False, id="action", compact=True)
+                yield Input(placeholder=DEST_HINT["trash"], id="destination", disabled=True, compact=True)
             with Horizontal(id="action-buttons"):
-                yield Button("Dry run", id="dry-run", variant="primary")
-                yield Button("Run…", id="run", variant="error", disabled=True)
-                yield Button("Close", id="close")
+                yield Button("Dry run", id="dry-run", variant="primary", compact=True)
+                yield Button("Run…", id="run", variant="error", disabled=True, compact=True)
+                yield Button("Close", id="close", compact=True)
             yield Static("Finding the documents decided duplicate…", id="action-summary")
             yield ProgressBar(id="action-progress", show_eta=False)
             yield ResultTable(id="action-results")
@@ -258,6 +276,13 @@ class ActionsScreen(Screen[None]):
 
 class UndoScreen(ModalScreen[None]):
     """Asks, then undoes the last action through ``explorer`` and reports the outcome."""
+
+    DEFAULT_CSS = """
+    UndoScreen { align: center middle; }
+    UndoScreen #undo { width: 90; height: auto; max-height: 80%; border: thick $warning; background: $surface; padding: 1 2; }
+    UndoScreen #undo-text { height: auto; margin-bottom: 1; }
+    UndoScreen #undo-results { height: 12; }
+    """
 
     BINDINGS = [
         Binding("y", "undo", "Undo"),

@@ -59,6 +59,16 @@ class MarkTable(VirtualTable):
 class KeepRulesScreen(Screen[dict[str, str] | None]):
     """Keep rules and bulk marking over ``families`` (or the ``selected`` family)."""
 
+    DEFAULT_CSS = """
+    KeepRulesScreen #keep-rules { border: round $primary; padding: 0 1; height: 1fr; }
+    KeepRulesScreen .keep-row { height: auto; margin-bottom: 1; }
+    KeepRulesScreen .keep-label { width: 13; padding: 0 1 0 0; text-style: bold; }
+    KeepRulesScreen .keep-row Select { width: 1fr; }
+    KeepRulesScreen .keep-row Input { width: 1fr; }
+    KeepRulesScreen .keep-row Button { margin-right: 2; }
+    KeepRulesScreen #keep-summary { height: auto; margin-bottom: 1; }
+    """
+
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
     def __init__(
@@ -81,25 +91,25 @@ class KeepRulesScreen(Screen[dict[str, str] | None]):
         with Vertical(id="keep-rules"):
             with Horizontal(classes="keep-row"):
                 yield Label("What", classes="keep-label")
-                yield Select(MODE_CHOICES, value="rule", allow_blank=False, id="mode")
+                yield Select(MODE_CHOICES, value="rule", allow_blank=False, id="mode", compact=True)
             with Horizontal(classes="keep-row"):
                 yield Label("Scope", classes="keep-label")
-                yield Select(SCOPE_CHOICES, value="all", allow_blank=False, id="scope")
+                yield Select(SCOPE_CHOICES, value="all", allow_blank=False, id="scope", compact=True)
             with Horizontal(classes="keep-row"):
                 yield Label("Rules", classes="keep-label")
-                yield Input(value="newest", id="rules",
+                yield Input(value="newest", id="rules", compact=True,
                             placeholder="in order, comma-separated: " + ", ".join(RULES))
             with Horizontal(classes="keep-row"):
                 yield Label("Folders", classes="keep-label")
-                yield Input(id="folders",
+                yield Input(id="folders", compact=True,
                             placeholder="preferred (reference) folders, comma-separated; never marked")
             with Horizontal(classes="keep-row"):
                 yield Label("Folder/glob", classes="keep-label")
-                yield Input(id="argument", placeholder="for bulk marking: a folder or a glob (*.bak)")
+                yield Input(id="argument", compact=True, placeholder="for bulk marking: a folder or a glob (*.bak)")
             with Horizontal(classes="keep-row"):
-                yield Button("Preview", id="preview", variant="primary")
-                yield Button("Apply", id="apply", variant="warning", disabled=True)
-                yield Button("Cancel", id="cancel")
+                yield Button("Preview", id="keep-preview", variant="primary", compact=True)
+                yield Button("Apply", id="keep-apply", variant="warning", disabled=True, compact=True)
+                yield Button("Cancel", id="keep-cancel", compact=True)
             yield Static(Text("Rules: " + ", ".join(RULES) + ". Press Preview."), id="keep-summary")
             yield MarkTable(id="keep-marks")
         yield Footer()
@@ -128,10 +138,10 @@ class KeepRulesScreen(Screen[dict[str, str] | None]):
     @on(Input.Changed)
     def changed(self) -> None:
         if self.is_mounted:
-            self.query_one("#apply", Button).disabled = True
+            self.query_one("#keep-apply", Button).disabled = True
 
     @on(Input.Submitted)
-    @on(Button.Pressed, "#preview")
+    @on(Button.Pressed, "#keep-preview")
     def do_preview(self) -> None:
         mode, scope, rules, folders, argument = settings = self.settings()
         if mode == "rule":
@@ -176,15 +186,15 @@ class KeepRulesScreen(Screen[dict[str, str] | None]):
             text += f" {result.skipped:,} family(ies) left alone: every member would be marked."
         text += " Nothing is recorded until Apply."
         self._say(text)
-        self.query_one("#apply", Button).disabled = not result.marks
+        self.query_one("#keep-apply", Button).disabled = not result.marks
 
-    @on(Button.Pressed, "#apply")
+    @on(Button.Pressed, "#keep-apply")
     def apply(self) -> None:
         if self.preview is None or self._previewed != self.settings():
             self._say("Preview again: the settings changed.")
             return
         self.dismiss(dict(self.preview.marks))
 
-    @on(Button.Pressed, "#cancel")
+    @on(Button.Pressed, "#keep-cancel")
     def action_cancel(self) -> None:
         self.dismiss(None)
