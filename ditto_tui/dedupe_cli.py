@@ -35,6 +35,9 @@ def add_parsers(sub: Any, common: list[Callable[[argparse.ArgumentParser], None]
     p.add_argument("path", metavar="PATH", help="the corpus folder")
     p.add_argument("-k", type=non_negative, default=3, metavar="K",
                    help="maximum Hamming distance within a family (default 3)")
+    p.add_argument("--mode", choices=("chain", "star"), default="chain",
+                   help="grouping: chain = ditto's clusters (default), star = a centre and "
+                   "the members within K of it, as the explorer's g")
     p.add_argument("--keep", action="append", choices=RULES, default=[], metavar="RULE",
                    help=f"keep rule, repeatable, first wins ({', '.join(RULES)}); default newest")
     p.add_argument("--prefer-folder", action="append", default=[], metavar="DIR",
@@ -185,6 +188,7 @@ def run_dedupe(args: argparse.Namespace, out: Any) -> int:
             selection = select(
                 docs, session.fingerprints, args.k, rules, store=store,
                 reference_folders=prefer, only_globs=args.only_glob, only_folders=only_folders,
+                mode=args.mode,
             )
             if selection.lapsed_pairs:
                 warn(f"{selection.lapsed_pairs} ignored pair(s) no longer apply "

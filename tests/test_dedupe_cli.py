@@ -234,3 +234,50 @@ def test_select_leaves_out_families_marked_fine(corpus, env) -> None:
             again = select(docs, fps, 3, ["oldest"], store=store)
             assert again.family_count == 0 and not again.marked.any()
             assert again.targets(docs) == []
+
+
+def _drifting_texts() -> list[str]:
+    """Four versions of a text, each a few words further from the first: at k=5 they form
+    one chain d0-d1-d2-d3 but the star around d1 leaves d3 out (found by search, fixed seed)."""
+    import random
+
+    words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa", "lambda", "mu", "nu", "xi", "omicron", "pi", "rho", "sigma", "tau", "upsilon"]
+    rng = random.Random(1)
+    base = [rng.choice(words) + str(rng.randrange(50)) for _ in range(60)]
+    texts: list[str] = []
+    for _trial in range(4):
+        texts, cur = [], list(base)
+        for _step in range(4):
+            texts.append(" ".join(cur))
+            for _ in range(rng.randrange(1, 4)):
+                cur[rng.randrange(len(cur))] = rng.choice(words) + str(rng.randrange(50))
+    return texts
+
+
+def test_star_mode_groups_as_the_explorer_does(tmp_path, env, capfdbinary) -> None:
+    from ditto_tui.core.index import NearIndex
+    from ditto_tui.core.pipeline import make_pipeline
+
+    root = tmp_path / "drift"
+    root.mkdir()
+    texts = _drifting_texts()
+    for n, text in enumerate(texts):
+        (root / f"d{n}.txt").write_text(text)
+    index = NearIndex(8)
+    pipeline = make_pipeline()
+    for n, text in enumerate(texts):
+        index.add(f"d{n}.txt", int(pipeline.fingerprint(text.encode())))
+    star = [f.members for f in index.families(5, mode="star") if f.size > 1]
+    chain = [f.members for f in index.families(5, mode="chain") if f.size > 1]
+    assert chain == [("d0.txt", "d1.txt", "d2.txt", "d3.txt")] and star != chain
+
+    code, out, err = run(capfdbinary, "dedupe", str(root), "-k", "5", "--keep", "first-name", "-n")
+    assert code == 0, err
+    assert [ln.split()[1] for ln in out.splitlines() if ln.startswith(("keep", "list"))] == [
+        "d0.txt", "d1.txt", "d2.txt", "d3.txt"]
+    code, out, err = run(capfdbinary, "dedupe", str(root), "-k", "5", "--keep", "first-name",
+                         "--mode", "star", "-n")
+    assert code == 0, err
+    listed = [ln.split()[1] for ln in out.splitlines() if ln.startswith(("keep", "list"))]
+    assert listed == list(star[0])  # the star family, in the same order; d3 left alone
+    assert "d3.txt" not in out.split("\n\n")[0]

@@ -19,6 +19,7 @@ from ditto_tui.core.decisions import Identity, Resolution, family_key
 from ditto_tui.core.keep import DocumentTable, by_folder, by_glob, preview
 from ditto_tui.core.linkage import ignore_aware_labels
 from ditto_tui.core.pairs import UniquePairs
+from ditto_tui.core.star import star_centres
 from ditto_tui.corpus.actions import Target
 from ditto_tui.corpus.documents import Document
 from ditto_tui.corpus.review import ReviewStore, identity_of
@@ -76,12 +77,19 @@ def select(
     only_globs: Sequence[str] = (),
     only_folders: Sequence[str] = (),
     pairs: UniquePairs | None = None,
+    mode: str = "chain",
 ) -> Selection:
     """Families, references and marks for the corpus (see the module docstring).
 
     ``pairs`` may give the near pairs of the sorted distinct fingerprints for some
-    ``k' >= k`` (computed when absent). Folders are root-relative.
+    ``k' >= k`` (computed when absent). Folders are root-relative. ``mode`` groups as
+    ``chain`` (connected components, ditto's clusters) or ``star`` (the explorer's star
+    families: greedy centres by degree, every member within ``k`` of its centre); in star
+    mode a document ignored with its centre leaves the family (two members ignored with
+    each other stay: they are linked only through the centre).
     """
+    if mode not in ("chain", "star"):
+        raise ValueError(f"mode must be chain or star, got {mode!r}")
     ids = sorted(documents)
     n = len(ids)
     fps = np.fromiter((int(fingerprints[i]) for i in ids), np.uint64, n)
@@ -95,11 +103,14 @@ def select(
     inv = inv.reshape(-1)
     if pairs is None or pairs.k < k:
         pairs = UniquePairs.compute(u, min(max(k, 0), 64))
-    labels = ignore_aware_labels(
-        inv, len(u), pairs.i, pairs.j, pairs.d, k,
-        np.array([pos[a] for a, _ in ignored], np.int64),
-        np.array([pos[b] for _, b in ignored], np.int64),
-    )
+    if mode == "star":
+        labels = _star_labels(ids, inv, len(u), pairs, k, [(pos[a], pos[b]) for a, b in ignored])
+    else:
+        labels = ignore_aware_labels(
+            inv, len(u), pairs.i, pairs.j, pairs.d, k,
+            np.array([pos[a] for a, _ in ignored], np.int64),
+            np.array([pos[b] for _, b in ignored], np.int64),
+        )
     if n:
         sizes = np.bincount(labels)
         labels = np.where(sizes[labels] >= 2, labels, -1)
@@ -127,3 +138,43 @@ def select(
     if only_folders:
         marked &= np.logical_or.reduce([by_folder(ids, f) for f in only_folders])
     return Selection(ids, labels, result.refs, marked, result.protected, decisions, lapsed)
+
+
+def _star_labels(
+    ids: Sequence[str],
+    inv: np.ndarray,
+    n_u: int,
+    pairs: UniquePairs,
+    k: int,
+    ignored: Sequence[tuple[int, int]],
+) -> np.ndarray:
+    """Star family label of every document (the slot of its centre, renumbered), the same
+    grouping as ``NearIndex.families(k, mode="star")``; documents ignored with their
+    centre get a label of their own."""
+    n = len(ids)
+    if n == 0:
+        return np.empty(0, np.int64)
+    if k < 0:
+        return np.arange(n, dtype=np.int64)
+    near = pairs.d <= k
+    a = pairs.i[near].astype(np.int64)
+    b = pairs.j[near].astype(np.int64)
+    count = np.bincount(inv, minlength=n_u)
+    first = np.full(n_u, n, np.int64)
+    np.minimum.at(first, inv, np.arange(n, dtype=np.int64))  # ids are sorted: smallest id
+    centres = star_centres(n_u, count, a, b, lambda s: ids[int(first[s])])
+    labels = centres[inv].astype(np.int64)
+    fresh = n_u
+    for x, y in ignored:
+        if x == y or labels[x] != labels[y]:
+            continue
+        cx, cy = inv[x] == labels[x], inv[y] == labels[y]
+        if cx and cy:  # both hold the centre fingerprint: the later id leaves
+            leaver = max(x, y)
+        elif cx or cy:
+            leaver = y if cx else x
+        else:
+            continue
+        labels[leaver] = fresh
+        fresh += 1
+    return np.unique(labels, return_inverse=True)[1].reshape(-1).astype(np.int64)

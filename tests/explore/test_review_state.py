@@ -111,3 +111,28 @@ def test_action_targets_take_the_kept_member_as_reference_and_skip_stale():
     targets, stale = action_targets([family], documents, state)
     assert [(d is documents["c"], ref) for d, ref in targets] == [(True, "b")]
     assert stale == 1
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    fps=st.lists(st.sampled_from([0, 1, 3, 7, 15, 31, 0xF0, 0xF1, 0xFF, 1 << 40]), min_size=1, max_size=14),
+    k=st.integers(0, 6),
+)
+def test_dedupe_star_groups_equal_the_index_star_families(fps, k):
+    from ditto_tui.core.index import NearIndex
+    from ditto_tui.corpus.dedupe import select
+    from ditto_tui.corpus.documents import Document
+
+    ids = [f"f{i:02d}" for i in range(len(fps))]
+    documents = {i: Document(i, "/x/" + i, "text", 10, n, n) for n, i in enumerate(ids)}
+    fingerprints = dict(zip(ids, fps, strict=True))
+    index = NearIndex(8)
+    for i in ids:
+        index.add(i, fingerprints[i])
+    want = sorted(f.members for f in index.families(k, mode="star") if f.size > 1)
+    sel = select(documents, fingerprints, k, ["first-name"], mode="star")
+    got: dict[int, list[str]] = {}
+    for x, lab in enumerate(sel.labels.tolist()):
+        if lab >= 0:
+            got.setdefault(lab, []).append(sel.ids[x])
+    assert sorted(tuple(g) for g in got.values()) == want

@@ -19,8 +19,7 @@ from ditto_tui.ui.widgets.status_bar import StatusBar
 
 from .conftest import settle, wait_for
 
-WORDS = ("river stone lamp garden window harbour copper meadow lantern orchard violet "
-         "thunder pepper marble candle silver forest ember willow anchor").split()
+WORDS = ["river", "stone", "lamp", "garden", "window", "harbour", "copper", "meadow", "lantern", "orchard", "violet", "thunder", "pepper", "marble", "candle", "silver", "forest", "ember", "willow", "anchor"]
 
 
 def text(seed: int, n: int = 220) -> str:
