@@ -247,3 +247,61 @@ async def test_ignore_pair_splits_the_family_and_f4_shows_it_again(places, sessi
         await wait_for(pilot, lambda: len(screen.review.ignored) == 1)
         await settle(pilot)
         assert len(screen.view) == count - 1
+
+
+async def test_fresh_sets_the_review_aside_and_keeps_the_journals(places, sessions):
+    root, cache, _ = places
+    app = open_app(root, cache, sessions)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        screen = app.main_screen
+        doc = screen.selected_member()
+        await pilot.press("d")
+        await wait_for(pilot, lambda: screen.review.decision(doc) == ("duplicate", False))
+        await pilot.press("s")  # sort: diameter (saved in the session)
+        await settle(pilot)
+        journals = app.explorer.journal_dir
+    journals.mkdir(parents=True, exist_ok=True)
+    (journals / "keep-me.txt").write_text("a journal stays")
+    app = open_app(root, cache, sessions, fresh=True)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        screen = app.main_screen
+        assert not screen.review.decisions and screen.sort_key == "size"
+        assert any("fresh" in n for n in app.notices)
+    assert (journals / "keep-me.txt").exists()
+    assert list(cache.rglob("review-*.before-fresh-*"))
+    from ditto_tui.cli import build_parser
+
+    assert build_parser().parse_args(["explore", str(root), "--fresh"]).fresh
+
+
+async def test_an_interrupted_action_is_rolled_back_at_start_with_a_notice(places, sessions):
+    from dataclasses import asdict
+
+    from ditto_tui.corpus.actions import Target, plan_action
+    from ditto_tui.corpus.journal import Journal
+    from ditto_tui.corpus.review import review_path_for
+
+    root, cache, trash = places
+    before = tree_digest(root)
+    st = (root / "a" / "doc0.txt").stat()
+    plan = plan_action(root, "trash", [Target("a/doc0.txt", st.st_size, st.st_mtime_ns, st.st_ino,
+                                              "text", "b/doc0.txt")])
+    from ditto_tui.corpus.journal import journal_folder
+
+    journal_dir = journal_folder(review_path_for(root, cache))
+    journal = Journal.create(journal_dir, {"action": "trash", "root": plan.root},
+                             [asdict(s) for s in plan.steps])
+    step = plan.steps[0]
+    os.makedirs(os.path.dirname(step.dest), exist_ok=True)
+    os.makedirs(os.path.dirname(step.info), exist_ok=True)
+    Path(step.info).write_text("[Trash Info]\n")
+    os.rename(root / "a" / "doc0.txt", step.dest)  # a crash right after the move
+    journal.close()
+    app = open_app(root, cache, sessions)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await wait_for(pilot, lambda: any("rolled back" in n for n in app.notices))
+        assert any("1 file(s) put back" in n for n in app.notices)
+    assert tree_digest(root) == before

@@ -750,8 +750,9 @@ class MainScreen(Screen):
 
     def restore_session(self, state: SessionState) -> None:
         """Take the saved view (before mounting; unknown values are ignored)."""
-        if state.sort in SORT_KEYS:
-            self.set_reactive(MainScreen.sort_key, state.sort)
+        for key in SORT_KEYS:
+            if state.sort == key:
+                self.set_reactive(MainScreen.sort_key, key)
         filters = state.filters
         if isinstance(filters.get("pattern"), str):
             self.set_reactive(MainScreen.pattern, filters["pattern"])
