@@ -6,6 +6,13 @@ Run: ``python benchmarks/bench_actions.py`` (``--files N`` changes the file coun
   and names) and applying a two-rule keep order (newest, then shortest path) with a
   reference folder to 100,000 documents in 10,000 families of 10 (ms, median of 5;
   ``keep_rule_apply_only`` is the rule alone, on a built table).
+* ``keep_rule_screen_preview_100k``: the explorer's keep rules screen preview
+  (:func:`ditto_tui.explore.review.preview_marks`: families as member lists, the user's
+  decisions respected, the marks and rows to show) on the same 100,000 documents, ms.
+* ``families_split_by_ignored_pairs_100k``: the explorer's view re-forming the chain
+  families that hold an ignored pair (one per family, 10,000 families of 10, each one
+  split in two by it), ms; ``..._100_ignored_pairs_...`` the same with 100 pairs (a
+  user's ignore list rather than a worst case).
 * ``families_ignoring_pairs_100k``: ignore-aware families of the same documents (one
   ignored pair per family; pairs given), ms.
 * ``trash_10k_files`` / ``undo_10k_files``: planning + executing a trash action on
@@ -55,6 +62,54 @@ def bench_keep(rng: np.random.Generator, n: int = 100_000, families: int = 10_00
     assert result.marked_count >= n - 2 * families
     emit("keep_rule_100k_docs_10k_families", 1000 * statistics.median(times), "ms")
     emit("keep_rule_apply_only", 1000 * statistics.median(apply_times), "ms")
+
+
+def bench_explorer_review(rng: np.random.Generator, n: int = 100_000, families: int = 10_000) -> None:
+    from types import SimpleNamespace
+
+    from ditto_tui.core.clusters import Family
+    from ditto_tui.explore.review import ReviewState, preview_marks, split_ignored
+
+    size = n // families
+    ids = [f"folder{i % 97}/sub{i % 13}/doc{i:06d}.txt" for i in range(n)]
+    mtime = rng.integers(1_600_000_000 * 10**9, 1_700_000_000 * 10**9, n).tolist()
+    documents = {d: SimpleNamespace(mtime_ns=m, size=1000, inode=0) for d, m in zip(ids, mtime, strict=True)}
+    groups = [sorted(ids[f * size : (f + 1) * size]) for f in range(families)]
+    state = ReviewState(active=True, decisions={ids[0]: "keep"})
+    times = []
+    for _ in range(5):
+        t0 = time.perf_counter()
+        result = preview_marks(groups, documents, state, rules=["newest", "shortest-path"],
+                               folders=["folder7"])
+        times.append(time.perf_counter() - t0)
+    assert result.duplicates >= n - 2 * families
+    emit("keep_rule_screen_preview_100k", 1000 * statistics.median(times), "ms")
+    centres = rng.integers(0, 2**64, families, dtype=np.uint64)
+    fps: dict[str, int] = {}
+    listing = []
+    for f, group in enumerate(groups):
+        # member 0 is 4 bits from member 1 and 5 from the rest: ignoring (0, 1) splits it off
+        for x, d in enumerate(group):
+            flip = 0b1111 if x == 0 else 0 if x == 1 else 1 << (20 + x)
+            fps[d] = int(centres[f] ^ np.uint64(flip))
+        listing.append(Family(tuple(group), group[0], 2))
+    pairs = tuple((g[0], g[1]) for g in groups)
+    state = ReviewState(active=True, pairs=pairs)
+    times = []
+    for _ in range(3):
+        t0 = time.perf_counter()
+        split = split_ignored(listing, state.partners(), fps, 4)
+        times.append(time.perf_counter() - t0)
+    assert len(split) == 2 * families
+    emit("families_split_by_ignored_pairs_100k", 1000 * statistics.median(times), "ms")
+    state = ReviewState(active=True, pairs=pairs[:100])
+    times = []
+    for _ in range(5):
+        t0 = time.perf_counter()
+        split = split_ignored(listing, state.partners(), fps, 4)
+        times.append(time.perf_counter() - t0)
+    assert len(split) == families + 100
+    emit("families_split_by_100_ignored_pairs_100k", 1000 * statistics.median(times), "ms")
 
 
 def bench_linkage(rng: np.random.Generator, n: int = 100_000, families: int = 10_000) -> None:
@@ -127,6 +182,7 @@ def main() -> None:
     args = parser.parse_args()
     rng = np.random.default_rng(14)
     bench_keep(rng)
+    bench_explorer_review(rng)
     bench_linkage(rng)
     bench_files(args.files)
 

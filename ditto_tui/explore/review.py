@@ -100,76 +100,59 @@ def split_ignored(
 ) -> Sequence[Family]:
     """``listing`` (chain families at ``k``, ditto's order) with every family that holds
     both sides of an ignored pair re-formed without that link. Removing links only splits
-    components, so only those families are recomputed (their own near pairs, then
-    :func:`~ditto_tui.core.linkage.ignore_aware_labels`); the result is in ditto's order
+    components, so only those families are recomputed, all together in one pass (their
+    near pairs, then :func:`~ditto_tui.core.linkage.ignore_aware_labels`: no pair joins
+    two different families, they were components already); the result is in ditto's order
     again. Returns ``listing`` itself when nothing is split."""
     if not partners:
         return listing
     out: list[Family] = []
-    changed = False
+    members: list[str] = []
+    origin: dict[str, Family] = {}  # first member -> family of the listing
     for family in listing:
-        members = family.members
         hit = False
         if family.size > 1:
             mset: set[str] | None = None
-            for m in members:
+            for m in family.members:
                 p = partners.get(m)
                 if p:
                     if mset is None:
-                        mset = set(members)
+                        mset = set(family.members)
                     if not p.isdisjoint(mset):
                         hit = True
                         break
-        if not hit:
+        if hit:
+            origin[family.members[0]] = family
+            members.extend(family.members)  # sorted inside each family
+        else:
             out.append(family)
-            continue
-        changed = True
-        fps = np.fromiter((int(fingerprints[m]) for m in members), np.uint64, len(members))
-        u, inv = np.unique(fps, return_inverse=True)
-        pairs = UniquePairs.compute(u, max(0, min(k, 64)))
-        pos = {m: x for x, m in enumerate(members)}
-        ia, ib = [], []
-        for m in members:
-            for other in partners.get(m, ()):
-                if other in pos and m < other:
-                    ia.append(pos[m])
-                    ib.append(pos[other])
-        labels = ignore_aware_labels(
-            inv.reshape(-1), len(u), pairs.i, pairs.j, pairs.d, k,
-            np.array(ia, np.int64), np.array(ib, np.int64),
-        )
-        for group in family_groups(labels, 1):
-            names = [members[x] for x in group.tolist()]
-            centre, diameter, exact = describe_family(names, fps[group])
-            out.append(Family(tuple(names), centre, diameter, exact))
-    if not changed:
+    if not members:
         return listing
+    fps = np.fromiter((int(fingerprints[m]) for m in members), np.uint64, len(members))
+    u, inv = np.unique(fps, return_inverse=True)
+    pairs = UniquePairs.compute(u, max(0, min(k, 64)))
+    pos = {m: x for x, m in enumerate(members)}
+    ia, ib = [], []
+    for m in members:
+        for other in partners.get(m, ()):
+            if m < other and other in pos:
+                ia.append(pos[m])
+                ib.append(pos[other])
+    labels = ignore_aware_labels(
+        inv.reshape(-1), len(u), pairs.i, pairs.j, pairs.d, k,
+        np.array(ia, np.int64), np.array(ib, np.int64),
+    )
+    for group in family_groups(labels, 1):
+        # indices ascend inside a group and a group lies inside one family: names sorted
+        names = [members[x] for x in group.tolist()]
+        before = origin.get(names[0])
+        if before is not None and before.size == len(names):
+            out.append(before)  # not split after all (linked through other members)
+            continue
+        centre, diameter, exact = describe_family(names, fps[group])
+        out.append(Family(tuple(names), centre, diameter, exact))
     out.sort(key=lambda f: (-f.size, f.members))
     return tuple(out)
-
-
-def open_review(
-    source: Any,
-    *,
-    cache_dir: Any = None,
-    fresh: bool = False,
-    notices: list[str] | None = None,
-) -> Any:
-    """The :class:`~ditto_tui.corpus.review.ReviewStore` of a folder source (a
-    ``CorpusSession``), or None for other sources (in memory, Spark results) and when the
-    store cannot be placed (its folder inside the root: said in ``notices``). ``fresh``
-    sets the previous review aside (journals are kept, so undo still works)."""
-    from ditto_tui.corpus.review import ReviewStore
-    from ditto_tui.corpus.session import CorpusSession
-
-    if not isinstance(source, CorpusSession):
-        return None
-    try:
-        return ReviewStore.for_root(source.root, cache_dir=cache_dir, fresh=fresh, notices=notices)
-    except (ValueError, OSError) as exc:
-        if notices is not None:
-            notices.append(f"No review store (decisions will not be kept): {exc}")
-        return None
 
 
 # -- keep rules and bulk marking -----------------------------------------------------------
