@@ -155,6 +155,30 @@ def split_ignored(
     return tuple(out)
 
 
+def open_review(
+    source: Any,
+    *,
+    cache_dir: Any = None,
+    fresh: bool = False,
+    notices: list[str] | None = None,
+) -> Any:
+    """The :class:`~ditto_tui.corpus.review.ReviewStore` of a folder source (a
+    ``CorpusSession``), or None for other sources (in memory, Spark results) and when the
+    store cannot be placed (its folder inside the root: said in ``notices``). ``fresh``
+    sets the previous review aside (journals are kept, so undo still works)."""
+    from ditto_tui.corpus.review import ReviewStore
+    from ditto_tui.corpus.session import CorpusSession
+
+    if not isinstance(source, CorpusSession):
+        return None
+    try:
+        return ReviewStore.for_root(source.root, cache_dir=cache_dir, fresh=fresh, notices=notices)
+    except (ValueError, OSError) as exc:
+        if notices is not None:
+            notices.append(f"No review store (decisions will not be kept): {exc}")
+        return None
+
+
 # -- keep rules and bulk marking -----------------------------------------------------------
 @dataclass(frozen=True)
 class MarkPreview:
