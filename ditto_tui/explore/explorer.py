@@ -178,6 +178,8 @@ class Explorer:
         self.review_store: Any = review
         self._review = ReviewState(active=review is not None)
         self._split_cache: tuple[Any, Sequence[Any]] | None = None
+        self._key_cache: dict[int, tuple[Any, str]] = {}  # view thread: family keys
+        self._key_cache_for: tuple[int, int] = (-1, -1)  # (epoch, generation) it holds
         self.max_k = max_k
         self.watch = watch
         self.poll = poll
@@ -932,6 +934,9 @@ class Explorer:
                 counts = self._counts
             if review.pairs and request.mode == "chain" and not request.show_ignored:
                 listing = self._split(listing, snap, review, k)
+            if self._key_cache_for != (snap.epoch, snap.generation):
+                self._key_cache = {}
+                self._key_cache_for = (snap.epoch, snap.generation)
             view = build_view(
                 listing,
                 request,
@@ -942,6 +947,7 @@ class Explorer:
                 previous=previous,
                 review=review if review.active else None,
                 fingerprints=snap.fingerprints,
+                key_cache=self._key_cache,
             )
             with self._view_cond:
                 latest = self._view_request

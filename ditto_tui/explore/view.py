@@ -187,13 +187,16 @@ def build_view(
     previous: FamilyView | None = None,
     review: ReviewState | None = None,
     fingerprints: Mapping[str, int] | None = None,
+    key_cache: dict[int, tuple[Family, str]] | None = None,
 ) -> FamilyView:
     """The view of ``listing`` for ``request`` (see the module docstring).
 
     ``previous`` (the view on screen) gives identities and, when it shows the same k and
     mode of an older generation of the same epoch, the change counts. With ``review``
     (and the ``fingerprints`` of the snapshot) families marked ignored are left out unless
-    the request shows them, the unreviewed filter applies, and progress is counted."""
+    the request shows them, the unreviewed filter applies, and progress is counted.
+    ``key_cache`` (family object id -> (family, key)) keeps the family keys between builds
+    of the same generation (the caller clears it when the generation changes)."""
     multi = _multi_count(listing)
     pool = listing if request.singletons else listing[:multi]
     keys_of: dict[int, str] = {}
@@ -207,7 +210,13 @@ def build_view(
             if family.size < 2:
                 kept.append(family)
                 continue
-            key = key_of(family.members, documents, fps)
+            cached = key_cache.get(id(family)) if key_cache is not None else None
+            if cached is not None and cached[0] is family:
+                key = cached[1]
+            else:
+                key = key_of(family.members, documents, fps)
+                if key_cache is not None:
+                    key_cache[id(family)] = (family, key)
             keys_of[id(family)] = key
             ignored = key in review.ignored
             done = key in review.reviewed

@@ -136,3 +136,46 @@ def test_dedupe_star_groups_equal_the_index_star_families(fps, k):
         if lab >= 0:
             got.setdefault(lab, []).append(sel.ids[x])
     assert sorted(tuple(g) for g in got.values()) == want
+
+
+def test_decisions_go_through_the_writer_in_order_and_are_stored(tmp_path):
+    from ditto_tui.core.pipeline import make_pipeline
+    from ditto_tui.corpus.session import CorpusSession
+    from ditto_tui.explore import Explorer, ViewRequest
+    from ditto_tui.explore.explorer import Notice, ReviewChanged
+    from ditto_tui.explore.review import open_review
+
+    root = tmp_path / "c"
+    root.mkdir()
+    text = "the quick brown fox jumps over the lazy dog and runs far away " * 20
+    (root / "a.txt").write_text(text)
+    (root / "b.txt").write_text(text + "!")
+    events = []
+    with CorpusSession(root, make_pipeline(), use_cache=False, jobs=1) as session:
+        store = open_review(session, cache_dir=tmp_path / "cache")
+        explorer = Explorer(session, max_k=4, watch=False, review=store, on_event=events.append)
+        explorer.start()
+        try:
+            assert explorer.wait_idle()
+            explorer.request_view(ViewRequest(k=3, serial=1))
+            for value in ("keep", "duplicate", None, "not-duplicate"):  # the last one wins
+                explorer.decide(["a.txt"], value)
+            explorer.mark_family(["a.txt", "b.txt"], "reviewed")
+            assert explorer.wait_idle()
+            assert dict(explorer.review.decisions) == {"a.txt": "not-duplicate"}
+            assert len(explorer.review.reviewed) == 1
+            assert any(isinstance(e, ReviewChanged) for e in events)
+            assert store.decisions({}).orphaned[0].value == "not-duplicate"
+        finally:
+            explorer.close()
+    from ditto_tui.explore import MemorySource
+
+    events.clear()
+    explorer = Explorer(MemorySource({"a": 1, "b": 3}), max_k=4, on_event=events.append)
+    explorer.start()
+    try:
+        assert not explorer.review.active
+        explorer.decide(["a"], "keep")
+        assert any(isinstance(e, Notice) and "review store" in e.text for e in events)
+    finally:
+        explorer.close()
