@@ -529,13 +529,20 @@ class Explorer:
         self._review_op(lambda: self._ignore_pair(a, b, on))
 
     # -- actions on the marked duplicates (blocking file work: call from a worker) ------
-    def action_targets(self, families: Sequence[Any]) -> tuple[list[Any], int]:
-        """Action targets for the members decided ``duplicate`` in ``families`` (see
-        :func:`~ditto_tui.explore.review.action_targets`) and the stale ones left out."""
+    def action_targets(self, k: int, mode: str = "chain") -> tuple[list[Any], int]:
+        """Action targets for every member decided ``duplicate`` in the families at
+        ``(k, mode)`` of the latest state (whatever the filters show; ignored pairs cut), each
+        with its family's reference (see :func:`~ditto_tui.explore.review.action_targets`),
+        and how many stale duplicate decisions were left out. Blocking: call from a worker."""
         from ditto_tui.corpus.actions import Target
         from ditto_tui.explore.review import action_targets
 
-        pairs, stale = action_targets(families, self._snapshot.documents, self._review)
+        listing: Sequence[Any] = self.families(k, mode)
+        snap, review = self._snapshot, self._review
+        if review.pairs and mode == "chain":
+            listing = split_ignored(listing, review.partners(), snap.fingerprints,
+                                    max(0, min(k, self.max_k)))
+        pairs, stale = action_targets(listing, snap.documents, review)
         return [Target.from_document(doc, ref) for doc, ref in pairs], stale
 
     def plan_action(self, action: str, targets: Sequence[Any], destination: str | None = None) -> Any:

@@ -144,7 +144,7 @@ async def test_edited_file_shows_a_stale_decision(places, sessions):
         screen.table.move_cursor(row=row)
         await settle(pilot)
         assert decision_cell(app, doc) == "stale duplicate"
-        targets, stale = app.explorer.action_targets(screen.view.families)
+        targets, stale = app.explorer.action_targets(screen.k, screen.mode)
         assert doc not in [t.id for t in targets] and stale == 1  # never applied
 
 
@@ -305,3 +305,22 @@ async def test_an_interrupted_action_is_rolled_back_at_start_with_a_notice(place
         await wait_for(pilot, lambda: any("rolled back" in n for n in app.notices))
         assert any("1 file(s) put back" in n for n in app.notices)
     assert tree_digest(root) == before
+
+
+async def test_actions_include_duplicates_in_families_the_filters_hide(places, sessions):
+    root, cache, _ = places
+    app = open_app(root, cache, sessions)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        screen = app.main_screen
+        await pilot.press("tab", "down", "d", "r")
+        doc = screen.selected_member()
+        await wait_for(pilot, lambda: screen.review.decision(doc) == ("duplicate", False))
+        await pilot.press("U")
+        await wait_for(pilot, lambda: screen.view is not None and len(screen.view) == 2)
+        assert all(doc not in f.members for f in screen.view.families)
+        await pilot.press("A")
+        await wait_for(pilot, lambda: isinstance(app.screen, ActionsScreen))
+        act = app.screen
+        await wait_for(pilot, lambda: act.targets is not None)
+        assert [t.id for t in act.targets] == [doc]

@@ -8,7 +8,6 @@ failure is listed and never stops the rest). Undo asks first and reports what it
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from rich.text import Text
@@ -95,8 +94,9 @@ class ConfirmScreen(ModalScreen[bool]):
 
 
 class ActionsScreen(Screen[None]):
-    """Dry run, confirmation, then the action on the members decided duplicate in
-    ``families`` (the families as shown), through ``explorer``."""
+    """Dry run, confirmation, then the action on the members decided duplicate in the
+    families at ``k`` and ``mode`` (all of them, whatever the list's filters), through
+    ``explorer``."""
 
     DEFAULT_CSS = """
     ActionsScreen #actions { border: round $primary; padding: 0 1; height: 1fr; }
@@ -110,10 +110,11 @@ class ActionsScreen(Screen[None]):
 
     BINDINGS = [Binding("escape", "close", "Close")]
 
-    def __init__(self, explorer: Any, families: Sequence[Any]) -> None:
+    def __init__(self, explorer: Any, k: int, mode: str = "chain") -> None:
         super().__init__()
         self.explorer = explorer
-        self.families = families
+        self.k = k
+        self.mode = mode
         self.targets: list[Any] | None = None
         self.stale = 0
         self.plan: Any = None
@@ -149,12 +150,17 @@ class ActionsScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="act")
     def find_targets(self) -> None:
-        targets, stale = self.explorer.action_targets(self.families)
+        try:
+            targets, stale = self.explorer.action_targets(self.k, self.mode)
+        except Exception as exc:  # the explorer is closing
+            self.app.call_from_thread(self._summary, f"Cannot list the duplicates: {exc}")
+            return
         self.app.call_from_thread(self._targets_found, targets, stale)
 
     def _targets_found(self, targets: list[Any], stale: int) -> None:
         self.targets, self.stale = targets, stale
-        text = f"{len(targets):,} document(s) decided duplicate in the families shown."
+        text = (f"{len(targets):,} document(s) decided duplicate in the families at "
+                f"k={self.k} ({self.mode}), filters aside.")
         if stale:
             text += f" {stale:,} stale decision(s) left out (the file changed since)."
         self._summary(text)

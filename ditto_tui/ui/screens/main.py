@@ -861,7 +861,7 @@ class MainScreen(Screen):
         if not self.review.decisions:
             self.notify("Nothing is decided duplicate yet (d, or R for keep rules).", markup=False)
             return
-        self.app.push_screen(ActionsScreen(self.explorer, list(view.families)))
+        self.app.push_screen(ActionsScreen(self.explorer, self.k, self.mode))
 
     def action_undo(self) -> None:
         from ditto_tui.ui.screens.actions import UndoScreen
