@@ -32,7 +32,13 @@ from typing import Any
 
 from ditto_tui.core.index import NearIndex
 from ditto_tui.corpus.documents import ChangeBatch, ScanProgress
-from ditto_tui.explore.review import ReviewState, identity, key_of, split_ignored
+from ditto_tui.explore.review import (
+    ReviewState,
+    identity,
+    key_of,
+    leave_stars,
+    split_ignored,
+)
 from ditto_tui.explore.snapshot import Snapshot
 from ditto_tui.explore.source import CorpusSource, PairStore, PipelineSwitchable
 from ditto_tui.explore.view import FamilyView, ViewDelta, ViewRequest, build_view
@@ -542,6 +548,8 @@ class Explorer:
         if review.pairs and mode == "chain":
             listing = split_ignored(listing, review.partners(), snap.fingerprints,
                                     max(0, min(k, self.max_k)))
+        elif review.pairs:
+            listing = leave_stars(listing, review.pairs, snap.fingerprints)
         pairs, stale = action_targets(listing, snap.documents, review)
         return [Target.from_document(doc, ref) for doc, ref in pairs], stale
 
@@ -939,8 +947,8 @@ class Explorer:
             with self._view_cond:
                 previous = self._last_view
                 counts = self._counts
-            if review.pairs and request.mode == "chain" and not request.show_ignored:
-                listing = self._split(listing, snap, review, k)
+            if review.pairs and not request.show_ignored:
+                listing = self._split(listing, snap, review, k, request.mode)
             if self._key_cache_for != (snap.epoch, snap.generation):
                 self._key_cache = {}
                 self._key_cache_for = (snap.epoch, snap.generation)
@@ -970,13 +978,19 @@ class Explorer:
                 last_build = time.monotonic()
             self.on_event(ViewBuilt(view))
 
-    def _split(self, listing: Any, snap: Snapshot, review: ReviewState, k: int) -> Any:
-        """The chain listing without the ignored links (cached per generation, review, k)."""
-        key = (snap.generation, snap.epoch, review.serial, k)
+    def _split(
+        self, listing: Any, snap: Snapshot, review: ReviewState, k: int, mode: str
+    ) -> Any:
+        """The listing without the ignored links (chain: families re-formed; star: members
+        ignored with their centre leave), cached per generation, review, k and mode."""
+        key = (snap.generation, snap.epoch, review.serial, k, mode)
         cached = self._split_cache
         if cached is not None and cached[0] == key:
             return cached[1]
-        out = split_ignored(listing, review.partners(), snap.fingerprints, k)
+        if mode == "star":
+            out = leave_stars(listing, review.pairs, snap.fingerprints)
+        else:
+            out = split_ignored(listing, review.partners(), snap.fingerprints, k)
         self._split_cache = (key, out)
         return out
 

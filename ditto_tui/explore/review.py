@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ditto_tui.core.clusters import Family, describe_family
+from ditto_tui.core.clusters import Family, describe_family, family_diameter
 from ditto_tui.core.decisions import Identity, family_key
 from ditto_tui.core.keep import (
     DocumentTable,
@@ -151,6 +151,55 @@ def split_ignored(
             continue
         centre, diameter, exact = describe_family(names, fps[group])
         out.append(Family(tuple(names), centre, diameter, exact))
+    out.sort(key=lambda f: (-f.size, f.members))
+    return tuple(out)
+
+
+def leave_stars(
+    listing: Sequence[Family],
+    pairs: Sequence[tuple[str, str]],
+    fingerprints: Mapping[str, int],
+) -> Sequence[Family]:
+    """``listing`` (star families, ditto's order) without the members ignored with their
+    centre, the rule of ``dedupe --mode star``: for each ignored pair in order, when both
+    are in one star and one holds the centre's fingerprint, the other leaves (both hold
+    it: the later id leaves); a document that left is a singleton and is skipped by later
+    pairs. Two members ignored with each other both stay (they meet only through the
+    centre). Returns ``listing`` itself when nobody leaves."""
+    if not pairs:
+        return listing
+    star_of: dict[str, int] = {}
+    wanted = {d for p in pairs for d in p}
+    for row, family in enumerate(listing):
+        if family.size > 1:
+            for m in family.members:
+                if m in wanted:
+                    star_of[m] = row
+    left: set[str] = set()
+    for x, y in pairs:
+        if x == y or x in left or y in left:
+            continue
+        star = star_of.get(x)
+        if star is None or star_of.get(y) != star:
+            continue
+        centre_fp = fingerprints[listing[star].centre]
+        cx, cy = fingerprints[x] == centre_fp, fingerprints[y] == centre_fp
+        if cx and cy:
+            left.add(max(x, y))
+        elif cx or cy:
+            left.add(y if cx else x)
+    if not left:
+        return listing
+    out: list[Family] = []
+    for family in listing:
+        if family.size < 2 or left.isdisjoint(family.members):
+            out.append(family)
+            continue
+        stay = tuple(m for m in family.members if m not in left)
+        fps = np.fromiter((int(fingerprints[m]) for m in stay), np.uint64, len(stay))
+        diameter, exact = family_diameter(fps, int(fingerprints[family.centre]))
+        out.append(Family(stay, family.centre, diameter, exact))
+        out.extend(Family((m,), m, 0) for m in family.members if m in left)
     out.sort(key=lambda f: (-f.size, f.members))
     return tuple(out)
 

@@ -179,3 +179,56 @@ def test_decisions_go_through_the_writer_in_order_and_are_stored(tmp_path):
         assert any(isinstance(e, Notice) and "review store" in e.text for e in events)
     finally:
         explorer.close()
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    fps=st.lists(st.sampled_from([0, 1, 3, 7, 15, 31, 0xF0, 0xF1, 0xFF, 1 << 40]), min_size=1, max_size=14),
+    picks=st.lists(st.tuples(st.integers(0, 13), st.integers(0, 13)), max_size=8),
+    k=st.integers(0, 6),
+)
+def test_explorer_stars_without_ignored_pairs_equal_dedupe_star(fps, picks, k):
+    """The explorer's star view and ``dedupe --mode star`` agree on who leaves a star."""
+    from ditto_tui.core.index import NearIndex
+    from ditto_tui.core.pairs import UniquePairs
+    from ditto_tui.corpus.dedupe import _star_labels
+    from ditto_tui.explore.review import leave_stars
+
+    ids = [f"f{i:02d}" for i in range(len(fps))]
+    fingerprints = dict(zip(ids, fps, strict=True))
+    pairs = sorted({
+        (min(ids[a % len(ids)], ids[b % len(ids)]), max(ids[a % len(ids)], ids[b % len(ids)]))
+        for a, b in picks
+        if a % len(ids) != b % len(ids)
+    })
+    index = NearIndex(8)
+    for i in ids:
+        index.add(i, fingerprints[i])
+    got = sorted(f.members for f in leave_stars(index.family_listing(k, mode="star"), pairs,
+                                                fingerprints))
+    import numpy as np
+
+    u, inv = np.unique(np.array(fps, np.uint64), return_inverse=True)
+    pos = {d: x for x, d in enumerate(ids)}
+    labels = _star_labels(ids, inv.reshape(-1), len(u), UniquePairs.compute(u, k), k,
+                          [(pos[a], pos[b]) for a, b in pairs])
+    groups: dict[int, list[str]] = {}
+    for x, lab in enumerate(labels.tolist()):
+        groups.setdefault(lab, []).append(ids[x])
+    assert got == sorted(tuple(g) for g in groups.values())
+
+
+def test_a_member_ignored_with_its_centre_leaves_the_star():
+    from ditto_tui.core.index import NearIndex
+    from ditto_tui.explore.review import leave_stars
+
+    fps = {"a": 0, "b": 1, "c": 3}
+    index = NearIndex(8)
+    for d, fp in fps.items():
+        index.add(d, fp)
+    listing = index.family_listing(2, mode="star")
+    assert [f.members for f in listing] == [("a", "b", "c")] and listing[0].centre == "a"
+    out = leave_stars(listing, [("a", "b")], fps)
+    assert [f.members for f in out] == [("a", "c"), ("b",)]
+    assert out[0].diameter == 2
+    assert leave_stars(listing, [("b", "c")], fps) is listing  # two leaves stay
