@@ -664,7 +664,6 @@ class Explorer:
 
     def _set_review(self, **changes: Any) -> None:
         state = dataclasses.replace(self._review, serial=self._review.serial + 1, **changes)
-        state._partners.clear()
         self._review = state
         with self._view_cond:
             self._view_cond.notify_all()

@@ -53,7 +53,9 @@ class ReviewState:
     ignored: frozenset[str] = frozenset()
     pairs: tuple[tuple[str, str], ...] = ()
     lapsed_pairs: int = 0
-    _partners: dict[str, frozenset[str]] = field(default_factory=dict, repr=False, compare=False)
+    _partners: dict[str, frozenset[str]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )  # built once per state (a replaced state starts without it)
 
     def decision(self, doc_id: str) -> tuple[str | None, bool]:
         """(decision, is_stale) of one document; (None, False) when it has none."""
