@@ -199,12 +199,14 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Open the interactive explorer on PATH.")
     p.add_argument("path", nargs="?", default=".", metavar="PATH",
                    help="folder to explore (default: the current directory)")
-    p.add_argument("-k", type=non_negative, default=DEFAULT_K, metavar="K",
-                   help=f"initial Hamming distance (default {DEFAULT_K})")
+    p.add_argument("-k", type=non_negative, default=None, metavar="K",
+                   help=f"initial Hamming distance (default: the k saved for this folder, "
+                   f"else {DEFAULT_K})")
     p.add_argument("--max-k", type=non_negative, default=DEFAULT_MAX_K, metavar="K",
                    help=f"largest k the slider offers; the index is built for it (default {DEFAULT_MAX_K})")
-    p.add_argument("--mode", choices=("chain", "star"), default="chain",
-                   help="grouping: chain = ditto's clusters, star = centre and members within k")
+    p.add_argument("--mode", choices=("chain", "star"), default=None,
+                   help="grouping: chain = ditto's clusters, star = centre and members within k "
+                   "(default: the grouping saved for this folder, else chain)")
     p.add_argument("--poll", action="store_true", help="poll for changes (network filesystems)")
     p.add_argument("--no-watch", action="store_true", help="do not watch the folder for changes")
     p.add_argument("--fresh", action="store_true",
@@ -837,12 +839,12 @@ def _check_ranges(args: argparse.Namespace) -> None:
     )  # these build the banded index, which holds distances 0..64
     if indexed:
         for flag, value in (("-k", args.k), ("--max-k", getattr(args, "max_k", 0))):
-            if not 0 <= value <= MAX_DISTANCE:
+            if value is not None and not 0 <= value <= MAX_DISTANCE:
                 raise UsageError(
                     f"{flag} {value} is out of range: a distance is 0..{MAX_DISTANCE} "
                     "(a fingerprint has 64 bits)"
                 )
-    if command == "explore" and args.k > args.max_k:
+    if command == "explore" and args.k is not None and args.k > args.max_k:
         raise UsageError(f"-k {args.k} is larger than --max-k {args.max_k}")
     if getattr(args, "pipeline", None) == "ditto" and "char" in args and (
         args.char <= 0 and args.word <= 0

@@ -32,6 +32,9 @@ from ditto_tui.ui.screens.main import MainScreen
 from ditto_tui.ui.screens.notices import NoticesScreen
 from ditto_tui.ui.screens.skipped import SkippedScreen
 
+#: k when neither the command line nor a saved view gives one (the CLI's default too)
+DEFAULT_K = 3
+
 
 def prepare_worker_processes() -> None:
     """Start multiprocessing's resource tracker while ``sys.stderr`` is the real one.
@@ -105,8 +108,8 @@ class DittoApp(App):
         root: str | os.PathLike[str] | None = None,
         pipeline: Any = None,
         max_k: int = 8,
-        k: int = 3,
-        mode: str = "chain",
+        k: int | None = None,
+        mode: str | None = None,
         poll: bool = False,
         watch: bool = True,
         pipelines: Mapping[str, Any] | None = None,
@@ -116,7 +119,7 @@ class DittoApp(App):
     ) -> None:
         super().__init__()
         prepare_worker_processes()
-        if mode not in MODES:
+        if mode is not None and mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
         self.root_label = str(root if root is not None else getattr(source, "root", ""))
         pipeline = pipeline if pipeline is not None else getattr(source, "pipeline", None)
@@ -134,9 +137,12 @@ class DittoApp(App):
             store = open_review(source, cache_dir=review_dir, fresh=fresh,
                                 notices=self._review_notices)
         session = store.load_session() if store is not None else None
+        # what the command line gives wins over the saved view, which wins over the defaults
         if session is not None:
-            k = session.k if session.k is not None else k
-            mode = session.mode or mode
+            k = k if k is not None else session.k
+            mode = mode or (session.mode if session.mode in MODES else None)
+        k = DEFAULT_K if k is None else k
+        mode = mode or "chain"
         self.initial_k = max(0, min(k, max_k))
         self.explorer = Explorer(
             source, max_k=max_k, watch=watch, poll=poll, on_event=self._explorer_event,

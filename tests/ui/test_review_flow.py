@@ -324,3 +324,22 @@ async def test_actions_include_duplicates_in_families_the_filters_hide(places, s
         act = app.screen
         await wait_for(pilot, lambda: act.targets is not None)
         assert [t.id for t in act.targets] == [doc]
+
+
+async def test_a_saved_k_comes_back_unless_the_command_line_gives_one(places, sessions):
+    """Reopening restores the saved k and grouping; an explicit -k/--mode wins over them."""
+    root, cache, _ = places
+    app = open_app(root, cache, sessions)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        assert app.main_screen.k == 3
+        await pilot.press("right_square_bracket", "right_square_bracket", "g")
+        await wait_for(pilot, lambda: app.main_screen.k == 5 and app.main_screen.mode == "star")
+    app = open_app(root, cache, sessions)
+    assert (app.main_screen.k, app.main_screen.mode) == (5, "star")
+    app = open_app(root, cache, sessions, k=2, mode="chain")
+    assert (app.main_screen.k, app.main_screen.mode) == (2, "chain")
+    from ditto_tui.cli import build_parser
+
+    args = build_parser().parse_args(["explore", str(root)])
+    assert args.k is None and args.mode is None  # "not given", so the saved view decides
