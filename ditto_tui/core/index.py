@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, cast
 import numpy as np
 
 from ditto_tui.core.clusters import Family, describe_family, family_diameter
+from ditto_tui.core.family_listing import FamilyListing
 from ditto_tui.core.hierarchy import Growable, Hierarchy, grow, merge_order
 from ditto_tui.core.pairs import PairsLookup, UniquePairs, fingerprints_digest
 from ditto_tui.core.probe import ProbeDesign, ProbeTable
@@ -169,8 +170,13 @@ class NearIndex:
         self._pb = [Growable() for _ in range(self.max_k + 1)]
         self._labels: dict[int, np.ndarray] = {}
         self._labels_gen = -1
-        self._families: dict[tuple[int, str, int], tuple[Family, ...]] = {}
+        self._families: dict[tuple[int, str, int], FamilyListing] = {}
         self._families_gen = -1
+        # documents in id order (see _id_order) and the changes not yet applied to it
+        self._ord_docs: np.ndarray | None = None
+        self._ord_names: np.ndarray | None = None
+        self._ord_add: dict[str, int] = {}
+        self._ord_del: set[str] = set()
         # single-linkage hierarchy over the slots that have pairs (see core.hierarchy)
         self._hierarchy = Hierarchy(self.max_k, self._incremental_limit)
 
@@ -299,6 +305,7 @@ class NearIndex:
         doc = self._slot_of.pop(id, None)
         if doc is None:
             return False
+        self._order_remove(id)
         self._unlink(doc)
         self._doc_id[doc] = None
         self._doc_u[doc] = -1
@@ -318,6 +325,7 @@ class NearIndex:
             self._doc_next = grow(self._doc_next, doc + 1, -1)
             self._doc_prev = grow(self._doc_prev, doc + 1, -1)
         self._slot_of[id] = doc
+        self._order_insert(id, doc)
         return doc
 
     def _link(self, doc: int, slot: int) -> None:
@@ -519,25 +527,20 @@ class NearIndex:
             raise ValueError(f"mode must be one of {_MODES}, got {mode!r}")
         if not self._slot_of:
             return []
-        if k < 0:
-            if min_size > 1:
-                return []
-            return sorted((Family((i,), i, 0) for i in self._slot_of), key=lambda f: f.members)
         return list(self.family_listing(k, mode=mode, min_size=min_size))
 
-    def family_listing(
-        self, k: int, *, mode: str = "chain", min_size: int = 1
-    ) -> tuple[Family, ...]:
-        """:meth:`families` as an immutable tuple shared with the index's family cache
-        (the one cache of listings: every k and mode of the current generation)."""
+    def family_listing(self, k: int, *, mode: str = "chain", min_size: int = 1) -> FamilyListing:
+        """:meth:`families` as an immutable :class:`FamilyListing` shared with the index's
+        family cache (the one cache of listings: every k and mode of the current
+        generation). Singletons are held as ids (see :mod:`core.family_listing`)."""
         if mode not in _MODES:
             raise ValueError(f"mode must be one of {_MODES}, got {mode!r}")
         if not self._slot_of:
-            return ()
+            return FamilyListing()
         if k < 0:
             if min_size > 1:
-                return ()
-            return tuple(sorted((Family((i,), i, 0) for i in self._slot_of), key=lambda f: f.members))
+                return FamilyListing()
+            return FamilyListing((), self._id_order()[1].tolist())
         k = min(k, self.max_k)
         key = (k, mode, max(min_size, 1))
         if self._families_gen != self.generation:
@@ -546,7 +549,7 @@ class NearIndex:
         cached = self._families.get(key)
         if cached is not None:
             return cached
-        out = tuple(self._compute_families(k, mode, max(min_size, 1)))
+        out = self._compute_families(k, mode, max(min_size, 1))
         if len(self._families) >= _FAMILY_CACHE:
             self._families.pop(next(iter(self._families)))
         self._families[key] = out
@@ -605,53 +608,101 @@ class NearIndex:
             out.append(int((sizes >= 2).sum()))
         return out
 
-    def _compute_families(self, k: int, mode: str, min_size: int) -> list[Family]:
+    def _id_order(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every live document slot in code-point order of its id, and those ids (an
+        object array). Kept between listings and updated in place when documents come
+        and go (a changed fingerprint keeps it), so a listing sorts no strings."""
+        if self._ord_names is not None and (self._ord_add or self._ord_del):
+            self._order_apply()
+        if self._ord_docs is None or self._ord_names is None:
+            self._ord_add, self._ord_del = {}, set()
+            docs = np.flatnonzero(self._doc_u >= 0)
+            doc_id = self._doc_id
+            names = [doc_id[d] for d in docs.tolist()]
+            order = sorted(range(len(names)), key=names.__getitem__)
+            self._ord_docs = docs[np.array(order, np.int64)] if order else docs
+            self._ord_names = np.empty(len(names), object)
+            self._ord_names[:] = [names[i] for i in order]
+        return self._ord_docs, self._ord_names
+
+    def _order_insert(self, id: str, doc: int) -> None:
+        if self._ord_names is not None:
+            self._ord_add[id] = doc
+
+    def _order_remove(self, id: str) -> None:
+        if self._ord_names is not None and self._ord_add.pop(id, None) is None:
+            self._ord_del.add(id)
+
+    def _order_apply(self) -> None:
+        """Apply the documents added and removed since the id order was last used (one
+        O(n) pass whatever their number)."""
+        docs, names = self._ord_docs, self._ord_names
+        assert docs is not None and names is not None
+        if self._ord_del:
+            gone = np.empty(len(self._ord_del), object)
+            gone[:] = sorted(self._ord_del)
+            where = np.searchsorted(names, gone)
+            if (where >= len(names)).any() or not all(
+                names[w] == g for w, g in zip(where.tolist(), gone.tolist(), strict=True)
+            ):
+                self._ord_docs = self._ord_names = None  # out of step: sort again
+                return
+            names, docs = np.delete(names, where), np.delete(docs, where)
+        if self._ord_add:
+            items = sorted(self._ord_add.items())
+            new = np.empty(len(items), object)
+            new[:] = [i for i, _ in items]
+            where = np.searchsorted(names, new)
+            names = np.insert(names, where, new)
+            docs = np.insert(docs, where, np.array([d for _, d in items], docs.dtype))
+        self._ord_docs, self._ord_names = docs, names
+        self._ord_add, self._ord_del = {}, set()
+
+    def _compute_families(self, k: int, mode: str, min_size: int) -> FamilyListing:
         n_u = self._n_u
         count = self._u_count[:n_u]
         group = self.labels(k) if mode == "chain" else self._star_centres(k)
         sizes = np.bincount(group, weights=count, minlength=n_u).astype(np.int64)
-        docs = np.flatnonzero(self._doc_u >= 0)
-        doc_id = cast("list[str]", self._doc_id)  # live slots hold ids (None: free slots)
         # every live document in code-point order of its id: members and singletons
-        # come out sorted without a Python sort per family
-        names = np.array([doc_id[d] for d in docs.tolist()])
-        by_id = np.argsort(names, kind="stable")
-        docs, names = docs[by_id], names[by_id]
+        # come out sorted without a sort per family
+        docs, names = self._id_order()
         doc_group = group[self._doc_u[docs]]
         doc_size = sizes[doc_group]
         # singletons need no statistics and sort by id alone, after every larger family
         singles: list[str] = []
         if min_size <= 1:
             singles = names[doc_size == 1].tolist()
-        sel = doc_size >= max(min_size, 2)
-        docs, doc_group, names = docs[sel], doc_group[sel], names[sel]
+        sel = np.flatnonzero(doc_size >= max(min_size, 2))
         out: list[Family] = []
-        if len(docs):
-            order = np.argsort(doc_group, kind="stable")  # ids stay sorted within groups
-            docs, doc_group, names = docs[order], doc_group[order], names[order]
+        if len(sel):
+            order = sel[np.argsort(doc_group[sel], kind="stable")]  # ids stay sorted
             id_rank = order  # position in id order of each entry
+            docs, doc_group = docs[order], doc_group[order]
+            member_names = names[order].tolist()
             cuts = np.flatnonzero(doc_group[1:] != doc_group[:-1]) + 1
             starts = np.append(0, cuts)
             lens = np.diff(np.append(starts, len(docs)))
-            member_lists = np.split(names, cuts)
             fps = self._u_fp[self._doc_u[docs]]
             small = lens <= _VECTOR_FAMILY
             centre_pos, diameter = _small_stats(fps, starts, lens, small)
             keys = doc_group[starts].tolist()
+            starts_l, lens_l = starts.tolist(), lens.tolist()
+            small_l, centre_l, diameter_l = small.tolist(), centre_pos.tolist(), diameter.tolist()
+            doc_id = cast("list[str]", self._doc_id)
             # ditto's order: size descending, then the sorted member lists, which for
             # disjoint families is the order of their first (smallest) members
             for i in np.lexsort((id_rank[starts], -lens)).tolist():
-                members = tuple(member_lists[i].tolist())
+                s = starts_l[i]
+                members = tuple(member_names[s : s + lens_l[i]])
                 key = keys[i]
-                if not small[i]:
-                    out.append(self._family(docs[starts[i] : starts[i] + lens[i]], key, mode))
+                if not small_l[i]:
+                    out.append(self._family(docs[s : s + lens_l[i]], key, mode))
                 elif mode == "chain":
-                    out.append(Family(members, members[centre_pos[i]], int(diameter[i])))
+                    out.append(Family(members, members[centre_l[i]], diameter_l[i]))
                 else:
                     centre = min(doc_id[d] for d in self._docs_of(key))
-                    out.append(Family(members, centre, int(diameter[i])))
-        out.extend(Family((i,), i, 0) for i in singles)
-        return out
+                    out.append(Family(members, centre, diameter_l[i]))
+        return FamilyListing(out, singles)
 
     def _family(self, docs: np.ndarray, centre_slot: int, mode: str) -> Family:
         """The Family of document slots ``docs`` (star mode: centred on ``centre_slot``)."""
