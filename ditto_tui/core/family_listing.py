@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import overload
 
+import numpy as np
+
 from ditto_tui.core.clusters import Family
 
 __all__ = ["FamilyListing"]
@@ -24,12 +26,13 @@ class FamilyListing(Sequence[Family]):
 
     ``multi`` and ``singles`` must not be modified after construction."""
 
-    __slots__ = ("_family_of", "multi", "singles")
+    __slots__ = ("_family_of", "_search", "multi", "singles")
 
     def __init__(self, multi: Sequence[Family] = (), singles: Sequence[str] = ()) -> None:
         self.multi: tuple[Family, ...] = tuple(multi)
         self.singles: Sequence[str] = singles
         self._family_of: dict[str, Family] | None = None
+        self._search: _SearchText | None = None
 
     @property
     def multi_count(self) -> int:
@@ -97,3 +100,62 @@ class FamilyListing(Sequence[Family]):
         got = self.family_of()
         self._family_of = None
         return got
+
+    def rows_matching(self, needle: str, *, singletons: bool = True) -> list[int]:
+        """Rows (in order) of the families with a member whose casefolded id contains
+        ``needle`` (already casefolded; empty matches every row); only the families of
+        2+ members unless ``singletons``. The search text is built once per listing."""
+        if self._search is None:
+            self._search = _SearchText(self)
+        return self._search.rows(needle, len(self) if singletons else len(self.multi))
+
+
+_SEP = "\0"  # never part of a file name
+
+
+class _SearchText:
+    """Every member id of a listing, casefolded, as one text and as a numpy string
+    array, with the row of each: substring search at C speed."""
+
+    def __init__(self, listing: FamilyListing) -> None:
+        folded = [m.casefold() for f in listing.multi for m in f.members]
+        self.multi_members = len(folded)
+        folded.extend(doc.casefold() for doc in listing.singles)
+        self.folded = folded
+        self.text = _SEP.join(folded)
+        self.usable = self.text.count(_SEP) == max(0, len(folded) - 1)
+        lengths = np.fromiter(map(len, folded), np.int64, len(folded))
+        self.starts = np.cumsum(lengths + 1) - lengths - 1  # offset of every member
+        sizes = np.fromiter((f.size for f in listing.multi), np.int64, len(listing.multi))
+        self.row = np.concatenate(
+            [
+                np.repeat(np.arange(len(sizes), dtype=np.int64), sizes),
+                np.arange(len(listing.singles), dtype=np.int64) + len(sizes),
+            ]
+        )
+        self._array: np.ndarray | None = None
+
+    def rows(self, needle: str, rows: int) -> list[int]:
+        n = int(np.searchsorted(self.row, rows, side="left"))  # members of those rows
+        if not needle:
+            return list(range(rows))
+        if not self.usable or _SEP in needle:
+            hits = [i for i in range(n) if needle in self.folded[i]]
+            return sorted({int(self.row[i]) for i in hits})
+        end = int(self.starts[n - 1]) + len(self.folded[n - 1]) if n else 0
+        text = self.text
+        if text.count(needle, 0, end) > max(256, n // 16):  # broad: test every member
+            if self._array is None:
+                self._array = np.array(self.folded, dtype=np.dtypes.StringDType())
+            found = np.flatnonzero(np.strings.find(self._array[:n], needle) >= 0)
+        else:  # selective: jump from match to match
+            positions = []
+            at = text.find(needle, 0, end)
+            while at >= 0:
+                positions.append(at)
+                stop = text.find(_SEP, at, end)
+                if stop < 0:
+                    break
+                at = text.find(needle, stop + 1, end)
+            found = np.searchsorted(self.starts, np.array(positions, np.int64), side="right") - 1
+        return np.unique(self.row[found]).tolist()

@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 from ditto_tui.core.clusters import Family
-from ditto_tui.core.id_filter import id_matcher
+from ditto_tui.core.family_listing import FamilyListing
+from ditto_tui.core.id_filter import GLOB_CHARS, id_matcher
 from ditto_tui.corpus.documents import Document
 from ditto_tui.explore.review import ReviewState, key_of
 
@@ -166,6 +167,8 @@ class FamilyView:
 
 def _multi_count(listing: Sequence[Family]) -> int:
     """Families of 2+ members: a prefix of ditto's order (size descending)."""
+    if isinstance(listing, FamilyListing):
+        return listing.multi_count
     lo, hi = 0, len(listing)
     while lo < hi:
         mid = (lo + hi) // 2
@@ -229,39 +232,59 @@ def build_view(
                 continue
             kept.append(family)
         pool = kept
-    if request.pattern.strip():
+    families: Sequence[Family]
+    if request.pattern.strip() and review is None:
+        families = filter_families(listing, request.pattern, singletons=request.singletons)
+    elif request.pattern.strip():  # the review left some families out: test what is left
         match = id_matcher(request.pattern)
         families = [f for f in pool if any(match(m) for m in f.members)]
+    elif request.sort == "size":
+        families = pool  # immutable, in ditto's order already: shared, not copied
     else:
         families = list(pool)
     newest: dict[str, int] = {}
     if request.sort == "size":
         pass  # ditto's order is size descending already
     elif request.sort == "diameter":
+        assert isinstance(families, list)
         families.sort(key=lambda f: (-f.diameter, -f.size))
     elif request.sort == "name":
+        assert isinstance(families, list)
         families.sort(key=lambda f: f.centre)
     else:
+        assert isinstance(families, list)
         for f in families:
             newest[f.centre] = newest_change(f, documents)
         families.sort(key=lambda f: -newest[f.centre])
     identity: Sequence[int]
     delta: ViewDelta | None = None
+    row_of: dict[str, int] = {}
     same = (
         previous is not None
         and previous.epoch == epoch
         and request.same_listing(previous.request)
     )
-    if same and previous is not None:
+    if same and previous is not None and previous.generation == generation:
+        # the same listing (another filter or sort): families are the listing's own, so
+        # each keeps the identity it had under its centre
+        old_identity = {f.centre: i for f, i in zip(previous.families, previous.identity, strict=True)}
+        identity = [old_identity.get(f.centre) or next(_identities) for f in families]
+    elif same and previous is not None:
         old_rows = previous.row_of
+        # a family the index did not recompute is the same object: no vote needed
+        old_object = {id(f): row for row, f in enumerate(previous.families) if f.size > 1}
         claimed: set[int] = set()
         new = changed = 0
         carried: list[int] = []
         identity = carried
-        row_of: dict[str, int] = {}
         for row, family in enumerate(families):
             for member in family.members:
                 row_of.setdefault(member, row)
+            kept = old_object.get(id(family))
+            if kept is not None and kept not in claimed:
+                claimed.add(kept)
+                carried.append(previous.identity[kept])
+                continue
             votes: dict[int, int] = {}
             for member in family.members:
                 old_row = old_rows.get(member)
@@ -277,16 +300,13 @@ def build_view(
                 carried.append(next(_identities))
                 if family.size > 1:
                     new += 1
-        if previous.generation != generation:
-            gone = sum(
-                1
-                for row, f in enumerate(previous.families)
-                if f.size > 1 and row not in claimed
-                and not any(m in row_of for m in f.members)
-            )
-            delta = ViewDelta(new=new, gone=gone, changed=changed)
+        gone = sum(
+            1
+            for row, f in enumerate(previous.families)
+            if f.size > 1 and row not in claimed and not any(m in row_of for m in f.members)
+        )
+        delta = ViewDelta(new=new, gone=gone, changed=changed)
     else:
-        row_of = {}
         identity = _fresh_identities(len(families))
     keep_row = _row_of_keep(families, identity, row_of, request)
     keys: Sequence[str] = [keys_of.get(id(f), "") for f in families] if review is not None else ()
@@ -307,6 +327,22 @@ def build_view(
         keep_row=keep_row,
         _row_of=row_of,
     )
+
+
+def filter_families(
+    listing: Sequence[Family], pattern: str, *, singletons: bool
+) -> list[Family]:
+    """The families of ``listing`` (of 2+ members unless ``singletons``) with a member
+    that ``pattern`` keeps (:func:`~ditto_tui.core.id_filter.id_matcher`), in order.
+
+    A substring pattern over a :class:`FamilyListing` is answered from its search text
+    (built once per listing): C-speed string search instead of a test per member."""
+    if isinstance(listing, FamilyListing) and not (GLOB_CHARS & set(pattern.strip())):
+        rows = listing.rows_matching(pattern.strip().casefold(), singletons=singletons)
+        return [listing[i] for i in rows]
+    match = id_matcher(pattern)
+    pool = listing if singletons else listing[: _multi_count(listing)]
+    return [f for f in pool if any(match(m) for m in f.members)]
 
 
 _next_base = [1 << 40]

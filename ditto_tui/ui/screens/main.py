@@ -239,13 +239,15 @@ class MainScreen(Screen):
         ),
     ]
 
-    k: reactive[int] = reactive(3, init=False)
-    mode: reactive[str] = reactive("chain", init=False)
-    sort_key: reactive[SortKey] = reactive("size", init=False)
-    singletons: reactive[bool] = reactive(False, init=False)
-    pattern: reactive[str] = reactive("", init=False)
-    unreviewed_only: reactive[bool] = reactive(False, init=False)
-    show_ignored: reactive[bool] = reactive(False, init=False)
+    # (repaint=False: their watchers update the widgets that show them; a repaint of the
+    # whole screen per key costs more than everything else a k step does)
+    k: reactive[int] = reactive(3, init=False, repaint=False)
+    mode: reactive[str] = reactive("chain", init=False, repaint=False)
+    sort_key: reactive[SortKey] = reactive("size", init=False, repaint=False)
+    singletons: reactive[bool] = reactive(False, init=False, repaint=False)
+    pattern: reactive[str] = reactive("", init=False, repaint=False)
+    unreviewed_only: reactive[bool] = reactive(False, init=False, repaint=False)
+    show_ignored: reactive[bool] = reactive(False, init=False, repaint=False)
 
     class OpenExternal(Message):
         """Open ``doc_id`` in the program named by the environment ``variable``."""

@@ -25,6 +25,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.widget import Widget
 
 from ditto_tui.ui.widgets.columns import CELL_PADDING, ColumnSpec, fit_columns
 
@@ -167,7 +168,25 @@ class VirtualTable(ScrollView, can_focus=True):
 
     # -- geometry ----------------------------------------------------------------------------
     def _update_virtual_size(self) -> None:
-        self.virtual_size = Size(self.scrollable_content_region.width, len(self.rows) + 1)
+        size = Size(self.scrollable_content_region.width, len(self.rows) + 1)
+        old = self.virtual_size
+        height = self.container_size.height
+        if (
+            self.is_mounted
+            and height
+            and old.width == size.width
+            and (old.height > height) == (size.height > height)
+        ):
+            # Only the number of rows changed and the scrollbar stays (or stays away):
+            # no layout of the whole screen (which costs a full repaint per key), just
+            # this widget and its scrollbar.
+            self.set_reactive(Widget.virtual_size, size)
+            self._scroll_update(size)
+            self.scroll_y = self.validate_scroll_y(self.scroll_y)
+            self.scroll_target_y = self.validate_scroll_target_y(self.scroll_target_y)
+            self.refresh()
+            return
+        self.virtual_size = size
 
     def on_resize(self) -> None:
         self._layout = fit_columns(self.column_specs(), max(self.scrollable_content_region.width, 30))
