@@ -49,6 +49,7 @@ PUBLISH_INTERVAL = 0.2  # while scanning: at most this often a new snapshot
 VIEW_INTERVAL = 0.25  # while scanning: at most this often a rebuilt view
 NOTICE_POLL = 0.5
 WARM_AFTER = 1.0  # seconds without changes before other k are precomputed
+HOLD_MAX = 2.0  # while scanning: scan batches wait at most this long to be applied
 
 
 # -- events -----------------------------------------------------------------------------
@@ -217,6 +218,8 @@ class Explorer:
         self._store_thread: threading.Thread | None = None
         self._last_change = 0.0
         self._warm_more = True  # other listings may be worth precomputing
+        self._held: _Batch | None = None  # scan batches not applied yet (see _hold)
+        self._held_since = 0.0
 
     # -- public state ------------------------------------------------------------------
     @property
@@ -270,6 +273,9 @@ class Explorer:
         self._started = True
         if self.review_store is not None:
             self._ops.put(_Call(self._recover))
+        # the first family listing needs scipy's graph components: import it while the
+        # scan runs, not after it (about 0.3 s of CPU at start-up)
+        threading.Thread(target=_preload, name="ditto-tui preload", daemon=True).start()
         self._writer.start()
         self._viewer.start()
         self._begin_scan(self._source, self._epoch, start_watch=self.watch)
@@ -728,6 +734,9 @@ class Explorer:
                 timeout = 0.0 if time.monotonic() - self._last_change >= WARM_AFTER else 0.1
             elif not self._closed:
                 timeout = NOTICE_POLL
+            if self._held is not None:
+                wait = max(0.0, HOLD_MAX - (time.monotonic() - self._held_since))
+                timeout = wait if timeout is None else min(timeout, wait)
             try:
                 op = self._ops.get(timeout=timeout)
             except queue.Empty:
@@ -741,16 +750,34 @@ class Explorer:
             calls: list[_Call] = []
             listings: list[_Listing] = []
             ended: list[_ScanDone] = []
+
+            def apply(op: _Batch) -> None:
+                nonlocal dirty
+                if op.epoch == self._epoch and self._apply(op.batch, op.watch):
+                    dirty = True
+                    self._last_change = time.monotonic()
+                    self._warm_more = True
+
+            def release() -> None:
+                held, self._held = self._held, None
+                if held is not None:
+                    apply(held)
+
+            if self._held is not None and time.monotonic() - self._held_since >= HOLD_MAX:
+                release()
             for op in _coalesce(ops):
                 if op is _STOP:
                     for call in calls:
                         call.done.set()
                     return
+                if isinstance(op, _Batch) and not op.watch and self._scanning:
+                    if op.epoch == self._epoch and not self._hold(op):
+                        release()
+                    continue
+                if not isinstance(op, _Listing):
+                    release()  # everything else sees every batch queued before it
                 if isinstance(op, _Batch):
-                    if op.epoch == self._epoch and self._apply(op.batch, op.watch):
-                        dirty = True
-                        self._last_change = time.monotonic()
-                        self._warm_more = True
+                    apply(op)
                 elif isinstance(op, _Replace):
                     self._replace(op.source)
                     dirty = True
@@ -782,6 +809,22 @@ class Explorer:
                 self._poll_notices()
             if self._ops.empty() and not dirty:
                 self._warm_one()
+
+    def _hold(self, op: _Batch) -> bool:
+        """Keep a scan batch with the ones held before it while a scan runs; True while
+        they should wait: until they hold as many documents as the index (so the index
+        is rebuilt each time it doubles, not once per batch) or for ``HOLD_MAX``."""
+        held = self._held
+        if held is None or held.epoch != op.epoch:
+            merged = ChangeBatch()
+            merged.extend(op.batch)
+            held = self._held = _Batch(op.epoch, merged, watch=False, merged=True)
+            self._held_since = time.monotonic()
+        else:
+            held.batch.extend(op.batch)
+        batch = held.batch
+        size = len(batch.added) + len(batch.changed) + len(batch.removed)
+        return size < len(self._fps) and time.monotonic() - self._held_since < HOLD_MAX
 
     def _apply(self, batch: ChangeBatch, watch: bool) -> bool:
         """Apply one batch to the index and the id map; True if anything changed."""
@@ -817,6 +860,7 @@ class Explorer:
         self._epoch += 1
         self._index = NearIndex(self.max_k)
         self._fps = {}
+        self._held = None
         self._touched.clear()
         with self._view_cond:
             self._counts = [0, 0, 0]
@@ -992,6 +1036,11 @@ class Explorer:
             out = split_ignored(listing, review.partners(), snap.fingerprints, k)
         self._split_cache = (key, out)
         return out
+
+
+def _preload() -> None:
+    with contextlib.suppress(Exception):  # only a head start: a failure shows later
+        import scipy.sparse.csgraph  # noqa: F401
 
 
 def _coalesce(ops: list[Any]) -> list[Any]:
