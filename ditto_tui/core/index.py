@@ -26,6 +26,7 @@ one thread (or guard it with a lock).
 
 from __future__ import annotations
 
+import bisect
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -51,6 +52,8 @@ _MAX64 = (1 << 64) - 1
 _LABEL_CACHE = 2
 _VECTOR_FAMILY = 64  # families up to this size get their statistics in one numpy pass
 _FAMILY_CACHE = 40  # listings kept for the current generation (every k, both modes)
+_PATCH_LIMIT = 256  # at most this many changed documents: a listing is patched
+_JOURNAL_LIMIT = 8192  # more changes than this since the listings: compute them afresh
 _MODES = ("chain", "star")
 
 
@@ -98,6 +101,11 @@ def _small_stats(
     best = order[g_first]
     centre[small] = member[best] - g_starts
     return centre, diameter
+
+
+def _family_order(family: Family) -> tuple[int, str]:
+    """ditto's order of disjoint families: size descending, then the first member."""
+    return (-len(family.members), family.members[0])
 
 
 def _as_fp(fp: int) -> int:
@@ -177,6 +185,9 @@ class NearIndex:
         self._ord_names: np.ndarray | None = None
         self._ord_add: dict[str, int] = {}
         self._ord_del: set[str] = set()
+        # ids changed since each key's last listing (see _patch_chain)
+        self._journal: list[str] = []
+        self._last_listing: dict[tuple[int, str, int], tuple[FamilyListing, int]] = {}
         # single-linkage hierarchy over the slots that have pairs (see core.hierarchy)
         self._hierarchy = Hierarchy(self.max_k, self._incremental_limit)
 
@@ -254,6 +265,7 @@ class NearIndex:
         else:
             doc = self._new_doc(id)
         self._link(doc, self._slot_for(fp))
+        self._journal.append(id)
         self._changed()
         self._maybe_compact()
 
@@ -310,6 +322,7 @@ class NearIndex:
         self._doc_id[doc] = None
         self._doc_u[doc] = -1
         self._free_docs.append(doc)
+        self._journal.append(id)
         self._changed()
         self._maybe_compact()
         return True
@@ -535,24 +548,100 @@ class NearIndex:
         generation). Singletons are held as ids (see :mod:`core.family_listing`)."""
         if mode not in _MODES:
             raise ValueError(f"mode must be one of {_MODES}, got {mode!r}")
-        if not self._slot_of:
-            return FamilyListing()
         if k < 0:
-            if min_size > 1:
+            if min_size > 1 or not self._slot_of:
                 return FamilyListing()
             return FamilyListing((), self._id_order()[1].tolist())
         k = min(k, self.max_k)
         key = (k, mode, max(min_size, 1))
+        if not self._slot_of:
+            self._last_listing[key] = (FamilyListing(), len(self._journal))
+            return FamilyListing()
         if self._families_gen != self.generation:
             self._families = {}
             self._families_gen = self.generation
         cached = self._families.get(key)
         if cached is not None:
             return cached
-        out = self._compute_families(k, mode, max(min_size, 1))
+        if len(self._journal) > _JOURNAL_LIMIT:  # too many changes to patch any listing
+            self._journal = []
+            self._last_listing = {}
+        last = self._last_listing.get(key)
+        out = None
+        if last is not None and mode == "chain" and key[2] == 1:
+            touched = set(self._journal[last[1] :])
+            if len(touched) <= _PATCH_LIMIT:
+                out = self._patch_chain(last[0], touched, k)
+        if out is None:
+            out = self._compute_families(k, mode, max(min_size, 1))
+        self._last_listing[key] = (out, len(self._journal))
         if len(self._families) >= _FAMILY_CACHE:
             self._families.pop(next(iter(self._families)))
         self._families[key] = out
+        return out
+
+    def _patch_chain(self, old: FamilyListing, touched: set[str], k: int) -> FamilyListing:
+        """The chain listing at ``k`` from ``old`` (the listing at ``k`` before the
+        documents ``touched`` were added, changed or removed): only the families that
+        hold a touched document, before or after, are computed again (every other one is
+        kept, the same object). Equal to a full computation (tested against one)."""
+        labels = self.labels(k)
+        fam_of = old.take_family_of()
+        slot_of, doc_u = self._slot_of, self._doc_u
+        doc_id = cast("list[str]", self._doc_id)
+        affected: dict[int, Family] = {}  # old families recomputed (by object id)
+        groups: dict[int, list[str]] = {}  # new components (label -> members)
+        covered: set[str] = set()
+        frontier = set(touched)
+        while frontier:
+            covered |= frontier
+            wanted: set[int] = set()
+            more: set[str] = set()
+            for d in frontier:
+                family = fam_of.get(d)
+                if family is not None and id(family) not in affected:
+                    affected[id(family)] = family
+                    more.update(family.members)
+                doc = slot_of.get(d)
+                if doc is not None:
+                    label = int(labels[doc_u[doc]])
+                    if label not in groups:
+                        wanted.add(label)
+            if wanted:
+                for label in wanted:
+                    groups[label] = []
+                slots = np.flatnonzero(np.isin(labels, np.fromiter(wanted, np.int64, len(wanted))))
+                for s in slots.tolist():
+                    members = groups[int(labels[s])]
+                    for doc in self._docs_of(s):
+                        members.append(doc_id[doc])
+                more.update(m for label in wanted for m in groups[label])
+            frontier = more - covered
+        multi = [f for f in old.multi if id(f) not in affected]
+        singles = list(old.singles)
+        gone = touched.union(*(f.members for f in affected.values()))
+        gone.update(m for members in groups.values() for m in members)
+        for d in gone:
+            at = bisect.bisect_left(singles, d)
+            if at < len(singles) and singles[at] == d:
+                del singles[at]
+        for family in affected.values():
+            for m in family.members:
+                if fam_of.get(m) is family:
+                    del fam_of[m]
+        for members in groups.values():
+            members.sort()
+            if len(members) == 1:
+                bisect.insort(singles, members[0])
+                continue
+            fps = self._u_fp[self._doc_u[np.fromiter((slot_of[m] for m in members), np.int64, len(members))]]
+            centre, diameter, exact = describe_family(members, fps)
+            family = Family(tuple(members), centre, diameter, exact)
+            bisect.insort(multi, family, key=_family_order)
+            for m in members:
+                fam_of[m] = family
+        out = FamilyListing(multi, singles)
+        out._family_of = fam_of
         return out
 
     # -- pairs and merge order (for explanations) ----------------------------------------------

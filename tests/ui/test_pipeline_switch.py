@@ -133,7 +133,7 @@ async def test_html_pipeline_without_pages_says_so(tmp_path):
         assert len(app.snapshot) == 0
         assert "0 docs · 2 skipped" in status(app) and HTML in status(app)
         table = app.main_screen.query_one(FamilyTable)
-        assert table.families == []
+        assert list(table.families) == []
         assert f"No documents for {HTML}." in table.placeholder
         assert "2 files skipped." in table.placeholder
         assert "Press p to switch pipeline." in table.placeholder
