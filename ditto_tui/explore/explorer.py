@@ -795,15 +795,16 @@ class Explorer:
                 last_publish = now
             for done in ended:
                 self._scan_finished(done)
+            if listings and self._ops.empty():
+                # (with more changes queued the listing would be stale at once: the view
+                # builder asks again for the next generation; before the calls: the user
+                # waits for this one)
+                self._compute_listing(listings[-1].k, listings[-1].mode)
             for call in calls:
                 try:
                     call.fn()
                 finally:
                     call.done.set()
-            if listings and self._ops.empty():
-                # (with more changes queued the listing would be stale at once: the view
-                # builder asks again for the next generation)
-                self._compute_listing(listings[-1].k, listings[-1].mode)
             if now - last_notice >= NOTICE_POLL:
                 last_notice = now
                 self._poll_notices()

@@ -150,11 +150,7 @@ class FamilyView:
     def row_of(self) -> Mapping[str, int]:
         """Row of every shown document (built once, on first use)."""
         if not self._row_of and self.families:
-            built: dict[str, int] = {}
-            for row, family in enumerate(self.families):
-                for member in family.members:
-                    built.setdefault(member, row)
-            self._row_of.update(built)
+            self._row_of.update(_rows_of(self.families))
         return self._row_of
 
     def row_of_identity(self, identity: int) -> int | None:
@@ -163,6 +159,15 @@ class FamilyView:
             if ident == identity:
                 return row
         return None
+
+
+def _rows_of(families: Sequence[Family]) -> dict[str, int]:
+    """Row of every member of ``families`` (disjoint), built at C speed."""
+    sizes = [len(f.members) for f in families]
+    rows = itertools.chain.from_iterable(
+        itertools.repeat(row, size) for row, size in enumerate(sizes)
+    )
+    return dict(zip(itertools.chain.from_iterable(f.members for f in families), rows, strict=True))
 
 
 def _multi_count(listing: Sequence[Family]) -> int:
@@ -277,9 +282,8 @@ def build_view(
         new = changed = 0
         carried: list[int] = []
         identity = carried
-        for row, family in enumerate(families):
-            for member in family.members:
-                row_of.setdefault(member, row)
+        row_of = _rows_of(families)
+        for family in families:
             kept = old_object.get(id(family))
             if kept is not None and kept not in claimed:
                 claimed.add(kept)

@@ -46,7 +46,7 @@ class KChart(Widget):
     COMPONENT_CLASSES = {"k-chart--label", "k-chart--bar", "k-chart--current"}
 
     k: reactive[int] = reactive(0)
-    sweep: reactive[tuple[tuple[int, int, int], ...]] = reactive((), layout=True)
+    sweep: reactive[tuple[tuple[int, int, int], ...]] = reactive(())
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
@@ -101,5 +101,11 @@ class KChart(Widget):
         """The numbers behind the bars, one line per k."""
         return "\n".join(f"k={k}: {f} families, {d} documents" for k, f, d in self.sweep)
 
-    def watch_sweep(self) -> None:
+    def watch_sweep(
+        self, old: tuple[tuple[int, int, int], ...], new: tuple[tuple[int, int, int], ...]
+    ) -> None:
         self.tooltip = self.tooltip_text or None
+        # the width depends on the number of k only: a layout of the whole screen (and
+        # its full repaint) only when that changes, not after every change of the index
+        if len(old) != len(new):
+            self.refresh(layout=True)
