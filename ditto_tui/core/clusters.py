@@ -35,7 +35,7 @@ _U64 = np.uint64
 _SMALL_FAMILY = 24  # below this, plain Python ints beat numpy's per-call overhead
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Family:
     """One near-duplicate family.
 

@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+import numpy as np
+
 from ditto_tui.core.index import NearIndex
 from ditto_tui.corpus.documents import ChangeBatch, ScanProgress
 from ditto_tui.explore.review import (
@@ -839,7 +841,8 @@ class Explorer:
         if len(merged) > 32:
             ids = list(merged)
             lookup = self._source.load_pairs if isinstance(self._source, PairStore) else None
-            index.add_many(ids, [merged[i] for i in ids], pairs=lookup)
+            values = np.fromiter(merged.values(), np.uint64, len(merged))
+            index.add_many(ids, values, pairs=lookup)
         else:
             for doc_id, fp in merged.items():
                 index.add(doc_id, fp)
