@@ -815,8 +815,10 @@ class Explorer:
 
     def _hold(self, op: _Batch) -> bool:
         """Keep a scan batch with the ones held before it while a scan runs; True while
-        they should wait: until they hold as many documents as the index (so the index
-        is rebuilt each time it doubles, not once per batch) or for ``HOLD_MAX``."""
+        they should wait: until they hold more documents than the index (so the index is
+        rebuilt each time it doubles, not once per batch: a warm start of stored
+        fingerprints and pairs is mostly one rebuild, whose pairs the store has) or for
+        ``HOLD_MAX``."""
         held = self._held
         if held is None or held.epoch != op.epoch:
             merged = ChangeBatch()
@@ -827,7 +829,7 @@ class Explorer:
             held.batch.extend(op.batch)
         batch = held.batch
         size = len(batch.added) + len(batch.changed) + len(batch.removed)
-        return size < len(self._fps) and time.monotonic() - self._held_since < HOLD_MAX
+        return size <= len(self._fps) and time.monotonic() - self._held_since < HOLD_MAX
 
     def _apply(self, batch: ChangeBatch, watch: bool) -> bool:
         """Apply one batch to the index and the id map; True if anything changed."""
@@ -847,7 +849,11 @@ class Explorer:
             for doc_id, fp in merged.items():
                 index.add(doc_id, fp)
         if merged:
-            fps.update(merged)
+            for given in (batch.added, batch.changed):
+                if given and isinstance(next(iter(given.values())), int):
+                    fps.update(given)  # the source's own values: shared, not copied
+                else:
+                    fps.update({i: int(fp) for i, fp in given.items()})
             changed = True
         if watch:
             self._touched.update(batch.added)

@@ -124,12 +124,12 @@ class MemorySource:
                 continue
             if old == fp:
                 continue
-            fps[doc_id] = Fingerprint(fp)
+            value = fps[doc_id] = Fingerprint(fp)  # one object, shared with the batch
             docs[doc_id] = Document(doc_id, "/" + doc_id, "text", 1000, self._mtime.get(doc_id, 0), 0)
             if old is None:
-                piece.added[doc_id] = Fingerprint(fp)
+                piece.added[doc_id] = value
             else:
-                piece.changed[doc_id] = Fingerprint(fp)
+                piece.changed[doc_id] = value
         return piece
 
     # -- changing the "disk" --------------------------------------------------------------
