@@ -338,10 +338,10 @@ class Explorer:
                 return False
         return True
 
-    def families(self, k: int, mode: str = "chain") -> tuple:
+    def families(self, k: int, mode: str = "chain") -> Sequence[Any]:
         """Every family at ``(k, mode)`` of the index as it is after everything queued
         (blocking: computed on the writer thread; for tests and scripts)."""
-        out: list[tuple] = []
+        out: list[Sequence[Any]] = []
 
         def compute() -> None:
             self._compute_listing(k, mode)

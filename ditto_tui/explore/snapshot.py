@@ -17,7 +17,7 @@ from types import MappingProxyType
 
 import numpy as np
 
-from ditto_tui.core.clusters import Family
+from ditto_tui.core.family_listing import FamilyListing
 from ditto_tui.core.index import Match
 from ditto_tui.core.simhash import Fingerprint, popcount64
 from ditto_tui.corpus.documents import Document, Skipped
@@ -30,7 +30,7 @@ class Snapshot:
     """The index at ``generation``: ids and fingerprints, document metadata, skips.
 
     ``fingerprints`` and ``documents`` are read-only mappings that are never modified
-    after publication. ``listings[(k, mode)]`` is the tuple of every family at ``k``
+    after publication. ``listings[(k, mode)]`` is every family at ``k``
     (singletons included, ditto's order) once the writer has computed it.
     """
 
@@ -41,7 +41,7 @@ class Snapshot:
     documents: Mapping[str, Document] = field(default_factory=lambda: EMPTY)
     skipped: Sequence[Skipped] = ()
     scanning: bool = False
-    listings: dict[tuple[int, str], tuple[Family, ...]] = field(default_factory=dict)
+    listings: dict[tuple[int, str], FamilyListing] = field(default_factory=dict)
     _arrays: list = field(default_factory=list, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -55,7 +55,7 @@ class Snapshot:
         """The fingerprint of ``doc_id``; KeyError when absent."""
         return self.fingerprints[doc_id]
 
-    def listing(self, k: int, mode: str) -> tuple[Family, ...] | None:
+    def listing(self, k: int, mode: str) -> FamilyListing | None:
         """Every family at ``(k, mode)`` if the writer computed it for this generation."""
         return self.listings.get((k, mode))
 
