@@ -111,6 +111,7 @@ class FamilyListing(Sequence[Family]):
 
 
 _SEP = "\0"  # never part of a file name
+_NUMPY_STRINGS = hasattr(np, "strings") and hasattr(np.dtypes, "StringDType")  # numpy >= 2
 
 
 class _SearchText:
@@ -145,9 +146,13 @@ class _SearchText:
         end = int(self.starts[n - 1]) + len(self.folded[n - 1]) if n else 0
         text = self.text
         if text.count(needle, 0, end) > max(256, n // 16):  # broad: test every member
-            if self._array is None:
-                self._array = np.array(self.folded, dtype=np.dtypes.StringDType())
-            found = np.flatnonzero(np.strings.find(self._array[:n], needle) >= 0)
+            if not _NUMPY_STRINGS:  # numpy < 2
+                folded = self.folded
+                found = np.array([i for i in range(n) if needle in folded[i]], np.int64)
+            else:
+                if self._array is None:
+                    self._array = np.array(self.folded, dtype=np.dtypes.StringDType())
+                found = np.flatnonzero(np.strings.find(self._array[:n], needle) >= 0)
         else:  # selective: jump from match to match
             positions = []
             at = text.find(needle, 0, end)

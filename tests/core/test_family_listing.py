@@ -129,3 +129,22 @@ def test_substring_filter_equals_the_rule(docs, k, pattern, singletons) -> None:
     pool = list(listing) if singletons else list(listing)[: listing.multi_count]
     want = [f for f in pool if any(match(m) for m in f.members)]
     assert filter_families(listing, pattern, singletons=singletons) == want
+
+
+def test_broad_and_selective_filters_agree_with_the_rule(monkeypatch) -> None:
+    import ditto_tui.core.family_listing as family_listing
+
+    ix = NearIndex(2)
+    for i in range(600):  # pairs within 1 bit, and singletons
+        ix.add(f"Doc/{i:04d}.TXT", (i // 2) << 8 | (i % 2))
+        ix.add(f"solo/ß{i:04d}", (1 << 40) + (i << 20))
+    listing = ix.family_listing(1)
+    for numpy_strings in (True, False):
+        monkeypatch.setattr(family_listing, "_NUMPY_STRINGS", numpy_strings)
+        listing._search = None
+        for pattern in ["d", "doc/00", "0599", "ss", "SS0", "t", "zz"]:
+            for singletons in (True, False):
+                match = id_matcher(pattern)
+                pool = list(listing) if singletons else list(listing)[: listing.multi_count]
+                want = [f for f in pool if any(match(m) for m in f.members)]
+                assert filter_families(listing, pattern, singletons=singletons) == want
