@@ -61,9 +61,10 @@ def synthetic_fingerprints(n: int, seed: int = 7) -> dict[str, int]:
                 fp = base
                 for _ in range(rng.randint(1, 5)):
                     fp ^= 1 << rng.randrange(64)
-                fps[f"docs/{i:07d}.txt"] = fp
+                if len(fps) < n:  # (the first n of the same sequence, without a copy)
+                    fps[f"docs/{i:07d}.txt"] = fp
                 i += 1
-    return dict(list(fps.items())[:n])
+    return fps
 
 
 def percentile(values: list[float], q: float) -> float:
