@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import gc
 import queue
 import threading
 import time
@@ -948,6 +949,7 @@ class Explorer:
                 self._compute_listing(kk, request.mode)
                 return
         self._warm_more = False
+        _freeze_heap(len(snap))
 
     def _poll_notices(self) -> None:
         source = self._source
@@ -1046,6 +1048,18 @@ class Explorer:
             out = split_ignored(listing, review.partners(), snap.fingerprints, k)
         self._split_cache = (key, out)
         return out
+
+
+FREEZE_FROM = 100_000  # documents: from here a full garbage collection costs seconds
+
+
+def _freeze_heap(documents: int) -> None:
+    """With a large corpus, move everything alive now (index, listings, documents) out of
+    the garbage collector's sight (``gc.freeze``): a full collection over millions of
+    objects pauses every thread for seconds (5 s at 1M documents under load). These
+    objects are freed by reference counting as usual; only cycles among them would stay."""
+    if documents >= FREEZE_FROM:
+        gc.freeze()
 
 
 def _preload() -> None:
