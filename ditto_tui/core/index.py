@@ -304,6 +304,9 @@ class NearIndex:
             for i, v in zip(ids, arr.tolist(), strict=True):
                 self.add(i, v)
             return
+        if not self._slot_of and len(set(ids)) == len(ids):  # a first load: no merge
+            self._rebuild(list(ids), arr, pairs)
+            return
         merged: dict[str, int] = {}
         if self._slot_of:
             old_ids = list(self._slot_of)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import gc
+import itertools
 import queue
 import threading
 import time
@@ -840,16 +841,19 @@ class Explorer:
             if index.remove(doc_id):
                 fps.pop(doc_id, None)
                 changed = True
-        merged = {i: int(fp) for i, fp in {**batch.added, **batch.changed}.items()}
-        if len(merged) > 32:
-            ids = list(merged)
+        n_new = len(batch.added) + len(batch.changed)
+        if n_new > 32:  # one array, no per-document copies (a scan may bring millions)
+            ids = [*batch.added, *batch.changed]  # a later duplicate wins, as in add_many
             lookup = self._source.load_pairs if isinstance(self._source, PairStore) else None
-            values = np.fromiter(merged.values(), np.uint64, len(merged))
+            values = np.fromiter(
+                itertools.chain(batch.added.values(), batch.changed.values()), np.uint64, n_new
+            )
             index.add_many(ids, values, pairs=lookup)
         else:
-            for doc_id, fp in merged.items():
-                index.add(doc_id, fp)
-        if merged:
+            for given in (batch.added, batch.changed):
+                for doc_id, fp in given.items():
+                    index.add(doc_id, int(fp))
+        if n_new:
             for given in (batch.added, batch.changed):
                 if given and isinstance(next(iter(given.values())), int):
                     fps.update(given)  # the source's own values: shared, not copied
