@@ -222,6 +222,7 @@ class Explorer:
         self._store_thread: threading.Thread | None = None
         self._last_change = 0.0
         self._warm_more = True  # other listings may be worth precomputing
+        self._preloaded = False
         self._held: _Batch | None = None  # scan batches not applied yet (see _hold)
         self._held_since = 0.0
 
@@ -277,9 +278,6 @@ class Explorer:
         self._started = True
         if self.review_store is not None:
             self._ops.put(_Call(self._recover))
-        # the first family listing needs scipy's graph components: import it while the
-        # scan runs, not after it (about 0.3 s of CPU at start-up)
-        threading.Thread(target=_preload, name="ditto-tui preload", daemon=True).start()
         self._writer.start()
         self._viewer.start()
         self._begin_scan(self._source, self._epoch, start_watch=self.watch)
@@ -835,6 +833,12 @@ class Explorer:
 
     def _apply(self, batch: ChangeBatch, watch: bool) -> bool:
         """Apply one batch to the index and the id map; True if anything changed."""
+        if not self._preloaded:
+            # the first family listing needs scipy's graph components: import them while
+            # the scan goes on (about 0.3 s of CPU), once the first documents are here
+            # (not at start: that would hold up the first paint)
+            self._preloaded = True
+            threading.Thread(target=_preload, name="ditto-tui preload", daemon=True).start()
         index, fps = self._index, self._fps
         changed = False
         for doc_id in batch.removed:

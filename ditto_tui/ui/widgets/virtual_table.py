@@ -174,6 +174,8 @@ class VirtualTable(ScrollView, can_focus=True):
         if (
             self.is_mounted
             and height
+            and old.height > 1  # (rows shown before and after: the first fill lays out)
+            and size.height > 1
             and old.width == size.width
             and (old.height > height) == (size.height > height)
         ):
