@@ -284,10 +284,10 @@ def build_view(
         identity = carried
         row_of = _rows_of(families)
         for family in families:
-            kept = old_object.get(id(family))
-            if kept is not None and kept not in claimed:
-                claimed.add(kept)
-                carried.append(previous.identity[kept])
+            same_row = old_object.get(id(family))
+            if same_row is not None and same_row not in claimed:
+                claimed.add(same_row)
+                carried.append(previous.identity[same_row])
                 continue
             votes: dict[int, int] = {}
             for member in family.members:
