@@ -22,8 +22,10 @@ from textual.worker import get_current_worker
 from ditto_tui.core.display import html_text, visible_lines
 from ditto_tui.explore.snapshot import Snapshot
 from ditto_tui.ui.listing import FamilyLike, format_size, shown
+from ditto_tui.ui.widgets.find_bar import FindBar
 from ditto_tui.ui.widgets.member_table import Member, MemberTable
 from ditto_tui.ui.widgets.preview import Preview
+from ditto_tui.ui.widgets.searchable import FindChanged, FindRequested
 from ditto_tui.ui.widgets.title_line import TitleLine
 
 PREVIEW_LIMIT = 4 * 1024 * 1024
@@ -86,10 +88,23 @@ class DetailPane(Vertical):
         yield MemberTable(id="members")
         yield TitleLine(Text("Preview"), id="preview-title")
         yield Preview(id="preview")
+        yield FindBar(id="preview-find")
 
     def on_mount(self) -> None:
         self.member_table.border_title = "Members"
-        self.query_one(Preview).show([], placeholder="No document selected")
+        preview = self.query_one(Preview)
+        preview.show([], placeholder="No document selected")
+        self.query_one(FindBar).target = preview
+
+    @on(FindRequested)
+    def _open_find(self, event: FindRequested) -> None:
+        event.stop()
+        self.query_one(FindBar).open(event.mode)
+
+    @on(FindChanged)
+    def _find_changed(self, event: FindChanged) -> None:
+        event.stop()
+        self.query_one(FindBar).show_status(event.status, event.active)
 
     @property
     def member_table(self) -> MemberTable:
