@@ -487,6 +487,12 @@ class MainScreen(Screen):
         snapshot = self.snapshot
         if self.explorer.scanning and not len(snapshot):
             return LOADING
+        if self.pattern.strip() and len(snapshot):
+            lines = [f"No family has a member matching the filter {self.pattern.strip()!r}."]
+            if not self.singletons:
+                lines.append("Singletons are hidden: press 1 to look among them too.")
+            lines.append("To clear the filter: / then ctrl+u.")
+            return "\n".join(lines)
         if len(snapshot) or self.explorer.scanning:
             return NO_FAMILIES
         source = self.explorer.source
@@ -544,7 +550,8 @@ class MainScreen(Screen):
 
     @on(FamilyTable.Highlighted)
     def family_highlighted(self, event: FamilyTable.Highlighted) -> None:
-        self.detail.show_family(event.family, self.snapshot)
+        pattern = self.view.request.pattern if self.view is not None else self.pattern
+        self.detail.show_family(event.family, self.snapshot, pattern=pattern)
         self._selection_moved()
 
     @on(DetailPane.MemberHighlighted)

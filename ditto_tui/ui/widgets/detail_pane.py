@@ -15,11 +15,13 @@ from typing import Any
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
 from textual.worker import get_current_worker
 
 from ditto_tui.core.display import html_text, visible_lines
+from ditto_tui.core.id_filter import id_matcher
 from ditto_tui.explore.snapshot import Snapshot
 from ditto_tui.ui.listing import FamilyLike, format_size, shown
 from ditto_tui.ui.widgets.find_bar import FindBar
@@ -62,8 +64,26 @@ def member_rows(
     return members
 
 
+def matching_rows(rows: list[Member], pattern: str) -> list[int]:
+    """Indices of the rows whose path matches the family filter ``pattern`` (the rule of
+    the filter box: substring or glob); none when there is no pattern. O(rows)."""
+    if not pattern.strip():
+        return []
+    match = id_matcher(pattern)
+    return [index for index, member in enumerate(rows) if match(member.id)]
+
+
 class DetailPane(Vertical):
-    """Right pane: :class:`MemberTable`, a title line and the :class:`Preview`."""
+    """Right pane: :class:`MemberTable`, a title line and the :class:`Preview`.
+
+    With a family filter, the members whose path matches it are marked (» in the first
+    column), the cursor goes to the first of them when the family is shown, and ``n``/``N``
+    in the member list step through them."""
+
+    BINDINGS = [
+        Binding("n", "next_matching(1)", "Next match", show=False),
+        Binding("N", "next_matching(-1)", "Previous match", show=False),
+    ]
 
     class MemberHighlighted(Message):
         """The highlighted member changed (``doc_id`` None when there is none)."""
@@ -82,7 +102,10 @@ class DetailPane(Vertical):
         self.previewed: str | None = None
         self.preview_failed = False
         self.mail_infos: dict[str, tuple[str, str, str]] = {}
-        self._rows_for: tuple[Any, int] | None = None
+        self._rows_for: tuple[Any, int, str] | None = None
+        self.pattern = ""
+        self.matching: list[int] = []  # member rows matching the filter, in row order
+        self._jumped: tuple[str, str] | None = None  # (family centre, pattern) jumped to
 
     def compose(self) -> ComposeResult:
         yield MemberTable(id="members")
@@ -116,30 +139,44 @@ class DetailPane(Vertical):
 
     # -- members ------------------------------------------------------------------------
     def show_family(
-        self, family: FamilyLike | None, snapshot: Snapshot, *, keep: str | None = None
+        self,
+        family: FamilyLike | None,
+        snapshot: Snapshot,
+        *,
+        keep: str | None = None,
+        pattern: str | None = None,
     ) -> None:
         """Show ``family`` of ``snapshot``; the cursor goes to ``keep`` (default: the
-        highlighted member) when it is a member."""
+        highlighted member) when it is a member. ``pattern`` (default: unchanged) is the
+        family filter: its matching members are marked, and the cursor goes to the first
+        one the first time the family is shown for that filter."""
         table = self.member_table
         self.snapshot = snapshot
+        if pattern is not None:
+            self.pattern = pattern
         if keep is None or family is None or keep not in family.members:
             current = self.selected_member()
             keep = current if family is not None and current in family.members else None
         self.family = family
         if family is None:
             self._rows_for = None
+            self.matching = []
+            table.matching = frozenset()
+            table.border_subtitle = ""
             table.show([], self.marked)
             table.border_title = "Members"
             self.show_preview(None)
             return
         table.border_title = f"Members · {family.size:,} · diameter {family.diameter}"
-        if (family, snapshot.generation) == self._rows_for and keep == self.selected_member():
+        rows_for = (family, snapshot.generation, self.pattern)
+        if rows_for == self._rows_for and keep == self.selected_member():
             return
-        self._rows_for = (family, snapshot.generation)
+        self._rows_for = rows_for
         if family.size <= INLINE_MEMBERS:
-            self._show_rows(family, member_rows(family, snapshot, self.mail_infos), keep)
+            rows = member_rows(family, snapshot, self.mail_infos)
+            self._show_rows(family, rows, keep, matching_rows(rows, self.pattern), self.pattern)
         else:
-            self.build_rows(family, snapshot, dict(self.mail_infos), keep)
+            self.build_rows(family, snapshot, dict(self.mail_infos), keep, self.pattern)
         self.load_mail_infos(family)
 
     @work(thread=True, exclusive=True, group="members")
@@ -149,21 +186,72 @@ class DetailPane(Vertical):
         snapshot: Snapshot,
         mail_infos: dict[str, tuple[str, str, str]],
         keep: str | None,
+        pattern: str,
     ) -> None:
         rows = member_rows(family, snapshot, mail_infos)
+        matching = matching_rows(rows, pattern)
         if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self._show_rows, family, rows, keep)
+            self.app.call_from_thread(self._show_rows, family, rows, keep, matching, pattern)
 
-    def _show_rows(self, family: FamilyLike, rows: list[Member], keep: str | None) -> None:
-        if family is not self.family:
-            return  # another family was selected meanwhile: dropped
+    def _show_rows(
+        self,
+        family: FamilyLike,
+        rows: list[Member],
+        keep: str | None,
+        matching: list[int],
+        pattern: str,
+    ) -> None:
+        if family is not self.family or pattern != self.pattern:
+            return  # another family or filter meanwhile: dropped
         if keep is None:
             keep = self.selected_member()
+        self.matching = matching
+        if matching and self._jumped != (family.centre, pattern):
+            self._jumped = (family.centre, pattern)
+            if keep not in {rows[i].id for i in matching}:
+                keep = rows[matching[0]].id  # the first member that matched the filter
         mail = self._is_mail(family)
         table = self.member_table
+        table.matching = frozenset(rows[i].id for i in matching)
         if rows != table.members or mail != table.mail or keep != self.selected_member():
             table.show(rows, self.marked, keep=keep, mail=mail)
+        else:
+            table.refresh()
+        self._say_matches()
         self.show_preview(self.selected_member())
+
+    def _say_matches(self) -> None:
+        """The member list's subtitle: how many members match the filter, and the keys."""
+        table = self.member_table
+        if not self.pattern.strip() or self.family is None:
+            table.border_subtitle = ""
+            return
+        count = len(self.matching)
+        where = ""
+        row = table.cursor_row
+        if count and row in self.matching:
+            where = f"{self.matching.index(row) + 1} of "
+        noun = "member matches" if count == 1 else "members match"
+        table.border_subtitle = f"» {where}{count:,} {noun} the filter · n/N"
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "next_matching":  # only in the member list, only with matches
+            return bool(self.matching) and self.member_table.has_focus
+        return super().check_action(action, parameters)
+
+    def action_next_matching(self, direction: int) -> None:
+        """Move the member cursor to the next (or previous) member matching the filter."""
+        table, matching = self.member_table, self.matching
+        row = table.cursor_row
+        if direction > 0:
+            after = [r for r in matching if r > row]
+            target = after[0] if after else matching[0]
+        else:
+            before = [r for r in matching if r < row]
+            target = before[-1] if before else matching[-1]
+        if (direction > 0 and not after) or (direction < 0 and not before):
+            self.app.bell()  # went round
+        table.move_cursor(row=target)
 
     def _is_mail(self, family: FamilyLike) -> bool:
         documents = self.snapshot.documents if self.snapshot is not None else {}
@@ -179,6 +267,7 @@ class DetailPane(Vertical):
 
     @on(MemberTable.RowHighlighted, "#members")
     def member_highlighted(self) -> None:
+        self._say_matches()
         doc_id = self.selected_member()
         self.show_preview(doc_id)
         self.post_message(self.MemberHighlighted(doc_id))

@@ -8,6 +8,8 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from rich.style import Style
+
 from ditto_tui.ui.listing import format_mtime, format_size, shown
 from ditto_tui.ui.widgets.columns import ColumnSpec
 from ditto_tui.ui.widgets.virtual_table import VirtualTable
@@ -49,6 +51,10 @@ class Member:
 class MemberTable(VirtualTable):
     """Member list of the selected family."""
 
+    DEFAULT_CSS = """
+    MemberTable > .member-table--match { color: $accent; }
+    """
+    COMPONENT_CLASSES = VirtualTable.COMPONENT_CLASSES | {"member-table--match"}
     COLUMNS = COLUMNS
     RIGHT_ALIGNED = frozenset({"distance", "size"})
     CELL_STYLES = {"modified": "muted"}
@@ -59,6 +65,8 @@ class MemberTable(VirtualTable):
         self._marked: Collection[str] = ()
         self.review: Any = None  # an explore.review.ReviewState (None: no Decision column)
         self.placeholder = "No family selected"
+        #: members whose path matches the family filter (» in the first column)
+        self.matching: Collection[str] = frozenset()
 
     @property
     def members(self) -> Sequence[Member]:
@@ -99,7 +107,9 @@ class MemberTable(VirtualTable):
 
     def cell(self, member: Member, key: str) -> str:
         if key == "mark":
-            return "✓" if member.id in self._marked else " "
+            if member.id in self._marked:
+                return "✓"
+            return "»" if member.id in self.matching else " "
         if key == "path":
             return shown(member.id)
         if key == "distance":
@@ -119,6 +129,11 @@ class MemberTable(VirtualTable):
             label = DECISION_LABELS.get(value, value)
             return f"stale {label}" if stale else label
         return ""
+
+    def row_style(self, row: Member) -> Style:
+        if row.id in self.matching:
+            return self.get_component_rich_style("member-table--match", partial=True)
+        return Style()
 
     def set_marked(self, marked: Collection[str]) -> None:
         """Redraw the ✓ column for the current rows."""
