@@ -14,11 +14,14 @@ import shlex
 import subprocess
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
-from textual.app import App
+from textual import work
+from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.screen import Screen
 
 from ditto_tui.explore import Explorer
 from ditto_tui.explore import explorer as events
@@ -309,6 +312,48 @@ class DittoApp(App):
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
+
+    # -- screenshots ------------------------------------------------------------------------------
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        """Textual's palette commands, with a Screenshot that says where it saved."""
+        for command in super().get_system_commands(screen):
+            if command.title == "Screenshot":
+                yield SystemCommand(
+                    "Screenshot",
+                    "Save an SVG picture of the screen (Downloads, else here, else the cache folder)",
+                    lambda: self.set_timer(0.1, self.action_screenshot),
+                )
+            else:
+                yield command
+
+    def action_screenshot(self, filename: str | None = None, path: str | None = None) -> None:
+        """Save the screen as SVG (see :mod:`ditto_tui.ui.screenshot`) and say where."""
+        from ditto_tui.ui.screenshot import screenshot_folder, screenshot_name
+
+        folder = Path(path) if path else screenshot_folder()
+        self._save_screenshot(
+            self.export_screenshot(), folder, filename or screenshot_name(self.title)
+        )
+
+    @work(thread=True, group="screenshot")
+    def _save_screenshot(self, svg: str, folder: Path, name: str) -> None:
+        from ditto_tui.ui.screenshot import write_screenshot
+
+        try:
+            saved = write_screenshot(svg, folder, name)
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
+            self.call_from_thread(
+                self.notify,
+                f"Could not save the screenshot in {folder}: {reason}",
+                title="Screenshot",
+                severity="error",
+                markup=False,
+            )
+            return
+        self.call_from_thread(
+            self.notify, f"Saved to {saved}", title="Screenshot", markup=False, timeout=8
+        )
 
     # -- outside the terminal -------------------------------------------------------------------
     def on_main_screen_open_external(self, message: MainScreen.OpenExternal) -> None:
