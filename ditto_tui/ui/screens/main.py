@@ -9,7 +9,9 @@ thread and no file is read here (the detail pane reads through workers).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from rich.text import Text
 from textual import on, work
@@ -46,6 +48,30 @@ EXCERPT_LIMIT = 4096
 EXCERPT_ROWS = 200  # representatives read ahead of the visible rows
 NO_FAMILIES = "No families (press 1 to show singletons, ] to raise k)"
 LOADING = "Loading…"
+
+
+def no_documents_message(skipped: Sequence[Any], *, pipeline: Any, can_switch: bool) -> str:
+    """What the family list says when the scan found no document, for the situation: an
+    empty folder; files that only the other pipeline reads (p switches); files all skipped
+    for other reasons (! lists them with the reason)."""
+    identity = str(getattr(pipeline, "identity", "") or "") or "this pipeline"
+    if not skipped:
+        return f"No documents for {identity}: the folder holds no file."
+    count = len(skipped)
+    files = f"{count:,} file{'' if count == 1 else 's'}"
+    refused = sum(1 for s in skipped if str(s.reason).startswith("not accepted by"))
+    lines = [f"No documents for {identity}: {files} skipped."]
+    if refused == count:
+        name = getattr(pipeline, "name", "") or "this"
+        lines.append(f"The {name} pipeline does not read {'it' if count == 1 else 'them'}.")
+        if can_switch:
+            lines.append("Press p to switch to the other pipeline.")
+        lines.append("Press ! to see the files and why.")
+    else:
+        lines.append("Press ! to see why each was skipped.")
+        if refused and can_switch:
+            lines.append(f"{refused:,} only another pipeline reads: p switches.")
+    return "\n".join(lines)
 
 
 class MainScreen(Screen):
@@ -495,17 +521,11 @@ class MainScreen(Screen):
             return "\n".join(lines)
         if len(snapshot) or self.explorer.scanning:
             return NO_FAMILIES
-        source = self.explorer.source
-        pipeline = getattr(source, "pipeline", None)
-        identity = str(getattr(pipeline, "identity", "") or "")
-        skipped = len(snapshot.skipped)
-        lines = [f"No documents for {identity or 'this pipeline'}."]
-        if getattr(pipeline, "name", "") == "html":
-            lines.append("It reads only .html, .htm and .xhtml files.")
-        lines.append(f"{skipped:,} file{'' if skipped == 1 else 's'} skipped.")
-        if self.explorer.can_switch():
-            lines.append("Press p to switch pipeline.")
-        return "\n".join(lines)
+        return no_documents_message(
+            snapshot.skipped,
+            pipeline=getattr(self.explorer.source, "pipeline", None),
+            can_switch=self.explorer.can_switch(),
+        )
 
     # -- excerpts ----------------------------------------------------------------------------
     @work(thread=True, exclusive=True, group="excerpts")
@@ -582,10 +602,24 @@ class MainScreen(Screen):
 
     # -- actions --------------------------------------------------------------------------------
     def action_k_down(self) -> None:
-        self.query_one(KSlider).value -= 1
+        slider = self.query_one(KSlider)
+        if slider.value <= 0:
+            self.app.bell()
+            self.notify("k is already 0: only identical fingerprints are grouped.", markup=False)
+            return
+        slider.value -= 1
 
     def action_k_up(self) -> None:
-        self.query_one(KSlider).value += 1
+        slider = self.query_one(KSlider)
+        if slider.value >= slider.maximum:
+            self.app.bell()
+            self.notify(
+                f"k is already at its maximum, {slider.maximum} (the index was built for "
+                f"k up to {slider.maximum}; --max-k raises it).",
+                markup=False,
+            )
+            return
+        slider.value += 1
 
     def action_filter(self) -> None:
         self.query_one("#filter", Input).focus()
@@ -614,7 +648,15 @@ class MainScreen(Screen):
         else:
             marked.append(doc_id)
             if len(marked) > 2:
-                marked.pop(0)
+                # Two marks are a pair to compare; a third means the user moved on: the
+                # oldest goes (the pair may span families), and the notice says which.
+                dropped = marked.pop(0)
+                self.notify(
+                    f"Unmarked {shown(dropped)} (two marks at most); "
+                    f"c compares {shown(marked[0])} with {shown(marked[1])}.",
+                    title="Mark replaced",
+                    markup=False,
+                )
         self.detail.set_marked(marked)
         self.update_status()
 
