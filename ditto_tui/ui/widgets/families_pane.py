@@ -5,6 +5,11 @@ The pane paints what it is given: :meth:`show_view` swaps in a
 at the cost of a few attribute assignments, whatever the number of families. The cursor
 follows the selected document, or the selected family when that document is gone (a
 family keeps its identity while it changes).
+
+A live change (files changed on disk) never moves the selected family on the screen: the
+list scrolls so that it stays on the same screen row while the families around it take
+their new places (the order is always the true one; only what the eye is on holds still).
+A change the user asked for (k, grouping, sort, filter) scrolls as little as needed.
 """
 
 from __future__ import annotations
@@ -63,9 +68,13 @@ class FamiliesPane(Vertical):
         row = view.keep_row if keep == view.request.keep else None
         self.view = view
         table = self.table
+        screen_row = table.cursor_row - int(table.scroll_offset.y)
         table.sort_key = view.request.sort
         table.placeholder = placeholder
         table.show_rows(view.families, documents, excerpts, row, newest=view.newest)
+        if view.delta is not None and row is not None and screen_row >= 0:
+            # a live change: the selected family stays where the user is looking
+            table.scroll_to(y=max(0, table.cursor_row - screen_row), animate=False, immediate=True)
         request = view.request
         self.border_title = (
             f"Families at k={request.k} ({request.mode}) · {len(view):,} · by {request.sort}"

@@ -1,0 +1,49 @@
+"""The family list does not jump under the reader: a live change keeps the selected family
+on its screen row, while the order around it is the true one at once."""
+
+from __future__ import annotations
+
+import random
+
+from ditto_tui.explore import MemorySource
+from ditto_tui.ui.app import DittoApp
+from ditto_tui.ui.widgets.family_table import FamilyTable
+
+from .conftest import settle, wait_for
+
+
+def corpus(families: int) -> dict[str, int]:
+    rng = random.Random(7)
+    fps: dict[str, int] = {}
+    for f in range(families):
+        base = rng.getrandbits(64)
+        fps[f"f{f:03d}/a.txt"] = base
+        fps[f"f{f:03d}/b.txt"] = base ^ 1
+    return fps
+
+
+async def test_a_live_change_keeps_the_selected_family_on_its_screen_row():
+    fps = corpus(80)
+    source = MemorySource(fps)
+    app = DittoApp(source, root="memory", watch=True, k=3)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        table = app.main_screen.query_one(FamilyTable)
+        table.focus()
+        await pilot.press(*["down"] * 40, *["up"] * 10)  # scrolled, the cursor mid-screen
+        await settle(pilot)
+        selected = table.selected
+        assert selected is not None
+        screen_row = table.cursor_row - int(table.scroll_offset.y)
+        top = int(table.scroll_offset.y)
+        assert top > 0 and 5 < screen_row < table.size.height - 8
+        # two families further down grow to three members: they sort above the selection
+        rows = {f.centre.split("/")[0]: i for i, f in enumerate(table.families)}
+        below = sorted((name for name, i in rows.items() if i > table.cursor_row + 5))[:2]
+        source.write({f"{name}/c.txt": fps[f"{name}/a.txt"] ^ 2 for name in below})
+        await wait_for(pilot, lambda: table.families[0].size == 3 and table.families[1].size == 3)
+        await settle(pilot)
+        assert table.selected is not None and table.selected.members == selected.members
+        assert table.cursor_row - int(table.scroll_offset.y) == screen_row  # did not move
+        assert int(table.scroll_offset.y) == top + 2  # the list moved under it instead
+        assert [f.size for f in table.families[:3]] == [3, 3, 2]  # the true order at once
