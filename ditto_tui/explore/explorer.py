@@ -41,7 +41,7 @@ from ditto_tui.explore.review import (
 )
 from ditto_tui.explore.snapshot import Snapshot
 from ditto_tui.explore.source import CorpusSource, PairStore, PipelineSwitchable
-from ditto_tui.explore.view import FamilyView, ViewDelta, ViewRequest, build_view
+from ditto_tui.explore.view import FamilyView, ViewDelta, ViewRequest, build_view, pair_renames
 
 MODES = ("chain", "star")
 PROGRESS_INTERVAL = 0.1
@@ -203,7 +203,7 @@ class Explorer:
         self._scan_thread: threading.Thread | None = None
         self._lock = threading.Lock()  # scanning flag, source replacement
         self._touched: set[str] = set()
-        self._counts = [0, 0, 0]  # added, changed, removed since the last view
+        self._pending = _Pending()  # changes on disk since the last view
         # view building
         self._view_cond = threading.Condition()
         self._view_request: ViewRequest | None = None
@@ -787,6 +787,7 @@ class Explorer:
         """Apply one batch to the index and the id map; True if anything changed."""
         index, fps = self._index, self._fps
         changed = False
+        gone = {i: fps[i] for i in batch.removed if i in fps} if watch else {}
         for doc_id in batch.removed:
             if index.remove(doc_id):
                 fps.pop(doc_id, None)
@@ -807,9 +808,7 @@ class Explorer:
             self._touched.update(batch.changed)
             self._touched.update(batch.removed)
             with self._view_cond:
-                self._counts[0] += len(batch.added)
-                self._counts[1] += len(batch.changed)
-                self._counts[2] += len(batch.removed)
+                self._pending.note(batch, gone)
         return changed or bool(batch.skipped) or batch.rescan
 
     def _replace(self, source: Any) -> None:
@@ -819,7 +818,7 @@ class Explorer:
         self._fps = {}
         self._touched.clear()
         with self._view_cond:
-            self._counts = [0, 0, 0]
+            self._pending = _Pending()
             self._last_view = None
         self.on_event(SourceReplaced(source, getattr(source, "pipeline", None)))
 
@@ -945,7 +944,8 @@ class Explorer:
                 continue
             with self._view_cond:
                 previous = self._last_view
-                counts = self._counts
+                pending = self._pending
+                renames = pending.renames()
             if review.pairs and not request.show_ignored:
                 listing = self._split(listing, snap, review, k, request.mode)
             if self._key_cache_for != (snap.epoch, snap.generation):
@@ -962,14 +962,15 @@ class Explorer:
                 review=review if review.active else None,
                 fingerprints=snap.fingerprints,
                 key_cache=self._key_cache,
+                renames=renames,
             )
             with self._view_cond:
                 latest = self._view_request
                 if latest is None or latest.serial != request.serial or snap.epoch != self._epoch:
                     continue  # superseded while building: dropped
-                if view.delta is not None and any(counts):
-                    view = _with_counts(view, counts)
-                    self._counts = [0, 0, 0]
+                if view.delta is not None and pending:
+                    view = _with_counts(view, pending, renames)
+                    self._pending = _Pending()
                 elif view.delta is not None:  # not a change on disk (e.g. scan progress)
                     view = dataclasses.replace(view, delta=None)
                 self._last_view = view
@@ -1018,9 +1019,49 @@ def _coalesce(ops: list[Any]) -> list[Any]:
     return out
 
 
-def _with_counts(view: FamilyView, counts: list[int]) -> FamilyView:
+class _Pending:
+    """The changes on disk since the last view: ids added and removed (with the
+    fingerprint they had), how many were modified. A document removed and added back
+    under the same id counts as modified; see :func:`pair_renames` for renames."""
+
+    def __init__(self) -> None:
+        self.added: dict[str, int] = {}
+        self.removed: dict[str, int] = {}
+        self.modified: set[str] = set()
+
+    def __bool__(self) -> bool:
+        return bool(self.added or self.removed or self.modified)
+
+    def note(self, batch: ChangeBatch, gone: Mapping[str, int]) -> None:
+        for doc_id in batch.removed:
+            if self.added.pop(doc_id, None) is None:
+                self.modified.discard(doc_id)
+                self.removed[doc_id] = int(gone.get(doc_id, 0))
+        for doc_id, fp in batch.added.items():
+            if self.removed.pop(doc_id, None) is not None:
+                self.modified.add(doc_id)
+            else:
+                self.added[doc_id] = int(fp)
+        for doc_id in batch.changed:
+            if doc_id in self.added:
+                self.added[doc_id] = int(batch.changed[doc_id])
+            else:
+                self.modified.add(doc_id)
+
+    def renames(self) -> dict[str, str]:
+        return pair_renames(self.removed, self.added)
+
+
+def _with_counts(view: FamilyView, pending: _Pending, renames: Mapping[str, str]) -> FamilyView:
     delta = view.delta or ViewDelta()
-    delta = dataclasses.replace(delta, added=counts[0], modified=counts[1], removed=counts[2])
+    delta = dataclasses.replace(
+        delta,
+        added=len(pending.added) - len(renames),
+        modified=len(pending.modified),
+        removed=len(pending.removed) - len(renames),
+        renamed=len(renames),
+        renames=dict(renames),
+    )
     return dataclasses.replace(view, delta=delta)
 
 

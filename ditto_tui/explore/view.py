@@ -89,8 +89,11 @@ class ViewRequest:
 
 @dataclass(frozen=True, slots=True)
 class ViewDelta:
-    """What changed since the previous view: families of 2+ members ``new``, ``gone``
-    and ``changed``; documents ``added``, ``modified`` and ``removed`` on disk."""
+    """What changed since the previous view: families of 2+ members ``new``, ``gone``,
+    ``grew`` (members joined), ``shrank`` (members left) and ``changed`` (both); documents
+    ``added``, ``modified``, ``removed`` and ``renamed`` on disk (``renames``: old id ->
+    new id, a document that left under one name and came back with the same fingerprint
+    under another)."""
 
     new: int = 0
     gone: int = 0
@@ -98,21 +101,47 @@ class ViewDelta:
     added: int = 0
     modified: int = 0
     removed: int = 0
+    grew: int = 0
+    shrank: int = 0
+    renamed: int = 0
+    renames: Mapping[str, str] = field(default_factory=dict)
 
     def describe(self) -> str:
         """One line for the "corpus changed" notice."""
         parts = []
-        if self.modified:
-            parts.append(f"{self.modified} changed")
-        if self.added:
-            parts.append(f"{self.added} new")
-        if self.removed:
-            parts.append(f"{self.removed} removed")
-        for count, what in ((self.new, "new"), (self.changed, "changed"), (self.gone, "gone")):
+        for count, what in (
+            (self.modified, "changed"),
+            (self.added, "new"),
+            (self.removed, "removed"),
+            (self.renamed, "renamed"),
+        ):
+            if count:
+                parts.append(f"{count} {what}")
+        for count, what in (
+            (self.new, "new"),
+            (self.grew, "grew"),
+            (self.shrank, "shrank"),
+            (self.changed, "changed"),
+            (self.gone, "gone"),
+        ):
             if count:
                 noun = "family" if count == 1 else "families"
-                parts.append(f"{count} {noun} {what}" if what == "gone" else f"{count} {what} {noun}")
+                parts.append(f"{count} {what} {noun}" if what == "new" else f"{count} {noun} {what}")
         return ", ".join(parts) or "no visible change"
+
+
+def pair_renames(removed: Mapping[str, int], added: Mapping[str, int]) -> dict[str, str]:
+    """Old id -> new id for documents that left under one name and arrived under another
+    with the same fingerprint (one to one, in name order)."""
+    by_fp: dict[int, list[str]] = {}
+    for doc_id in sorted(removed):
+        by_fp.setdefault(int(removed[doc_id]), []).append(doc_id)
+    renames: dict[str, str] = {}
+    for doc_id in sorted(added):
+        olds = by_fp.get(int(added[doc_id]))
+        if olds:
+            renames[olds.pop(0)] = doc_id
+    return renames
 
 
 @dataclass(frozen=True, eq=False)
@@ -188,6 +217,7 @@ def build_view(
     review: ReviewState | None = None,
     fingerprints: Mapping[str, int] | None = None,
     key_cache: dict[int, tuple[Family, str]] | None = None,
+    renames: Mapping[str, str] | None = None,
 ) -> FamilyView:
     """The view of ``listing`` for ``request`` (see the module docstring).
 
@@ -196,7 +226,12 @@ def build_view(
     (and the ``fingerprints`` of the snapshot) families marked ignored are left out unless
     the request shows them, the unreviewed filter applies, and progress is counted.
     ``key_cache`` (family object id -> (family, key)) keeps the family keys between builds
-    of the same generation (the caller clears it when the generation changes)."""
+    of the same generation (the caller clears it when the generation changes).
+    ``renames`` (old id -> new id since ``previous``) lets a renamed member carry its
+    family and the selection: a family whose only change is a rename is not counted
+    as changed."""
+    renames = renames or {}
+    renamed_from = {new: old for old, new in renames.items()}
     multi = _multi_count(listing)
     pool = listing if request.singletons else listing[:multi]
     keys_of: dict[int, str] = {}
@@ -255,7 +290,7 @@ def build_view(
     if same and previous is not None:
         old_rows = previous.row_of
         claimed: set[int] = set()
-        new = changed = 0
+        new = changed = grew = shrank = 0
         carried: list[int] = []
         identity = carried
         row_of: dict[str, int] = {}
@@ -265,14 +300,24 @@ def build_view(
             votes: dict[int, int] = {}
             for member in family.members:
                 old_row = old_rows.get(member)
+                if old_row is None and member in renamed_from:
+                    old_row = old_rows.get(renamed_from[member])
                 if old_row is not None:
                     votes[old_row] = votes.get(old_row, 0) + 1
             best = max(votes, key=lambda r: (votes[r], -r)) if votes else None
             if best is not None and best not in claimed:
                 claimed.add(best)
                 carried.append(previous.identity[best])
-                if family.size > 1 and previous.families[best].members != family.members:
-                    changed += 1
+                old_members = previous.families[best].members
+                if family.size > 1 and old_members != family.members:
+                    before = {renames.get(m, m) for m in old_members}
+                    after = set(family.members)
+                    if after < before:
+                        shrank += 1
+                    elif after > before:
+                        grew += 1
+                    elif after != before:
+                        changed += 1
             else:
                 carried.append(next(_identities))
                 if family.size > 1:
@@ -284,11 +329,11 @@ def build_view(
                 if f.size > 1 and row not in claimed
                 and not any(m in row_of for m in f.members)
             )
-            delta = ViewDelta(new=new, gone=gone, changed=changed)
+            delta = ViewDelta(new=new, gone=gone, changed=changed, grew=grew, shrank=shrank)
     else:
         row_of = {}
         identity = _fresh_identities(len(families))
-    keep_row = _row_of_keep(families, identity, row_of, request)
+    keep_row = _row_of_keep(families, identity, row_of, request, renames)
     keys: Sequence[str] = [keys_of.get(id(f), "") for f in families] if review is not None else ()
     return FamilyView(
         reviewed=reviewed,
@@ -324,9 +369,11 @@ def _row_of_keep(
     identity: Sequence[int],
     row_of: Mapping[str, int],
     request: ViewRequest,
+    renames: Mapping[str, str],
 ) -> int | None:
     keep = request.keep
     if keep is not None:
+        keep = renames.get(keep, keep)
         if row_of:
             row = row_of.get(keep)
             if row is not None:

@@ -212,6 +212,8 @@ class DittoApp(App):
     def on_explorer_message(self, message: ExplorerMessage) -> None:
         event = message.event
         screen = self.main_screen
+        if not screen.is_mounted or not screen.children:
+            return  # not mounted yet, or already torn down (the app is closing)
         if isinstance(event, events.ViewBuilt):
             screen.show_view(event.view)
         elif isinstance(event, events.IndexUpdated):

@@ -427,6 +427,8 @@ class MainScreen(Screen):
         if snapshot.generation >= view.generation:
             self.snapshot = snapshot
         keep = self.selected_member()
+        # a renamed document keeps its selection under its new name
+        self.detail.renames = dict(view.delta.renames) if view.delta is not None else {}
         self.families_pane.show_view(
             view,
             self.snapshot.documents,
@@ -511,15 +513,18 @@ class MainScreen(Screen):
     def empty_message(self) -> str:
         """What the family list says when it is empty."""
         snapshot = self.snapshot
-        if self.explorer.scanning and not len(snapshot):
-            return LOADING
+        scanning = self.explorer.scanning
         if self.pattern.strip() and len(snapshot):
             lines = [f"No family has a member matching the filter {self.pattern.strip()!r}."]
+            if scanning:
+                lines.append("Still scanning: more documents may match.")
             if not self.singletons:
                 lines.append("Singletons are hidden: press 1 to look among them too.")
             lines.append("To clear the filter: / then ctrl+u.")
             return "\n".join(lines)
-        if len(snapshot) or self.explorer.scanning:
+        if scanning:  # families may still appear: nothing is known to be empty yet
+            return LOADING
+        if len(snapshot):
             return NO_FAMILIES
         return no_documents_message(
             snapshot.skipped,

@@ -104,6 +104,8 @@ class DetailPane(Vertical):
         self.mail_infos: dict[str, tuple[str, str, str]] = {}
         self._rows_for: tuple[Any, int, str] | None = None
         self.pattern = ""
+        #: old id -> new id of the documents renamed by the latest live change
+        self.renames: dict[str, str] = {}
         self.matching: list[int] = []  # member rows matching the filter, in row order
         self._jumped: tuple[str, str] | None = None  # (family centre, pattern) jumped to
 
@@ -156,6 +158,7 @@ class DetailPane(Vertical):
             self.pattern = pattern
         if keep is None or family is None or keep not in family.members:
             current = self.selected_member()
+            current = self.renames.get(current, current) if current is not None else None
             keep = current if family is not None and current in family.members else None
         self.family = family
         if family is None:
