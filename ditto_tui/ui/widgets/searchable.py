@@ -29,8 +29,8 @@ from ditto_tui.core.find import Found, find_in_sides
 
 FIND_BINDINGS = [
     Binding("slash", "open_find", "Find", key_display="/"),
-    Binding("n", "next_match", "Next match", show=False),
-    Binding("N", "previous_match", "Previous match", show=False),
+    Binding("n", "next_match", "Next match"),
+    Binding("N", "previous_match", "Prev match"),
     Binding("colon,ctrl+g", "open_go_to", "Go to line", key_display=":", show=False),
     Binding("escape", "end_find", "End find", show=False),
 ]
