@@ -42,7 +42,7 @@ class Preview(Searchable, ScrollView, can_focus=True):
     """ + FIND_CSS.format(name="Preview")
 
     COMPONENT_CLASSES = {"preview--header", "preview--placeholder"} | FIND_CLASSES
-    BINDINGS = FIND_BINDINGS
+    BINDINGS = [*FIND_BINDINGS]
 
     wrap: reactive[bool] = reactive(True)
 

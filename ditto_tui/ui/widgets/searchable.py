@@ -27,7 +27,7 @@ from textual.worker import get_current_worker
 
 from ditto_tui.core.find import Found, find_in_sides
 
-FIND_BINDINGS = [
+FIND_BINDINGS: list[Binding | tuple[str, str] | tuple[str, str, str]] = [
     Binding("slash", "open_find", "Find", key_display="/"),
     Binding("n", "next_match", "Next match"),
     Binding("N", "previous_match", "Prev match"),
