@@ -47,3 +47,26 @@ async def test_a_live_change_keeps_the_selected_family_on_its_screen_row():
         assert table.cursor_row - int(table.scroll_offset.y) == screen_row  # did not move
         assert int(table.scroll_offset.y) == top + 2  # the list moved under it instead
         assert [f.size for f in table.families[:3]] == [3, 3, 2]  # the true order at once
+
+
+async def test_before_the_user_picks_a_family_the_cursor_stays_on_the_first_row():
+    rng = random.Random(3)
+    fps: dict[str, int] = {}
+    small, big = rng.getrandbits(64), rng.getrandbits(64)
+    fps["a/1.txt"], fps["a/2.txt"] = small, small ^ 1  # found first, ends up second
+    for i in range(60):
+        fps[f"pad/{i:02d}.txt"] = rng.getrandbits(64)
+    for i in range(6):
+        fps[f"z/{i}.txt"] = big ^ (1 << i)  # found last, the largest family
+    source = MemorySource(fps, batch=16, delay=0.3)
+    app = DittoApp(source, root="memory", watch=False, k=3)
+    async with app.run_test(size=(120, 30)) as pilot:
+        table = app.main_screen.query_one(FamilyTable)
+        await wait_for(pilot, lambda: bool(table.families) and table.families[0].centre.startswith("a/"))
+        await settle(pilot, timeout=30)
+        assert [f.size for f in table.families] == [6, 2]
+        assert table.cursor_row == 0 and table.selected.centre.startswith("z/")
+        assert app.main_screen.selected_member().startswith("z/")
+        # once the user has picked a family, it is followed
+        await pilot.press("down")
+        assert table.selected.centre.startswith("a/")

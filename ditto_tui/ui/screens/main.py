@@ -301,6 +301,7 @@ class MainScreen(Screen):
         self._notice: list[str] = []
         self.review: ReviewState = explorer.review
         self._last_selected: str | None = None
+        self._chose_member = False
 
     # -- layout ---------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -388,8 +389,8 @@ class MainScreen(Screen):
                 serial=self._serial,
                 unreviewed_only=self.unreviewed_only,
                 show_ignored=self.show_ignored,
-                keep=self.selected_member() if self.is_mounted else None,
-                keep_identity=self.families_pane.selected_identity() if self.is_mounted else None,
+                keep=self.selected_member() if self.chosen else None,
+                keep_identity=self.families_pane.selected_identity() if self.chosen else None,
             )
         )
         if self.is_mounted:
@@ -426,7 +427,7 @@ class MainScreen(Screen):
         snapshot = self.explorer.snapshot
         if snapshot.generation >= view.generation:
             self.snapshot = snapshot
-        keep = self.selected_member()
+        keep = self.selected_member() if self.chosen else None
         # a renamed document keeps its selection under its new name
         self.detail.renames = dict(view.delta.renames) if view.delta is not None else {}
         self.families_pane.show_view(
@@ -581,11 +582,23 @@ class MainScreen(Screen):
 
     @on(DetailPane.MemberHighlighted)
     def member_highlighted(self) -> None:
+        if self.member_table.has_focus:
+            self._chose_member = True
         self._selection_moved()
+
+    @property
+    def chosen(self) -> bool:
+        """Whether the user has picked a family or member. Until then the cursor stays on
+        the first row while the list fills in (a scan), instead of following whichever
+        family happened to be first; afterwards the selection follows its family."""
+        return self.is_mounted and (self.table.chosen or self._chose_member)
 
     def _selection_moved(self) -> None:
         self._last_selected = self.selected_member()
-        self.explorer.set_keep(self.selected_member(), self.families_pane.selected_identity())
+        if self.chosen:
+            self.explorer.set_keep(self.selected_member(), self.families_pane.selected_identity())
+        else:
+            self.explorer.set_keep(None, None)
 
     @on(FamilyTable.SortRequested)
     def header_selected(self, event: FamilyTable.SortRequested) -> None:

@@ -69,6 +69,14 @@ class FamilyTable(VirtualTable):
         self._excerpts: Mapping[str, str] = {}
         self._newest: dict[str, int] = {}
         self._newest_given: Mapping[str, int] = {}
+        #: the cursor was moved (by the user, or on purpose by code): not just set by a
+        #: new listing
+        self.chosen = False
+
+    def watch_cursor_row(self, old: int, new: int) -> None:
+        if old != new:  # (the watcher also runs once when the table is mounted)
+            self.chosen = True
+        super().watch_cursor_row(old, new)
 
     # -- data ----------------------------------------------------------------------------
     @property
