@@ -67,6 +67,13 @@ async def test_before_the_user_picks_a_family_the_cursor_stays_on_the_first_row(
         assert [f.size for f in table.families] == [6, 2]
         assert table.cursor_row == 0 and table.selected.centre.startswith("z/")
         assert app.main_screen.selected_member().startswith("z/")
-        # once the user has picked a family, it is followed
+        assert app.main_screen.member_table.cursor_row == 0
+        # once the user has picked a family and a member, they are followed (here through k)
         await pilot.press("down")
         assert table.selected.centre.startswith("a/")
+        app.main_screen.member_table.focus()
+        await pilot.press("down")
+        picked = app.main_screen.selected_member()
+        await pilot.press("]")
+        await settle(pilot)
+        assert app.main_screen.selected_member() == picked

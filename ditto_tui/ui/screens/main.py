@@ -301,7 +301,7 @@ class MainScreen(Screen):
         self._notice: list[str] = []
         self.review: ReviewState = explorer.review
         self._last_selected: str | None = None
-        self._chose_member = False
+        self._family_moves = 0
 
     # -- layout ---------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -577,13 +577,14 @@ class MainScreen(Screen):
     @on(FamilyTable.Highlighted)
     def family_highlighted(self, event: FamilyTable.Highlighted) -> None:
         pattern = self.view.request.pattern if self.view is not None else self.pattern
+        if self.table.moves != self._family_moves:  # the user went to another family:
+            self._family_moves = self.table.moves  # no member is picked in it yet
+            self.member_table.chosen = False
         self.detail.show_family(event.family, self.snapshot, pattern=pattern)
         self._selection_moved()
 
     @on(DetailPane.MemberHighlighted)
     def member_highlighted(self) -> None:
-        if self.member_table.has_focus:
-            self._chose_member = True
         self._selection_moved()
 
     @property
@@ -591,7 +592,7 @@ class MainScreen(Screen):
         """Whether the user has picked a family or member. Until then the cursor stays on
         the first row while the list fills in (a scan), instead of following whichever
         family happened to be first; afterwards the selection follows its family."""
-        return self.is_mounted and (self.table.chosen or self._chose_member)
+        return self.is_mounted and (self.table.chosen or self.member_table.chosen)
 
     def _selection_moved(self) -> None:
         self._last_selected = self.selected_member()

@@ -157,7 +157,9 @@ class DetailPane(Vertical):
         if pattern is not None:
             self.pattern = pattern
         if keep is None or family is None or keep not in family.members:
-            current = self.selected_member()
+            # the highlighted member stays only if the user picked it: a member that was
+            # merely first while the family filled in (a scan) does not hold the cursor
+            current = self.selected_member() if table.chosen else None
             current = self.renames.get(current, current) if current is not None else None
             keep = current if family is not None and current in family.members else None
         self.family = family

@@ -72,10 +72,13 @@ class FamilyTable(VirtualTable):
         #: the cursor was moved (by the user, or on purpose by code): not just set by a
         #: new listing
         self.chosen = False
+        #: how many times the cursor was moved that way
+        self.moves = 0
 
     def watch_cursor_row(self, old: int, new: int) -> None:
         if old != new:  # (the watcher also runs once when the table is mounted)
             self.chosen = True
+            self.moves += 1
         super().watch_cursor_row(old, new)
 
     # -- data ----------------------------------------------------------------------------

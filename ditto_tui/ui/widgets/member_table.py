@@ -67,6 +67,13 @@ class MemberTable(VirtualTable):
         self.placeholder = "No family selected"
         #: members whose path matches the family filter (» in the first column)
         self.matching: Collection[str] = frozenset()
+        #: the cursor was moved (by the user, or on purpose by code) in this family
+        self.chosen = False
+
+    def watch_cursor_row(self, old: int, new: int) -> None:
+        if old != new:  # (the watcher also runs once when the table is mounted)
+            self.chosen = True
+        super().watch_cursor_row(old, new)
 
     @property
     def members(self) -> Sequence[Member]:
