@@ -77,3 +77,25 @@ async def test_before_the_user_picks_a_family_the_cursor_stays_on_the_first_row(
         await pilot.press("]")
         await settle(pilot)
         assert app.main_screen.selected_member() == picked
+
+
+async def test_before_the_user_picks_a_member_the_member_cursor_stays_on_the_first_row():
+    rng = random.Random(4)
+    big = rng.getrandbits(64)
+    fps: dict[str, int] = {}
+    # found first, a pair of their own for a while: the last rows of their family in the end
+    fps["z/far.txt"], fps["z/far2.txt"] = big ^ 0b111, big ^ 0b111 ^ (1 << 20)
+    for i in range(40):
+        fps[f"pad/{i:02d}.txt"] = rng.getrandbits(64)
+    for i in range(6):
+        fps[f"z/{i}.txt"] = big ^ (1 << i)
+    source = MemorySource(fps, batch=16, delay=0.3)
+    app = DittoApp(source, root="memory", watch=False, k=3)
+    async with app.run_test(size=(120, 30)) as pilot:
+        screen = app.main_screen
+        await wait_for(pilot, lambda: (screen.selected_member() or "").startswith("z/far"))
+        await settle(pilot, timeout=30)
+        members = screen.member_table
+        assert len(members.members) == 8
+        assert members.cursor_row == 0  # not held by the member that was first
+        assert screen.selected_member() not in ("z/far.txt", "z/far2.txt")

@@ -208,7 +208,7 @@ class DetailPane(Vertical):
     ) -> None:
         if family is not self.family or pattern != self.pattern:
             return  # another family or filter meanwhile: dropped
-        if keep is None:
+        if keep is None and self.member_table.chosen:
             keep = self.selected_member()
         self.matching = matching
         if matching and self._jumped != (family.centre, pattern):
