@@ -64,3 +64,16 @@ async def test_matching_members_are_marked_and_reached_past_row_500(tmp_path, ma
         await settle(pilot)
         assert members.cell_text(3200, "mark") == " "
         assert members.border_subtitle == ""
+
+
+async def test_the_member_found_by_the_filter_stays_through_later_views(corpus_dir, make_app):
+    app = make_app(corpus_dir, k=6)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("/", *"draft", "enter")
+        await settle(pilot)
+        screen = app.main_screen
+        assert screen.selected_member() == "press/tidewell-2.0-draft.txt"
+        await pilot.press("s", "1")  # new views of the same family: the match stays
+        await settle(pilot)
+        assert screen.selected_member() == "press/tidewell-2.0-draft.txt"

@@ -72,7 +72,9 @@ class CompareScreen(Screen):
     AUTO_FOCUS = "#diff"
 
     def on_mount(self) -> None:
-        self.query_one(FindBar).target = self.query_one(ExplainedDiff)
+        bar, view = self.query_one(FindBar), self.query_one(ExplainedDiff)
+        bar.target = view
+        view.open_find_bar = bar.open
         self.load()
 
     @on(FindRequested)

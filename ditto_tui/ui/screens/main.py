@@ -97,11 +97,17 @@ class MainScreen(Screen):
             key_display="]",
         ),
         Binding(
-            "slash,ctrl+f",
+            "slash",
             "filter",
             "Filter",
             tooltip="filter families by a member path (substring or glob); enter/esc returns",
-            key_display="/",
+        ),
+        Binding(  # (apart from /, which the preview takes for its find bar when focused)
+            "ctrl+f",
+            "filter",
+            "Filter",
+            tooltip="filter families by a member path (substring or glob); enter/esc returns",
+            show=False,
         ),
         Binding(
             "s",

@@ -119,7 +119,9 @@ class DetailPane(Vertical):
         self.member_table.border_title = "Members"
         preview = self.query_one(Preview)
         preview.show([], placeholder="No document selected")
-        self.query_one(FindBar).target = preview
+        bar = self.query_one(FindBar)
+        bar.target = preview
+        preview.open_find_bar = bar.open
 
     @on(FindRequested)
     def _open_find(self, event: FindRequested) -> None:
@@ -215,6 +217,7 @@ class DetailPane(Vertical):
             self._jumped = (family.centre, pattern)
             if keep not in {rows[i].id for i in matching}:
                 keep = rows[matching[0]].id  # the first member that matched the filter
+            self.member_table.chosen = True  # held like a member the user picked
         mail = self._is_mail(family)
         table = self.member_table
         table.matching = frozenset(rows[i].id for i in matching)

@@ -15,7 +15,7 @@ to line, ``escape`` ends the find.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from rich.style import Style
@@ -66,6 +66,9 @@ class Searchable:
     """Mixin for a ``ScrollView`` (put it first among the bases). See the module docstring."""
 
     found: Found | None = None
+    #: set by the holder of the find bar: opens it at once (keys typed right after ``/``
+    #: then reach the bar, not the screen); without it a FindRequested is posted
+    open_find_bar: Callable[[str], None] | None = None
     find_query: str = ""
     find_current: int = -1  # navigation position of the current match, -1 for none
     _find_serial: int = 0
@@ -194,10 +197,16 @@ class Searchable:
         return super().check_action(action, parameters)  # type: ignore[misc]
 
     def action_open_find(self) -> None:
-        self.post_message(FindRequested(self, "find"))  # type: ignore[attr-defined]
+        self._open_bar("find")
 
     def action_open_go_to(self) -> None:
-        self.post_message(FindRequested(self, "line"))  # type: ignore[attr-defined]
+        self._open_bar("line")
+
+    def _open_bar(self, mode: str) -> None:
+        if self.open_find_bar is not None:
+            self.open_find_bar(mode)
+        else:
+            self.post_message(FindRequested(self, mode))  # type: ignore[attr-defined]
 
     def action_end_find(self) -> None:
         self.search("")
