@@ -522,12 +522,13 @@ class MainScreen(Screen):
         snapshot = self.snapshot
         scanning = self.explorer.scanning
         if self.pattern.strip() and len(snapshot):
-            lines = [f"No family has a member matching the filter {self.pattern.strip()!r}."]
+            # short lines: the pane is about 38 columns wide at 80
+            lines = [f"No family matches {self.pattern.strip()!r}."]
             if scanning:
-                lines.append("Still scanning: more documents may match.")
+                lines.append("Still scanning: more may match.")
             if not self.singletons:
-                lines.append("Singletons are hidden: press 1 to look among them too.")
-            lines.append("To clear the filter: / then ctrl+u.")
+                lines.append("Singletons hidden: 1 shows them.")
+            lines.append("Clear the filter: / then ctrl+u.")
             return "\n".join(lines)
         if scanning:  # families may still appear: nothing is known to be empty yet
             return LOADING
