@@ -85,15 +85,17 @@ async def test_before_the_user_picks_a_member_the_member_cursor_stays_on_the_fir
     fps: dict[str, int] = {}
     # found first, a pair of their own for a while: the last rows of their family in the end
     fps["z/far.txt"], fps["z/far2.txt"] = big ^ 0b111, big ^ 0b111 ^ (1 << 20)
-    for i in range(40):
+    for i in range(60):
         fps[f"pad/{i:02d}.txt"] = rng.getrandbits(64)
     for i in range(6):
         fps[f"z/{i}.txt"] = big ^ (1 << i)
-    source = MemorySource(fps, batch=16, delay=0.3)
+    source = MemorySource(fps, batch=8, delay=0.5)  # the pair stays alone for seconds
     app = DittoApp(source, root="memory", watch=False, k=3)
     async with app.run_test(size=(120, 30)) as pilot:
         screen = app.main_screen
-        await wait_for(pilot, lambda: (screen.selected_member() or "").startswith("z/far"))
+        await wait_for(
+            pilot, lambda: (screen.selected_member() or "").startswith("z/far"), timeout=30
+        )
         await settle(pilot, timeout=30)
         members = screen.member_table
         assert len(members.members) == 8

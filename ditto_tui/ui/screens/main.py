@@ -97,17 +97,11 @@ class MainScreen(Screen):
             key_display="]",
         ),
         Binding(
-            "slash",
+            "slash,ctrl+f",
             "filter",
             "Filter",
             tooltip="filter families by a member path (substring or glob); enter/esc returns",
-        ),
-        Binding(  # (apart from /, which the preview takes for its find bar when focused)
-            "ctrl+f",
-            "filter",
-            "Filter",
-            tooltip="filter families by a member path (substring or glob); enter/esc returns",
-            show=False,
+            key_display="/",
         ),
         Binding(
             "s",
