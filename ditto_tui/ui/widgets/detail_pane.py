@@ -77,12 +77,11 @@ class DetailPane(Vertical):
     """Right pane: :class:`MemberTable`, a title line and the :class:`Preview`.
 
     With a family filter, the members whose path matches it are marked (» in the first
-    column), the cursor goes to the first of them when the family is shown, and ``n``/``N``
-    in the member list step through them."""
+    column), the cursor goes to the first of them when the family is shown, and ``n`` in
+    the member list steps through them (going round)."""
 
-    BINDINGS = [
+    BINDINGS = [  # (N is the review's "not a duplicate" on the main screen)
         Binding("n", "next_matching(1)", "Next match", show=False),
-        Binding("N", "next_matching(-1)", "Previous match", show=False),
     ]
 
     class MemberHighlighted(Message):
@@ -240,7 +239,7 @@ class DetailPane(Vertical):
         if count and row in self.matching:
             where = f"{self.matching.index(row) + 1} of "
         noun = "member matches" if count == 1 else "members match"
-        table.border_subtitle = f"» {where}{count:,} {noun} the filter · n/N"
+        table.border_subtitle = f"» {where}{count:,} {noun} the filter · n: next"
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "next_matching":  # only in the member list, only with matches
