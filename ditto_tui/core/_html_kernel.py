@@ -724,31 +724,52 @@ def _fingerprint(buf, shingle, max_tokens, slots, flat, starts, spread, attrs, f
     # that opens at feature j gets f_j, the others " " + f_j; the window opened
     # shingle - 1 features earlier is then complete. The first windows open at the
     # shingle - 1 empty features before feature 0.
-    states = np.empty(shingle, dtype=np.uint64)
     space = np.uint64(0x20)
-    slot = 0  # the state of the window opening at the current feature
-    for j in range(1 - shingle, nf):
-        for t in range(shingle):
-            if t != slot:
-                states[t] = (states[t] * _PRIME) ^ space
-        states[slot] = _OFFSET
-        if j >= 0:
-            for k in range(fstart[j], fstart[j + 1]):
-                c = np.uint64(feat[k])
-                for t in range(shingle):
-                    states[t] = (states[t] * _PRIME) ^ c
-        slot += 1
-        if slot == shingle:
-            slot = 0
-        if j >= 0:  # the window that opened at feature j - shingle + 1 is complete
-            h = states[slot]
-            if h == 0:
-                return _NEEDS_PYTHON, np.uint64(0)
-            block[filled] = h
-            filled += 1
-            if filled == _BLOCK:
-                _vote_block(block, filled, spread, planes, totals)
-                filled = 0
+    if shingle == 3:  # the default: the three states live in registers
+        older = newer = _OFFSET  # the windows opened two and one features ago
+        for j in range(-2, nf):
+            older = (older * _PRIME) ^ space
+            newer = (newer * _PRIME) ^ space
+            fresh = _OFFSET
+            if j >= 0:
+                for k in range(fstart[j], fstart[j + 1]):
+                    c = np.uint64(feat[k])
+                    older = (older * _PRIME) ^ c
+                    newer = (newer * _PRIME) ^ c
+                    fresh = (fresh * _PRIME) ^ c
+                if older == 0:
+                    return _NEEDS_PYTHON, np.uint64(0)
+                block[filled] = older
+                filled += 1
+                if filled == _BLOCK:
+                    _vote_block(block, filled, spread, planes, totals)
+                    filled = 0
+            older, newer = newer, fresh
+    else:
+        states = np.empty(shingle, dtype=np.uint64)
+        slot = 0  # the state of the window opening at the current feature
+        for j in range(1 - shingle, nf):
+            for t in range(shingle):
+                if t != slot:
+                    states[t] = (states[t] * _PRIME) ^ space
+            states[slot] = _OFFSET
+            if j >= 0:
+                for k in range(fstart[j], fstart[j + 1]):
+                    c = np.uint64(feat[k])
+                    for t in range(shingle):
+                        states[t] = (states[t] * _PRIME) ^ c
+            slot += 1
+            if slot == shingle:
+                slot = 0
+            if j >= 0:  # the window that opened at feature j - shingle + 1 is complete
+                h = states[slot]
+                if h == 0:
+                    return _NEEDS_PYTHON, np.uint64(0)
+                block[filled] = h
+                filled += 1
+                if filled == _BLOCK:
+                    _vote_block(block, filled, spread, planes, totals)
+                    filled = 0
     if filled:
         _vote_block(block, filled, spread, planes, totals)
     fp = np.uint64(0)
