@@ -323,21 +323,16 @@ def vote(buf, start, end, ascii, char_n, word_n, spread, pairs):  # pragma: no c
     windows = 0
     length = end - start
     if char_n > 0 and length >= char_n:
-        if ascii and char_n == 4:  # the block starts empty: fill it a whole block at a time
-            s = start
-            last = end - 3
-            while s < last:
-                m = min(_BLOCK, last - s)
-                for j in range(m):  # no test per window: the loop pipelines
-                    h = pairs[(np.intp(buf[s + j]) << 8) | buf[s + j + 1]]
-                    h = (h ^ np.uint64(buf[s + j + 2])) * _PRIME
-                    block[j] = (h ^ np.uint64(buf[s + j + 3])) * _PRIME
-                s += m
-                if s < last:
-                    _vote_block(block, m, spread, planes, totals)
-                    windows += m
-                else:  # the last block stays open for the word windows
-                    filled = m
+        if ascii and char_n == 4:
+            for s in range(start, end - 3):
+                h = pairs[(np.intp(buf[s]) << 8) | buf[s + 1]]
+                h = (h ^ buf[s + 2]) * _PRIME
+                block[filled] = (h ^ buf[s + 3]) * _PRIME
+                filled += 1
+                if filled == _BLOCK:
+                    _vote_block(block, filled, spread, planes, totals)
+                    windows += filled
+                    filled = 0
         elif ascii:
             for s in range(start, end - char_n + 1):
                 h = _OFFSET
