@@ -17,12 +17,20 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
+from textual.widgets import Input
 from textual.worker import get_current_worker
 
 from ditto_tui.core.display import html_text, visible_lines
 from ditto_tui.explore.snapshot import Snapshot
+from ditto_tui.ui.fit import Part, fit_parts
 from ditto_tui.ui.listing import FamilyLike, format_size, shown
-from ditto_tui.ui.widgets.member_table import Member, MemberTable
+from ditto_tui.ui.widgets.member_table import (
+    SORT_LABELS,
+    Member,
+    MemberTable,
+    filter_members,
+    sort_members,
+)
 from ditto_tui.ui.widgets.preview import Preview
 from ditto_tui.ui.widgets.title_line import TitleLine
 
@@ -32,10 +40,16 @@ INLINE_MEMBERS = 300  # larger families get their rows built in a worker
 
 
 def member_rows(
-    family: FamilyLike, snapshot: Snapshot, mail_infos: dict[str, tuple[str, str, str]]
+    family: FamilyLike,
+    snapshot: Snapshot,
+    mail_infos: dict[str, tuple[str, str, str]],
+    *,
+    sort: str = "distance",
+    pattern: str = "",
 ) -> list[Member]:
     """The member rows of ``family``: distance to the representative, size, time, mail
-    headers when known; sorted by (distance, id). O(family size)."""
+    headers when known; those matching ``pattern`` (all when blank), sorted by ``sort``
+    (default (distance, id)). O(family size · log)."""
     fps = snapshot.fingerprints
     documents = snapshot.documents
     centre = fps.get(family.centre, 0)
@@ -56,8 +70,7 @@ def member_rows(
                 sender,
             )
         )
-    members.sort(key=lambda m: (m.distance, m.id))
-    return members
+    return sort_members(filter_members(members, pattern), sort)
 
 
 class DetailPane(Vertical):
@@ -80,15 +93,26 @@ class DetailPane(Vertical):
         self.previewed: str | None = None
         self.preview_failed = False
         self.mail_infos: dict[str, tuple[str, str, str]] = {}
-        self._rows_for: tuple[Any, int] | None = None
+        self._rows_for: tuple[Any, ...] | None = None
+        #: how the member list is ordered and which members it shows (kept across families)
+        self.member_sort = "distance"
+        self.member_pattern = ""
+        self.note: str | None = None
+        self._shown_count = 0
 
     def compose(self) -> ComposeResult:
+        yield Input(
+            placeholder="members: path, subject or sender  (enter: keep · esc: clear)",
+            id="member-filter",
+            compact=True,
+        )
         yield MemberTable(id="members")
         yield TitleLine(Text("Preview"), id="preview-title")
         yield Preview(id="preview")
 
     def on_mount(self) -> None:
         self.member_table.border_title = "Members"
+        self.query_one("#member-filter", Input).display = False
         self.query_one(Preview).show([], placeholder="No document selected")
 
     @property
@@ -101,31 +125,133 @@ class DetailPane(Vertical):
 
     # -- members ------------------------------------------------------------------------
     def show_family(
-        self, family: FamilyLike | None, snapshot: Snapshot, *, keep: str | None = None
+        self,
+        family: FamilyLike | None,
+        snapshot: Snapshot,
+        *,
+        keep: str | None = None,
+        note: str | None = None,
     ) -> None:
         """Show ``family`` of ``snapshot``; the cursor goes to ``keep`` (default: the
-        highlighted member) when it is a member."""
+        highlighted member) when it is a member. ``note`` says what the family is when
+        that is trivial (shown in the title)."""
         table = self.member_table
         self.snapshot = snapshot
         if keep is None or family is None or keep not in family.members:
             current = self.selected_member()
             keep = current if family is not None and current in family.members else None
+        if family is not self.family or note is not None:
+            self.note = note
         self.family = family
         if family is None:
             self._rows_for = None
+            self._shown_count = 0
             table.show([], self.marked)
-            table.border_title = "Members"
+            self._set_title()
             self.show_preview(None)
             return
-        table.border_title = f"Members · {family.size:,} · diameter {family.diameter}"
-        if (family, snapshot.generation) == self._rows_for and keep == self.selected_member():
+        state = (family, snapshot.generation, self.member_sort, self.member_pattern)
+        if state == self._rows_for and keep == self.selected_member():
+            self._set_title()
             return
-        self._rows_for = (family, snapshot.generation)
+        self._rows_for = state
         if family.size <= INLINE_MEMBERS:
-            self._show_rows(family, member_rows(family, snapshot, self.mail_infos), keep)
+            rows = member_rows(
+                family, snapshot, self.mail_infos, sort=self.member_sort, pattern=self.member_pattern
+            )
+            self._show_rows(family, rows, keep)
         else:
             self.build_rows(family, snapshot, dict(self.mail_infos), keep)
         self.load_mail_infos(family)
+
+    def _set_title(self) -> None:
+        """``Members · 3,274 · diameter 9 · identical fingerprints · 12 match "x" · by name``
+        fitted to the border."""
+        table = self.member_table
+        table.sort_key = self.member_sort
+        family = self.family
+        if family is None:
+            table.border_title = "Members"
+            return
+        parts = [Part("Members", 0), Part(f"{family.size:,}", 0, sep=" · ")]
+        if not (self.note or "").startswith("diameter"):  # the star hint says it already
+            parts.append(
+                Part(f"diameter {family.diameter}", 3, short=f"diam. {family.diameter}", sep=" · ")
+            )
+        if self.note:
+            parts.append(Part(self.note, 1, crop="right", min_cells=12, sep=" · "))
+        if self.member_pattern.strip():
+            parts.append(
+                Part(f"{self._shown_count:,} match {self.member_pattern.strip()!r}", 2,
+                     short=f"{self._shown_count:,} match", sep=" · ")
+            )
+        if self.member_sort != "distance":
+            parts.append(Part(f"by {self.member_sort}", 4, sep=" · "))
+        width = table.size.width - 4
+        table.border_title = (
+            fit_parts(parts, width).plain
+            if width > 0
+            else "".join((p.sep if i else "") + p.text for i, p in enumerate(parts))
+        )
+
+    def on_resize(self) -> None:
+        self._set_title()
+
+    # -- member sort and filter ------------------------------------------------------------
+    @on(MemberTable.SortRequested, "#members")
+    def sort_requested(self, event: MemberTable.SortRequested) -> None:
+        event.stop()
+        order = self.member_table.sort_columns()
+        key = event.key
+        if key == "similarity":
+            key = "distance"
+        if key is None:
+            index = order.index(self.member_sort) if self.member_sort in order else -1
+            key = order[(index + 1) % len(order)]
+        self.member_sort = key
+        self.notify(f"Members by {SORT_LABELS.get(key, key)}", markup=False, timeout=2)
+        self._refresh_members()
+
+    @on(MemberTable.FilterRequested)
+    def filter_requested(self, event: MemberTable.FilterRequested) -> None:
+        event.stop()
+        box = self.query_one("#member-filter", Input)
+        box.display = True
+        box.focus()
+
+    @on(Input.Changed, "#member-filter")
+    def member_filter_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self.member_pattern = event.value
+        self._refresh_members()
+
+    @on(Input.Submitted, "#member-filter")
+    def member_filter_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        box = self.query_one("#member-filter", Input)
+        if not event.value.strip():
+            box.display = False
+        self.member_table.focus()
+
+    def clear_member_filter(self) -> bool:
+        """Esc in the member filter: clear it, hide it, back to the list. False when the
+        filter box was not focused."""
+        box = self.query_one("#member-filter", Input)
+        if self.screen.focused is not box:
+            return False
+        box.value = ""
+        box.display = False
+        self.member_pattern = ""
+        self._refresh_members()
+        self.member_table.focus()
+        return True
+
+    def _refresh_members(self) -> None:
+        if self.family is not None and self.snapshot is not None:
+            self._rows_for = None
+            self.show_family(self.family, self.snapshot, keep=self.selected_member())
+        else:
+            self._set_title()
 
     @work(thread=True, exclusive=True, group="members")
     def build_rows(
@@ -135,7 +261,9 @@ class DetailPane(Vertical):
         mail_infos: dict[str, tuple[str, str, str]],
         keep: str | None,
     ) -> None:
-        rows = member_rows(family, snapshot, mail_infos)
+        rows = member_rows(
+            family, snapshot, mail_infos, sort=self.member_sort, pattern=self.member_pattern
+        )
         if not get_current_worker().is_cancelled:
             self.app.call_from_thread(self._show_rows, family, rows, keep)
 
@@ -146,8 +274,15 @@ class DetailPane(Vertical):
             keep = self.selected_member()
         mail = self._is_mail(family)
         table = self.member_table
+        self._shown_count = len(rows)
         if rows != table.members or mail != table.mail or keep != self.selected_member():
             table.show(rows, self.marked, keep=keep, mail=mail)
+        table.placeholder = (
+            f"No member matches {self.member_pattern.strip()!r} (esc in the box clears it)"
+            if self.member_pattern.strip()
+            else "No family selected"
+        )
+        self._set_title()
         self.show_preview(self.selected_member())
 
     def _is_mail(self, family: FamilyLike) -> bool:
@@ -197,14 +332,17 @@ class DetailPane(Vertical):
             return
         snapshot = self.snapshot
         doc = snapshot.documents.get(doc_id) if snapshot is not None else None
-        heading = Text(no_wrap=True, overflow="ellipsis")
-        heading.append(shown(doc_id), style="bold")
+        heading = [Part(shown(doc_id), 3, "bold", crop="middle", min_cells=12)]
         if doc is not None:
-            heading.append(f"  {doc.kind} · {format_size(doc.size)}")
+            heading.append(Part(doc.kind, 0, sep="  "))
+            heading.append(Part(format_size(doc.size), 0, sep=" · "))
             if doc.kind == "html":
-                heading.append(" · source" if self.html_source else " · text (h: source)")
+                heading.append(
+                    Part("source" if self.html_source else "text (h: source)", 4,
+                         short="source" if self.html_source else "text", sep=" · ")
+                )
         if snapshot is not None and doc_id in snapshot:
-            heading.append(f" · {snapshot.fingerprint(doc_id):016x}")
+            heading.append(Part(f"{snapshot.fingerprint(doc_id):016x}", 1, sep=" · "))
         title.update(heading)
         self.load_preview(doc_id, doc.kind if doc else "text", self.html_source)
 
