@@ -29,8 +29,11 @@ DEEP_A = "usr/share/doc/libreoffice-help-common/help/en-US/text/shared/explorer/
 DEEP_B = "usr/share/doc/libreoffice-help-en-gb/help/en-GB/text/shared/explorer/database/LangRef.txt"
 LONG_ROOT = "/home/someone/Documents/archives/2026/customer-exports/mirror-of-usr-share-doc"
 MAIL = (
+    "Return-Path: <renee@example.org>\n"
+    "Received: from relay.example.org (relay.example.org [192.0.2.7]) by mx.example.org "
+    "with ESMTPS id 4Wz1; Tue, 3 Sep 2024 10:00:01 +0000\n"
     "From: Renée Dupont <renee@example.org>\nSubject: Quarterly heating report for the "
-    "east wing\nDate: Tue, 3 Sep 2024 10:00:00 +0000\nReceived: from relay.example.org\n\n"
+    "east wing\nDate: Tue, 3 Sep 2024 10:00:00 +0000\n\n"
 )
 
 
@@ -48,6 +51,8 @@ def long_corpus(root: Path) -> Path:
     write(root, "usr/share/doc/b-package/empty-changelog", b"")
     write(root, "mail/cur/1700000000.1.host:2,S", MAIL + TEXT)
     write(root, "mail/cur/1700000001.2.host:2,S", MAIL.replace("east", "west") + TEXT)
+    (root / "mail/new").mkdir()
+    (root / "mail/tmp").mkdir()
     write(root, "notes/unrelated.txt", "Completely different words about gardening and soup.\n")
     fix_mtimes(root)
     return root
@@ -77,11 +82,17 @@ async def test_status_line_keeps_k_grouping_watch_and_pipeline_at_80_columns(tmp
     app.main_screen.root_label = LONG_ROOT
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        line = app.main_screen.query_one("#status").render_status().plain
-        assert len(line) <= 78
-        for part in ("k=3", "chain", "off", "ditto/2", "docs"):
+        bar = app.main_screen.query_one("#status")
+        # the figures of a real corpus (7,054 files of /usr/share/doc, watched)
+        bar.set(documents=7054, skipped=1794, families=601, watch="watching")
+        await pilot.pause()
+        line = bar.render_status().plain
+        assert len(line) <= bar.content_size.width
+        for part in ("k=3", "chain", "watching", "ditto/2", "7,054 docs", "601 fam"):
             assert part in line, line
         assert "…" in line  # the root lost its start, or parts were left out: it says so
+        drawn = "".join(seg.text for seg in bar.render_line(0))
+        assert "watching" in drawn  # drawn on the one line, not wrapped away
 
 
 async def test_status_line_and_panel_title_agree_with_singletons_on(tmp_path, make_app):
@@ -127,9 +138,11 @@ async def test_preview_header_keeps_kind_size_and_fingerprint(tmp_path, make_app
             line = app.main_screen.query_one("#preview-title", TitleLine).plain
             width = app.main_screen.query_one("#preview-title").content_size.width
             assert len(line) <= width
-            assert "text" in line and " B" in line and fp in line, line
+            assert "text" in line and " B" in line, line
             if size[0] == 120:
-                assert "LangRef.txt" in line
+                assert fp in line and "LangRef.txt" in line, line
+            else:  # the fingerprint's start, and the file name's end
+                assert fp[:8] + "…" in line and "Ref.txt" in line, line
 
 
 # -- defect 8, names and folders -----------------------------------------------------------------
@@ -321,3 +334,36 @@ async def test_scan_progress_does_not_push_the_panels_down(tmp_path, make_app):
         assert app.main_screen.query_one(ScanProgress).display
         assert pane.region.y == y
         assert pane.region.height == app.main_screen.query_one("#families-pane").region.height
+
+
+async def test_preview_header_completes_when_its_document_becomes_known(tmp_path, make_app):
+    """A warm start can preview a member before the snapshot lists its document (kind,
+    size): the header (and the text/source choice) is redone when it does."""
+    import dataclasses
+
+    app = make_app(long_corpus(tmp_path / "c"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await select_family(pilot, DEEP_A)
+        detail = app.main_screen.detail
+        doc_id = detail.selected_member()
+        full = app.main_screen.snapshot
+        detail.snapshot = dataclasses.replace(full, documents={})
+        detail.show_preview(doc_id, force=True)
+        title = app.main_screen.query_one("#preview-title", TitleLine)
+        assert "text ·" not in title.plain
+        detail.show_family(detail.family, full)
+        await pilot.pause()
+        assert "text · " in title.plain
+
+
+async def test_scan_options_typed_size_and_enter(tmp_path, make_app):
+    app = make_app(long_corpus(tmp_path / "c"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("o")
+        await wait_for(pilot, lambda: isinstance(app.screen, ScanOptionsDialog))
+        await pilot.press("backspace", "2", "k", "enter")
+        await wait_for(pilot, lambda: app.session.options.min_size == 2048)
+        await settle(pilot)
+        assert "min 2 KiB" in app.main_screen.query_one("#status").render_status().plain

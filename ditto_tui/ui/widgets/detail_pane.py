@@ -92,6 +92,7 @@ class DetailPane(Vertical):
         self.html_source = False
         self.previewed: str | None = None
         self.preview_failed = False
+        self._preview_unknown = False
         self.mail_infos: dict[str, tuple[str, str, str]] = {}
         self._rows_for: tuple[Any, ...] | None = None
         #: how the member list is ordered and which members it shows (kept across families)
@@ -137,6 +138,9 @@ class DetailPane(Vertical):
         that is trivial (shown in the title)."""
         table = self.member_table
         self.snapshot = snapshot
+        if self._preview_unknown and self.previewed in snapshot.documents:
+            # shown before its document was known (kind, size): show it again, whole
+            self.show_preview(self.previewed, force=True)
         if keep is None or family is None or keep not in family.members:
             current = self.selected_member()
             keep = current if family is not None and current in family.members else None
@@ -332,7 +336,7 @@ class DetailPane(Vertical):
             return
         snapshot = self.snapshot
         doc = snapshot.documents.get(doc_id) if snapshot is not None else None
-        heading = [Part(shown(doc_id), 3, "bold", crop="middle", min_cells=12)]
+        heading = [Part(shown(doc_id), 3, "bold", crop="middle", min_cells=8)]
         if doc is not None:
             heading.append(Part(doc.kind, 0, sep="  "))
             heading.append(Part(format_size(doc.size), 0, sep=" · "))
@@ -342,8 +346,11 @@ class DetailPane(Vertical):
                          short="source" if self.html_source else "text", sep=" · ")
                 )
         if snapshot is not None and doc_id in snapshot:
-            heading.append(Part(f"{snapshot.fingerprint(doc_id):016x}", 1, sep=" · "))
+            fp = f"{snapshot.fingerprint(doc_id):016x}"
+            # narrow: the first 8 digits, so that the file name keeps a place
+            heading.append(Part(fp, 1, short=fp[:8] + "…", sep=" · "))
         title.update(heading)
+        self._preview_unknown = doc is None
         self.load_preview(doc_id, doc.kind if doc else "text", self.html_source)
 
     @work(thread=True, exclusive=True, group="preview")

@@ -70,6 +70,7 @@ class FamiliesPane(Vertical):
             view.families, documents, excerpts, row, newest=view.newest, notes=view.notes
         )
         self._set_title()
+        self.border_subtitle = ""
 
     def _set_title(self) -> None:
         """``Families at k=3 (chain) · 601 + 12 single · by size``, fitted to the border
