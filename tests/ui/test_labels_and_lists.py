@@ -367,3 +367,18 @@ async def test_scan_options_typed_size_and_enter(tmp_path, make_app):
         await wait_for(pilot, lambda: app.session.options.min_size == 2048)
         await settle(pilot)
         assert "min 2 KiB" in app.main_screen.query_one("#status").render_status().plain
+
+
+async def test_s_and_slash_sort_and_filter_families_when_the_member_list_has_no_focus(
+    tmp_path, make_app
+):
+    app = make_app(big_family(tmp_path / "c"), k=8)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert app.focused is families(app)
+        await pilot.press("s")
+        await settle(pilot)
+        assert app.main_screen.sort_key == "diameter"
+        assert members(app).sort_key == "distance"
+        await pilot.press("slash")
+        assert app.focused is app.main_screen.query_one("#filter")

@@ -15,6 +15,7 @@ from typing import Any
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Input
@@ -76,6 +77,18 @@ def member_rows(
 class DetailPane(Vertical):
     """Right pane: :class:`MemberTable`, a title line and the :class:`Preview`."""
 
+    # Only while the member table has focus (see check_action): elsewhere the screen's
+    # s (sort families) and / (filter families) apply. Handled here, at once, so that keys
+    # typed right after `/` go to the member filter box.
+    BINDINGS = [
+        Binding("s", "sort_members", "Sort members", tooltip="sort the members by the next column"),
+        Binding(
+            "slash", "filter_members", "Filter members",
+            tooltip="show only the members matching a text (path, subject, sender)",
+            key_display="/",
+        ),
+    ]
+
     class MemberHighlighted(Message):
         """The highlighted member changed (``doc_id`` None when there is none)."""
 
@@ -103,7 +116,7 @@ class DetailPane(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Input(
-            placeholder="members: path, subject or sender  (enter: keep · esc: clear)",
+            placeholder="filter members: path, subject or sender  (/ in the list)",
             id="member-filter",
             compact=True,
         )
@@ -113,7 +126,6 @@ class DetailPane(Vertical):
 
     def on_mount(self) -> None:
         self.member_table.border_title = "Members"
-        self.query_one("#member-filter", Input).display = False
         self.query_one(Preview).show([], placeholder="No document selected")
 
     @property
@@ -202,11 +214,25 @@ class DetailPane(Vertical):
         self._set_title()
 
     # -- member sort and filter ------------------------------------------------------------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("sort_members", "filter_members"):
+            return self.screen.focused is self.member_table
+        return True
+
+    def action_sort_members(self) -> None:
+        self.sort_members(None)
+
+    def action_filter_members(self) -> None:
+        self.screen.set_focus(self.query_one("#member-filter", Input))
+
     @on(MemberTable.SortRequested, "#members")
     def sort_requested(self, event: MemberTable.SortRequested) -> None:
         event.stop()
+        self.sort_members(event.key)
+
+    def sort_members(self, key: str | None) -> None:
+        """Sort the member list by ``key`` (None: the next column of the table's cycle)."""
         order = self.member_table.sort_columns()
-        key = event.key
         if key == "similarity":
             key = "distance"
         if key is None:
@@ -215,13 +241,6 @@ class DetailPane(Vertical):
         self.member_sort = key
         self.notify(f"Members by {SORT_LABELS.get(key, key)}", markup=False, timeout=2)
         self._refresh_members()
-
-    @on(MemberTable.FilterRequested)
-    def filter_requested(self, event: MemberTable.FilterRequested) -> None:
-        event.stop()
-        box = self.query_one("#member-filter", Input)
-        box.display = True
-        box.focus()
 
     @on(Input.Changed, "#member-filter")
     def member_filter_changed(self, event: Input.Changed) -> None:
@@ -232,9 +251,6 @@ class DetailPane(Vertical):
     @on(Input.Submitted, "#member-filter")
     def member_filter_submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        box = self.query_one("#member-filter", Input)
-        if not event.value.strip():
-            box.display = False
         self.member_table.focus()
 
     def clear_member_filter(self) -> bool:
@@ -244,7 +260,6 @@ class DetailPane(Vertical):
         if self.screen.focused is not box:
             return False
         box.value = ""
-        box.display = False
         self.member_pattern = ""
         self._refresh_members()
         self.member_table.focus()

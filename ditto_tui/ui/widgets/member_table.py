@@ -4,9 +4,8 @@ for mail. A ✓ marks documents chosen for comparison. Virtual: a family of any 
 shown whole (no row cap).
 
 The table paints the rows it is given; the pane that owns it sorts and filters them
-(:func:`sort_members`, :func:`filter_members`, off the UI thread for large families).
-With the table focused, ``s`` asks for the next sort column and ``/`` for the member
-filter; a click on a header asks for that column.
+(:func:`sort_members`, :func:`filter_members`, off the UI thread for large families) and
+binds ``s`` and ``/`` while the table has focus; a click on a header asks for that column.
 """
 
 from __future__ import annotations
@@ -15,7 +14,6 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from textual.binding import Binding
 from textual.message import Message
 
 from ditto_tui.core.id_filter import id_matcher
@@ -122,11 +120,6 @@ class MemberTable(VirtualTable):
     LEFT_CROPPED = frozenset({"folder"})
     DATE_COLUMNS = frozenset({"modified"})
 
-    BINDINGS = [
-        Binding("s", "next_sort", "Sort members", tooltip="sort the members by the next column"),
-        Binding("slash", "filter", "Filter members", tooltip="show only the members matching a text"),
-    ]
-
     class SortRequested(Message):
         """Sort by ``key`` (None: the next column)."""
 
@@ -138,9 +131,6 @@ class MemberTable(VirtualTable):
         @property
         def control(self) -> MemberTable:
             return self.table
-
-    class FilterRequested(Message):
-        """The user wants to type a member filter."""
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
@@ -237,12 +227,6 @@ class MemberTable(VirtualTable):
         return self.rows[self.cursor_row]
 
     # -- intentions --------------------------------------------------------------------
-    def action_next_sort(self) -> None:
-        self.post_message(self.SortRequested(self, None))
-
-    def action_filter(self) -> None:
-        self.post_message(self.FilterRequested())
-
     def post_header(self, key: str) -> None:
         if key in SORT_LABELS:
             self.post_message(self.SortRequested(self, key))
