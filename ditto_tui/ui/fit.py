@@ -86,7 +86,8 @@ class Part:
     ``short``: a terser form used when the full line does not fit.
     ``crop``: how the part may shrink: ``"left"`` (keep the end), ``"middle"`` (a path
     keeping its file name) or ``"right"``; down to ``min_cells``. ``sep``: text put before
-    the part when another part precedes it (dropped with the part).
+    the part when another part precedes it (dropped with the part). ``quiet``: a
+    reminder (such as a key hint) whose absence the line need not signal.
     """
 
     text: str
@@ -96,6 +97,7 @@ class Part:
     crop: str = ""
     min_cells: int = 8
     sep: str = ""
+    quiet: bool = False  # a reminder: leaving it out needs no "…" at the end
 
 
 def _cropped(part: Part, text: str, cells: int) -> str:
@@ -151,8 +153,8 @@ def fit_parts(parts: Sequence[Part], width: int) -> Text:
             if len(kept) == 1:
                 break
             drop = max(range(len(kept)), key=lambda i: (kept[i].priority, i))
+            dropped = dropped or not kept[drop].quiet
             kept.pop(drop)
-            dropped = True
     out = Text(no_wrap=True, overflow="ellipsis", end="")
     if texts is None:  # one part left that does not fit even cropped: cut it
         if kept:

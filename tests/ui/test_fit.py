@@ -79,3 +79,8 @@ def test_columns_shrink_below_their_minimum_rather_than_overflow():
     specs = [ColumnSpec("a", "A", 7), ColumnSpec("b", "B", 20, weight=1)]
     layout = fit_columns(specs, 24)
     assert sum(w for _s, w in layout) + 4 <= 24
+
+
+def test_leaving_out_a_quiet_reminder_adds_no_ellipsis():
+    parts = [Part("name.html", 0), Part("text (h: source)", 5, sep=" · ", quiet=True)]
+    assert fit_parts(parts, 12).plain == "name.html"

@@ -358,7 +358,8 @@ class DetailPane(Vertical):
             if doc.kind == "html":
                 heading.append(
                     Part("source" if self.html_source else "text (h: source)", 4,
-                         short="source" if self.html_source else "text", sep=" · ")
+                         short="source" if self.html_source else "text", sep=" · ",
+                         quiet=True)
                 )
         if snapshot is not None and doc_id in snapshot:
             fp = f"{snapshot.fingerprint(doc_id):016x}"

@@ -281,7 +281,7 @@ class VirtualTable(ScrollView, can_focus=True):
     def crop_cell(self, text: str, key: str, width: int) -> str:
         """``text`` of column ``key`` in ``width`` cells: a path keeps its file name, a
         folder its end, a time its date; anything else its start, then ``…``."""
-        if key in self.DATE_COLUMNS and width >= 10:
+        if key in self.DATE_COLUMNS and width >= 10 and text[:4].isdigit():
             return text[:10]
         if key in self.MIDDLE_CROPPED:
             return middle_crop(text, width)
