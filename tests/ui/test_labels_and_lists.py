@@ -382,3 +382,18 @@ async def test_s_and_slash_sort_and_filter_families_when_the_member_list_has_no_
         assert members(app).sort_key == "distance"
         await pilot.press("slash")
         assert app.focused is app.main_screen.query_one("#filter")
+
+
+async def test_tab_skips_the_member_filter_box_unless_it_is_in_use(tmp_path, make_app):
+    app = make_app(big_family(tmp_path / "c"), k=8)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("tab")
+        assert app.focused is members(app)
+        await pilot.press("slash", "d", "i", "r", "1", "tab")
+        await settle(pilot)
+        assert members(app).row_count == 10  # the filter stays
+        assert app.focused is not app.main_screen.query_one("#member-filter")
+        families(app).focus()
+        await pilot.press("tab")
+        assert app.focused is members(app)  # out of the tab order again

@@ -126,6 +126,7 @@ class DetailPane(Vertical):
 
     def on_mount(self) -> None:
         self.member_table.border_title = "Members"
+        self.query_one("#member-filter", Input).can_focus = False
         self.query_one(Preview).show([], placeholder="No document selected")
 
     @property
@@ -223,7 +224,14 @@ class DetailPane(Vertical):
         self.sort_members(None)
 
     def action_filter_members(self) -> None:
-        self.screen.set_focus(self.query_one("#member-filter", Input))
+        box = self.query_one("#member-filter", Input)
+        box.can_focus = True  # out of the tab order except while in use
+        self.screen.set_focus(box)
+
+    @on(Input.Blurred, "#member-filter")
+    def member_filter_left(self, event: Input.Blurred) -> None:
+        event.stop()
+        event.input.can_focus = False
 
     @on(MemberTable.SortRequested, "#members")
     def sort_requested(self, event: MemberTable.SortRequested) -> None:
