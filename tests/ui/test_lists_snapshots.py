@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
-from .conftest import settle
+from ditto_tui.ui.screens.scan_options import ScanOptionsDialog
+
+from .conftest import settle, wait_for
 from .test_labels_and_lists import LONG_ROOT, long_corpus
 
 
@@ -44,4 +46,13 @@ def test_long_paths_compare_80x24(snap_compare, tmp_path, make_app):
 
 def test_scan_options_dialog(snap_compare, tmp_path, make_app):
     app = make_app(long_corpus(tmp_path / "c"))
-    assert snap_compare(app, terminal_size=(100, 30), run_before=steps("o"))
+
+    async def run_before(pilot) -> None:
+        await steps("o")(pilot)
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, ScanOptionsDialog))
+        box = pilot.app.screen.query_one("#min-size")
+        box.cursor_blink = False  # a blinking cursor would make the picture depend on time
+        await wait_for(pilot, lambda: pilot.app.focused is box)
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=(100, 30), run_before=run_before)
