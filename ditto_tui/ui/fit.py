@@ -54,7 +54,9 @@ def middle_crop(path: str, cells: int) -> str:
 
     The file name (after the last ``/``) is kept whole when it fits with an ellipsis in
     front of it; the rest of the room shows the start of the folder. A file name longer
-    than the room keeps its end (the extension and the last words)."""
+    than the room keeps its start and, in two thirds of the room, its end (extension and
+    last words), so names differing only at one end (``1741600007.M623P4100.host``,
+    ``report-v2.txt``) stay apart."""
     if cell_len(path) <= cells:
         return path
     if cells <= 0:
@@ -62,7 +64,12 @@ def middle_crop(path: str, cells: int) -> str:
     slash = path.rstrip("/").rfind("/")
     name = path[slash:] if slash >= 0 else path  # "/name" (with its slash) or the whole
     if cell_len(name) + 1 >= cells:
-        return left_crop(path, cells)
+        bare = name.lstrip("/")
+        if cells < 6 or cell_len(bare) + 1 <= cells:
+            return left_crop(path, cells)
+        tail = left_crop(bare, (cells * 2) // 3 + 1)  # "…" + the end
+        head = set_cell_size(bare, cells - cell_len(tail))
+        return head + tail
     head_cells = cells - cell_len(name) - 1
     head = set_cell_size(path[: max(slash, 0)], head_cells).rstrip() if head_cells else ""
     return head + ELLIPSIS + name

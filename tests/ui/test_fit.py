@@ -20,9 +20,15 @@ def test_middle_crop_keeps_the_file_name_and_the_start():
     assert "…" in cut
 
 
-def test_a_name_longer_than_the_room_keeps_its_end():
+def test_a_name_longer_than_the_room_keeps_its_start_and_its_end():
     cut = middle_crop("a/" + "x" * 50 + ".html", 12)
-    assert cell_len(cut) <= 12 and cut.endswith(".html") and cut.startswith("…")
+    assert cell_len(cut) <= 12 and cut.endswith(".html") and cut.startswith("x") and "…" in cut
+    # names that differ only at their start, or only at their end, stay apart
+    a = middle_crop("press/draft-of-the-quarterly-report-for-the-board.txt", 16)
+    b = middle_crop("press/final-of-the-quarterly-report-for-the-board.txt", 16)
+    c = middle_crop("press/final-of-the-quarterly-report-for-the-board-v2.txt", 16)
+    assert len({a, b, c}) == 3, (a, b, c)
+    assert middle_crop("dir/name.txt", 9) == "…name.txt"
 
 
 def test_split_path():
