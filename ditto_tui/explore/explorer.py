@@ -442,24 +442,39 @@ class Explorer:
         cannot switch. Failures come back as a :class:`Notice` with severity "error"."""
         if not self.can_switch():
             return False
+        return self._start_switch(lambda old: old.with_pipeline(pipeline), "Pipeline switch failed")
+
+    def can_change_options(self) -> bool:
+        """Whether the source can rescan with other scan options (``with_options``)."""
+        return callable(getattr(self._source, "with_options", None))
+
+    def change_options(self, options: Any) -> bool:
+        """Rescan with other scan ``options`` (a ``ScanOptions``) in the background, as
+        :meth:`switch_pipeline` does with a pipeline: a sibling source sharing the cache
+        replaces the current one. False when a scan runs or the source cannot."""
+        if not self.can_change_options():
+            return False
+        return self._start_switch(lambda old: old.with_options(options), "Scan options failed")
+
+    def _start_switch(self, make: Callable[[Any], Any], failure: str) -> bool:
         with self._lock:
             if self._scanning or self._closed:
                 return False
             self._scanning = True
-        threading.Thread(target=self._switch, args=(pipeline,), daemon=True).start()
+        threading.Thread(target=self._switch, args=(make, failure), daemon=True).start()
         return True
 
-    def _switch(self, pipeline: Any) -> None:
+    def _switch(self, make: Callable[[Any], Any], failure: str) -> None:
         old = self._source
         paused = str(getattr(old, "watch_state", "off")) == "paused"
         was_watching = str(getattr(old, "watch_state", "off")) != "off" or self.watch
         try:
             old.stop_watching()
-            new = old.with_pipeline(pipeline)
+            new = make(old)
         except Exception as exc:  # reported; the old source stays and watches again
             with self._lock:
                 self._scanning = False
-            self.on_event(Notice(f"{type(exc).__name__}: {exc}", "error", "Pipeline switch failed"))
+            self.on_event(Notice(f"{type(exc).__name__}: {exc}", "error", failure))
             if was_watching:
                 self._start_watching(old, self._epoch, paused=paused)
             self._publish_state()

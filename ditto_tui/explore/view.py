@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 from ditto_tui.core.clusters import Family
+from ditto_tui.core.family_notes import family_note
 from ditto_tui.core.id_filter import id_matcher
 from ditto_tui.corpus.documents import Document
 from ditto_tui.explore.review import ReviewState, key_of
@@ -159,6 +160,9 @@ class FamilyView:
     identity: Sequence[int]
     multi: int  # families of 2+ members at this k (whatever the filter)
     documents: int
+    shown_multi: int = -1  # families of 2+ members shown (-1: not counted)
+    #: centre -> what the family is when that is trivial (core.family_notes.family_note)
+    notes: Mapping[str, str] = field(default_factory=dict)
     delta: ViewDelta | None = None  # None: not a live change (first view, new k, ...)
     newest: Mapping[str, int] = field(default_factory=dict)  # centre -> newest mtime_ns
     keep_row: int | None = None
@@ -347,11 +351,29 @@ def build_view(
         identity=identity,
         multi=multi,
         documents=total,
+        shown_multi=sum(1 for f in families if f.size > 1),
+        notes=family_notes(families, request, documents),
         delta=delta,
         newest=newest,
         keep_row=keep_row,
         _row_of=row_of,
     )
+
+
+def family_notes(
+    families: Sequence[Family], request: ViewRequest, documents: Mapping[str, Document]
+) -> dict[str, str]:
+    """centre -> note for the families that have one (empty files, identical
+    fingerprints, the star hint). O(shown members)."""
+    notes: dict[str, str] = {}
+    for family in families:
+        if family.size < 2:
+            continue
+        sizes = [getattr(documents.get(m), "size", 1) for m in family.members]
+        note = family_note(family, k=request.k, mode=request.mode, sizes=sizes)
+        if note is not None:
+            notes[family.centre] = note
+    return notes
 
 
 _next_base = [1 << 40]

@@ -130,6 +130,7 @@ class DittoApp(App):
         self.pipeline_identity = str(getattr(pipeline, "identity", "") or "")
         self.pipelines = dict(pipelines) if pipelines is not None else pipeline_choices(pipeline)
         self.notices: list[str] = []
+        self._switch_title = ""  # the title of the toast when a rescan of ours ends
         #: every notice of this session with the time it arrived (the log screen)
         self.notice_log: list[tuple[float, str, str]] = []
         store = None
@@ -225,9 +226,10 @@ class DittoApp(App):
             if event.switched and event.error is None:
                 self.notify(
                     f"{event.documents:,} documents, {event.skipped:,} skipped.",
-                    title=f"Pipeline {self.pipeline_identity}",
+                    title=self._switch_title or f"Pipeline {self.pipeline_identity}",
                     markup=False,
                 )
+                self._switch_title = ""
         elif isinstance(event, events.WatchStateChanged):
             screen.update_status()
         elif isinstance(event, events.SourceReplaced):
@@ -298,6 +300,35 @@ class DittoApp(App):
         if self.explorer.switch_pipeline(target):
             self.notify(f"Switching to {target.identity}…", markup=False, timeout=2)
             self.main_screen.update_status()
+
+    def action_scan_options(self) -> None:
+        """Change the scan options (minimum size, empty files, links, HTML by content or
+        every file) in a dialog; applying rescans with a sibling source (cache shared)."""
+        from ditto_tui.corpus.documents import options_summary
+        from ditto_tui.ui.screens.scan_options import ScanOptionsDialog
+
+        explorer = self.explorer
+        options = getattr(explorer.source, "options", None)
+        if options is None or not explorer.can_change_options():
+            self.notify("This corpus has no scan options to change.", markup=False)
+            return
+        if explorer.scanning:
+            self.notify("Wait for the scan to end before changing the scan options.", markup=False)
+            return
+
+        def chosen(new: Any) -> None:
+            if new is None:
+                return
+            if explorer.change_options(new):
+                summary = options_summary(new) or "defaults"
+                self._switch_title = f"Scan options: {summary}"
+                self.notify(f"Rescanning with {summary}…", markup=False, timeout=3)
+                self.main_screen.update_status()
+            else:
+                self.notify("A scan is running: try again when it ends.", markup=False)
+
+        html = getattr(self.pipeline, "name", "") == "html"
+        self.push_screen(ScanOptionsDialog(options, html=html), chosen)
 
     def switch_pipeline(self) -> None:
         self.action_switch_pipeline()

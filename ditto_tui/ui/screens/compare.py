@@ -21,6 +21,7 @@ from textual.worker import get_current_worker
 from ditto_tui.core.display import html_text, visible_lines
 from ditto_tui.core.textdiff import TextDiff, diff_lines
 from ditto_tui.explore.snapshot import Snapshot
+from ditto_tui.ui.fit import Part
 from ditto_tui.ui.listing import shown
 from ditto_tui.ui.widgets.bit_diff import BitDiff
 from ditto_tui.ui.widgets.explain_panel import ExplainPanel
@@ -95,12 +96,14 @@ class CompareScreen(Screen):
         bits.max_k = snapshot.max_k
         bits.a = snapshot.fingerprints.get(self.left, 0)
         bits.b = snapshot.fingerprints.get(self.right, 0)
-        title = Text(no_wrap=True, overflow="ellipsis")
-        title.append("A ", style="bold")
-        title.append(shown(self.left))
-        title.append("   ⟷   ", style="bold")
-        title.append("B ", style="bold")
-        title.append(shown(self.right))
+        # both paths always show, each cut in the middle so its file name stays
+        title = [
+            Part("A ", 0, "bold"),
+            Part(shown(self.left), 0, crop="middle", min_cells=10),
+            Part("   ⟷   ", 0, "bold", short=" ⟷ "),
+            Part("B ", 0, "bold"),
+            Part(shown(self.right), 0, crop="middle", min_cells=10),
+        ]
         self.query_one("#compare-title", TitleLine).update(title)
         if self.query_one(ExplainPanel).shown:
             self.action_explain(again=True)

@@ -25,6 +25,7 @@ from textual.widgets import Footer, Input
 from textual.worker import get_current_worker
 
 from ditto_tui.core.display import excerpt, html_text
+from ditto_tui.corpus.documents import options_summary
 from ditto_tui.corpus.review import SessionState
 from ditto_tui.explore.explorer import Explorer
 from ditto_tui.explore.review import ReviewState, key_of
@@ -196,6 +197,13 @@ class MainScreen(Screen):
             "app.switch_pipeline",
             "Switch pipeline",
             tooltip="re-index with the other pipeline: ditto <-> html",
+            show=False,
+        ),
+        Binding(
+            "o",
+            "app.scan_options",
+            "Scan options",
+            tooltip="minimum size, empty files, symbolic links, HTML by content or every file (rescans)",
             show=False,
         ),
         Binding(
@@ -475,17 +483,25 @@ class MainScreen(Screen):
         view = self.view
         source = explorer.source
         pipeline = getattr(source, "pipeline", None)
+        scan_options = getattr(source, "options", None)
+        shown_multi = singles = None
+        if view is not None:
+            shown_multi = view.shown_multi if view.shown_multi >= 0 else len(view)
+            if self.singletons:
+                singles = len(view) - shown_multi
         self.query_one(StatusBar).set(
             root=self.root_label,
             documents=len(snapshot),
             skipped=len(snapshot.skipped),
             families=view.multi if view is not None else 0,
-            shown_families=len(view) if view is not None and self.pattern else None,
+            shown_families=shown_multi if view is not None and self.pattern else None,
+            singles=singles,
             k=self.k,
             mode=self.mode,
             watch=explorer.watch_state,
             pipeline=str(getattr(pipeline, "identity", "") or ""),
             review=self.review_progress(),
+            options=options_summary(scan_options) if scan_options is not None else "",
         )
         options = Text(no_wrap=True)
         options.append(f"sort: {self.sort_key}")
@@ -544,6 +560,7 @@ class MainScreen(Screen):
             return
         source = self.explorer.source
         documents = self.snapshot.documents
+        describe = getattr(source, "excerpt", None)
         top = int(self.table.scroll_offset.y)
         families = view.families[max(0, top - 20) : top + EXCERPT_ROWS]
         missing = [f.centre for f in families if f.centre not in self.excerpts]
@@ -553,12 +570,16 @@ class MainScreen(Screen):
                 break
             doc = documents.get(centre)
             try:
-                text = source.read_text(centre, limit=EXCERPT_LIMIT)
+                if describe is not None:  # mail: subject — sender; empty: "empty file"
+                    line = describe(centre, 80)
+                else:
+                    text = source.read_text(centre, limit=EXCERPT_LIMIT)
+                    if doc is not None and doc.kind == "html":
+                        text = html_text(text)
+                    line = excerpt(text, 80)
             except Exception:  # not readable (yet): leave it blank, retry on the next refresh
                 continue
-            if doc is not None and doc.kind == "html":
-                text = html_text(text)
-            pending.append((centre, excerpt(text, 80)))
+            pending.append((centre, line))
             if len(pending) >= 64 or index == len(missing) - 1:
                 self.app.call_from_thread(self._set_excerpts, pending)
                 pending = []
@@ -577,11 +598,15 @@ class MainScreen(Screen):
 
     @on(FamilyTable.Highlighted)
     def family_highlighted(self, event: FamilyTable.Highlighted) -> None:
-        pattern = self.view.request.pattern if self.view is not None else self.pattern
+        view = self.view
+        pattern = view.request.pattern if view is not None else self.pattern
         if self.table.moves != self._family_moves:  # the user went to another family:
             self._family_moves = self.table.moves  # no member is picked in it yet
             self.member_table.chosen = False
-        self.detail.show_family(event.family, self.snapshot, pattern=pattern)
+        note = None
+        if event.family is not None and view is not None:
+            note = view.notes.get(event.family.centre)
+        self.detail.show_family(event.family, self.snapshot, pattern=pattern, note=note)
         self._selection_moved()
 
     @on(DetailPane.MemberHighlighted)
@@ -645,6 +670,8 @@ class MainScreen(Screen):
         self.query_one("#filter", Input).focus()
 
     def action_leave_filter(self) -> None:
+        if self.detail.clear_member_filter():
+            return
         if self.focused is self.query_one("#filter", Input):
             self.table.focus()
 
