@@ -2,7 +2,11 @@
 
 Run from the repository root: python assets/make_screenshots.py
 Writes assets/main-screen.svg/.png and assets/compare-screen.svg/.png (PNG needs
-rsvg-convert: apt-get install librsvg2-bin).
+rsvg-convert: apt-get install librsvg2-bin). The compare screen shows a find in progress
+(/ then a word: every match highlighted, the current one distinct, "1 of N").
+
+The README's "before" pictures (assets/before-*.png) were made by this script as it was
+at commit 9103e84, run from a worktree of that commit.
 """
 
 from __future__ import annotations
@@ -52,8 +56,15 @@ async def shoot() -> list[Path]:
             await settle(pilot)
             screen = app.main_screen
             table = screen.query_one(FamilyTable)
-            # show the largest family of press releases, if the corpus has one
-            row = table.row_of("press/tidewell-release-v1.txt")
+            # show the family of press releases, if the corpus has one
+            row = next(
+                (
+                    i
+                    for i, family in enumerate(table.families)
+                    if "press/tidewell-release-v1.txt" in family.members
+                ),
+                None,
+            )
             if row is not None:
                 table.move_cursor(row=row)
             await settle(pilot)
@@ -69,6 +80,8 @@ async def shoot() -> list[Path]:
                 await pilot.press("c")
             await settle(pilot)
             await pilot.press("n")
+            await settle(pilot)
+            await pilot.press("slash", *"tidewell", "enter")  # find: matches in both sides
             await settle(pilot)
             path = ASSETS / "compare-screen.svg"
             app.save_screenshot(path.name, str(ASSETS))

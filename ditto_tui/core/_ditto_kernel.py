@@ -7,7 +7,7 @@ shortest-form sequence becomes one U+FFFD, the code point table maps lowercase a
 whitespace to U+0020, spaces collapse). A second pass hashes every window of ``char_n``
 code points (and every window of ``word_n`` words) with FNV-1a 64 and votes.
 
-The vote: hashes are gathered in blocks of at most 255; per block, eight ``uint64``
+The vote: hashes are gathered in blocks of at most 3,840; per block, eight ``uint64``
 accumulators (one per byte of the hash) each hold eight packed 8-bit counters, fed by a
 256-entry table that spreads a byte's bits one per counter byte. That is eight look-ups
 and eight additions per window instead of 64; each block is then flushed into 64 wide
@@ -26,6 +26,12 @@ _PRIME = np.uint64(0x100000001B3)
 _BLOCK = 3840  # windows per block: 240 + 15 sixteens per block fit an 8-bit counter
 _M8 = np.uint64(0xFF)
 _S8, _S16, _S24, _S32, _S40, _S48, _S56 = (np.uint64(8 * k) for k in range(1, 8))
+# SWAR constants (eight bytes in a uint64)
+_ONES = np.uint64(0x0101010101010101)
+_HIGH = np.uint64(0x8080808080808080)
+_LOW7 = np.uint64(0x7F7F7F7F7F7F7F7F)
+_SPACES = np.uint64(0x2020202020202020)
+_LTS = np.uint64(0x3C3C3C3C3C3C3C3C)
 
 
 def spread_table() -> np.ndarray:
@@ -131,6 +137,35 @@ def _put(out, o, cp):  # pragma: no cover - compiled
     return o + 4
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _zero_bytes(x):  # pragma: no cover - compiled
+    """0x80 in each byte of ``x`` (all bytes < 0x80) that is zero, 0 in the others."""
+    return ~(((x & _LOW7) + _LOW7) | x) & _HIGH
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _plain_chunk(data, i, last):  # pragma: no cover - compiled
+    """The eight bytes at ``data[i]`` lower-cased, and True, when they are plain text.
+
+    Plain: ASCII, no byte below 0x20 (tabs and newlines take the byte loop), no ``<``,
+    no two spaces in a row, and no leading space after ``last`` = 0x20; then the
+    normalized text is the bytes with A-Z lower-cased. Else (0, False).
+    """
+    x = np.uint64(data[i])
+    for k in range(1, 8):
+        x |= np.uint64(data[i + k]) << np.uint64(8 * k)
+    if x & _HIGH:
+        return x, False
+    # some byte < 0x20 or == '<': (x - 0x20 ones) borrows into a high bit only there
+    if ((x - _SPACES) | _zero_bytes(x ^ _LTS)) & ~x & _HIGH:
+        return x, False
+    spaces = _zero_bytes(x ^ _SPACES)
+    if spaces & ((spaces << _S8) | np.uint64(0x80 if last == 0x20 else 0)):
+        return x, False
+    upper = (x + np.uint64(0x3F) * _ONES) & ~(x + np.uint64(0x25) * _ONES) & _HIGH
+    return x | (upper >> np.uint64(2)), True
+
+
 @njit(cache=True, nogil=True)
 def normalize_into(data, ascii_map, table, out):  # pragma: no cover - compiled
     """Write the ditto/2 normalized UTF-8 text of ``data`` to ``out[1:end]``.
@@ -150,99 +185,117 @@ def normalize_into(data, ascii_map, table, out):  # pragma: no cover - compiled
     high = np.uint8(0)  # 0x80 once a non-ASCII code point is written
     i = 0
     limit = table.size
+    # Plain text goes eight bytes at a time; from the first chunk that is not plain,
+    # ``skip`` bytes go one by one (twice as many after each chunk that fails at once,
+    # up to 64: text in other scripts rarely has a plain chunk).
+    skip = 8
     while i < n:
-        b = data[i]
-        if b == 0x3C and i + 1 < n:  # '<' opens a tag before a letter or / ! ?
-            nb = data[i + 1]
-            if (0x61 <= (nb | 0x20) <= 0x7A) or nb == 0x2F or nb == 0x21 or nb == 0x3F:
-                depth += 1
+        if depth == 0:
+            first = i
+            while i + 8 <= n:
+                y, plain = _plain_chunk(data, i, last)
+                if not plain:
+                    break
+                for k in range(8):
+                    out[o + k] = np.uint8((y >> np.uint64(8 * k)) & _M8)
+                o += 8
+                i += 8
+                last = np.uint8(y >> _S56)
+            skip = min(2 * skip, 64) if i == first else 8
+        stop = min(n, i + skip)
+        while i < stop:
+            b = data[i]
+            if b == 0x3C and i + 1 < n:  # '<' opens a tag before a letter or / ! ?
+                nb = data[i + 1]
+                if (0x61 <= (nb | 0x20) <= 0x7A) or nb == 0x2F or nb == 0x21 or nb == 0x3F:
+                    depth += 1
+                    i += 1
+                    continue
+            if depth > 0:
+                if b == 0x3E:
+                    depth -= 1
+                    out[o] = 0x20
+                    o += last != 0x20
+                    last = np.uint8(0x20)
                 i += 1
                 continue
-        if depth > 0:
-            if b == 0x3E:
-                depth -= 1
+            if b < 0x80:  # branch-free collapse: a space advances only after a non-space
+                c = ascii_map[b]
+                out[o] = c
+                o += (c != 0x20) | (last != 0x20)
+                last = c
+                i += 1
+                continue
+            # Fast paths: a valid 2- or 3-byte sequence whose mapping has the same length.
+            if 0xC2 <= b <= 0xDF:
+                if i + 1 < n:
+                    b1 = data[i + 1]
+                    if (b1 & 0xC0) == 0x80:
+                        m = table[(np.intp(b & 0x1F) << 6) | (b1 & 0x3F)]
+                        if 0x80 <= m < 0x800:
+                            out[o] = 0xC0 | (m >> 6)
+                            out[o + 1] = 0x80 | (m & 0x3F)
+                            o += 2
+                            last = np.uint8(0x80)
+                            high = np.uint8(0x80)
+                            i += 2
+                            continue
+            elif 0xE1 <= b <= 0xEF and b != 0xED and i + 2 < n:
+                b1 = data[i + 1]
+                b2 = data[i + 2]
+                if (b1 & 0xC0) == 0x80 and (b2 & 0xC0) == 0x80:
+                    cp = (np.intp(b & 0x0F) << 12) | (np.intp(b1 & 0x3F) << 6) | (b2 & 0x3F)
+                    m = table[cp] if cp < limit else np.uint32(cp)
+                    if 0x800 <= m < 0x10000:
+                        out[o] = 0xE0 | (m >> 12)
+                        out[o + 1] = 0x80 | ((m >> 6) & 0x3F)
+                        out[o + 2] = 0x80 | (m & 0x3F)
+                        o += 3
+                        last = np.uint8(0x80)
+                        high = np.uint8(0x80)
+                        i += 3
+                        continue
+            # Go's decoding: a valid shortest-form sequence, else one U+FFFD for this byte
+            cp = 0xFFFD
+            size = 1
+            if 0xC2 <= b <= 0xDF:
+                if i + 1 < n and (data[i + 1] & 0xC0) == 0x80:
+                    cp = (np.int64(b & 0x1F) << 6) | (data[i + 1] & 0x3F)
+                    size = 2
+            elif 0xE0 <= b <= 0xEF:
+                if i + 2 < n:
+                    b1 = data[i + 1]
+                    b2 = data[i + 2]
+                    lo = 0xA0 if b == 0xE0 else 0x80
+                    hi = 0x9F if b == 0xED else 0xBF
+                    if lo <= b1 <= hi and (b2 & 0xC0) == 0x80:
+                        cp = (np.int64(b & 0x0F) << 12) | (np.int64(b1 & 0x3F) << 6) | (b2 & 0x3F)
+                        size = 3
+            elif 0xF0 <= b <= 0xF4 and i + 3 < n:
+                b1 = data[i + 1]
+                b2 = data[i + 2]
+                b3 = data[i + 3]
+                lo = 0x90 if b == 0xF0 else 0x80
+                hi = 0x8F if b == 0xF4 else 0xBF
+                if lo <= b1 <= hi and (b2 & 0xC0) == 0x80 and (b3 & 0xC0) == 0x80:
+                    cp = (
+                        (np.int64(b & 0x07) << 18)
+                        | (np.int64(b1 & 0x3F) << 12)
+                        | (np.int64(b2 & 0x3F) << 6)
+                        | (b3 & 0x3F)
+                    )
+                    size = 4
+            i += size
+            mapped = np.int64(table[cp]) if cp < limit else np.int64(cp)
+            if mapped == 0x20:
                 out[o] = 0x20
                 o += last != 0x20
                 last = np.uint8(0x20)
-            i += 1
-            continue
-        if b < 0x80:  # branch-free collapse: a space advances only after a non-space
-            c = ascii_map[b]
-            out[o] = c
-            o += (c != 0x20) | (last != 0x20)
-            last = c
-            i += 1
-            continue
-        # Fast paths: a valid 2- or 3-byte sequence whose mapping has the same length.
-        if 0xC2 <= b <= 0xDF:
-            if i + 1 < n:
-                b1 = data[i + 1]
-                if (b1 & 0xC0) == 0x80:
-                    m = table[(np.intp(b & 0x1F) << 6) | (b1 & 0x3F)]
-                    if 0x80 <= m < 0x800:
-                        out[o] = 0xC0 | (m >> 6)
-                        out[o + 1] = 0x80 | (m & 0x3F)
-                        o += 2
-                        last = np.uint8(0x80)
-                        high = np.uint8(0x80)
-                        i += 2
-                        continue
-        elif 0xE1 <= b <= 0xEF and b != 0xED and i + 2 < n:
-            b1 = data[i + 1]
-            b2 = data[i + 2]
-            if (b1 & 0xC0) == 0x80 and (b2 & 0xC0) == 0x80:
-                cp = (np.intp(b & 0x0F) << 12) | (np.intp(b1 & 0x3F) << 6) | (b2 & 0x3F)
-                m = table[cp] if cp < limit else np.uint32(cp)
-                if 0x800 <= m < 0x10000:
-                    out[o] = 0xE0 | (m >> 12)
-                    out[o + 1] = 0x80 | ((m >> 6) & 0x3F)
-                    out[o + 2] = 0x80 | (m & 0x3F)
-                    o += 3
-                    last = np.uint8(0x80)
-                    high = np.uint8(0x80)
-                    i += 3
-                    continue
-        # Go's decoding: a valid shortest-form sequence, else one U+FFFD for this byte
-        cp = 0xFFFD
-        size = 1
-        if 0xC2 <= b <= 0xDF:
-            if i + 1 < n and (data[i + 1] & 0xC0) == 0x80:
-                cp = (np.int64(b & 0x1F) << 6) | (data[i + 1] & 0x3F)
-                size = 2
-        elif 0xE0 <= b <= 0xEF:
-            if i + 2 < n:
-                b1 = data[i + 1]
-                b2 = data[i + 2]
-                lo = 0xA0 if b == 0xE0 else 0x80
-                hi = 0x9F if b == 0xED else 0xBF
-                if lo <= b1 <= hi and (b2 & 0xC0) == 0x80:
-                    cp = (np.int64(b & 0x0F) << 12) | (np.int64(b1 & 0x3F) << 6) | (b2 & 0x3F)
-                    size = 3
-        elif 0xF0 <= b <= 0xF4 and i + 3 < n:
-            b1 = data[i + 1]
-            b2 = data[i + 2]
-            b3 = data[i + 3]
-            lo = 0x90 if b == 0xF0 else 0x80
-            hi = 0x8F if b == 0xF4 else 0xBF
-            if lo <= b1 <= hi and (b2 & 0xC0) == 0x80 and (b3 & 0xC0) == 0x80:
-                cp = (
-                    (np.int64(b & 0x07) << 18)
-                    | (np.int64(b1 & 0x3F) << 12)
-                    | (np.int64(b2 & 0x3F) << 6)
-                    | (b3 & 0x3F)
-                )
-                size = 4
-        i += size
-        mapped = np.int64(table[cp]) if cp < limit else np.int64(cp)
-        if mapped == 0x20:
-            out[o] = 0x20
-            o += last != 0x20
-            last = np.uint8(0x20)
-            continue
-        o = _put(out, o, mapped)
-        last = out[o - 1]
-        if mapped >= 0x80:
-            high = np.uint8(0x80)
+                continue
+            o = _put(out, o, mapped)
+            last = out[o - 1]
+            if mapped >= 0x80:
+                high = np.uint8(0x80)
     if last == 0x20 and o > 1:
         o -= 1
     return o, high == 0

@@ -19,6 +19,8 @@ from importlib import resources
 
 import numpy as np
 from numba import njit
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from ditto_tui.core._ditto_kernel import _vote_block, spread_table
 
@@ -26,6 +28,9 @@ _OFFSET = np.uint64(0xCBF29CE484222325)
 _PRIME = np.uint64(0x100000001B3)
 _BLOCK = 3840
 _NEEDS_PYTHON = 1
+_MORE_ATTRS = 2  # a tag has more attributes than ``attrs`` holds: call again, larger
+_MORE_ROOM = 3  # the features do not fit ``feat`` or ``fstart``: call again, larger
+_ATTRS = 64  # kept attributes per tag the first call has room for
 
 _TEXT, _START, _END, _SELF, _COMMENT, _DOCTYPE = 1, 2, 3, 4, 5, 6
 _PREFIX = np.frombuffer(b"?FABCED", dtype=np.uint8).copy()  # type -> prefix letter
@@ -69,6 +74,24 @@ def atom_table() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             s = (s + 1) & (_SLOTS - 1)
         slots[s] = i
     return slots, flat, starts
+
+
+@intrinsic
+def _borrow(typingctx, arr):  # pragma: no cover - compiled
+    """The same array without its reference count (a NULL meminfo).
+
+    Passing an array to a compiled helper costs an atomic increment and decrement of its
+    reference count; per token that was about half of the kernel's time. A borrowed view
+    costs neither, and is only valid while the array it came from is alive: use it only
+    on arrays the caller of the compiled function holds (the arguments).
+    """
+
+    def codegen(context, builder, signature, args):
+        view = context.make_array(signature.args[0])(context, builder, value=args[0])
+        view.meminfo = cgutils.get_null_value(view.meminfo.type)
+        return view._getvalue()
+
+    return arr(arr), codegen
 
 
 @njit(cache=True, nogil=True)
@@ -389,11 +412,11 @@ def _attr_value(buf, n, re, eof):  # pragma: no cover - compiled
 
 @njit(cache=True, nogil=True)
 def _read_tag(buf, n, re, save, attrs):  # pragma: no cover - compiled
-    """Go's readTag (the tag name's first byte read): (re, eof, name_start, name_end, count, attrs).
+    """Go's readTag (the tag name's first byte read): (re, eof, name_start, name_end, count).
 
-    Kept attributes go to ``attrs[i] = (key start, key end, value start, value end)``
-    (``attrs`` is replaced by a larger array when full, and returned); a repeated key
-    keeps the first.
+    Kept attributes go to ``attrs[i] = (key start, key end, value start, value end)``; a
+    repeated key keeps the first. When ``attrs`` is full, count is -1 (call again with a
+    larger one).
     """
     count = 0
     # readTagName
@@ -415,7 +438,7 @@ def _read_tag(buf, n, re, save, attrs):  # pragma: no cover - compiled
             break
     re, eof = _skip_ws(buf, n, re, eof)
     if eof:
-        return re, eof, name_start, name_end, count, attrs
+        return re, eof, name_start, name_end, count
     while True:
         if re >= n:
             eof = True
@@ -449,9 +472,7 @@ def _read_tag(buf, n, re, save, attrs):  # pragma: no cover - compiled
                     break
             if fresh:
                 if count == attrs.shape[0]:
-                    grown = np.empty((2 * count, 4), dtype=np.int64)
-                    grown[:count] = attrs
-                    attrs = grown
+                    return re, eof, name_start, name_end, -1
                 attrs[count, 0] = k0
                 attrs[count, 1] = k1
                 attrs[count, 2] = v0
@@ -460,16 +481,7 @@ def _read_tag(buf, n, re, save, attrs):  # pragma: no cover - compiled
         re, eof = _skip_ws(buf, n, re, eof)
         if eof:
             break
-    return re, eof, name_start, name_end, count, attrs
-
-
-@njit(cache=True, nogil=True)
-def _reserve(arr, used, extra):  # pragma: no cover - compiled
-    if used + extra <= arr.size:
-        return arr
-    grown = np.empty(max(2 * arr.size, used + extra), dtype=arr.dtype)
-    grown[:used] = arr[:used]
-    return grown
+    return re, eof, name_start, name_end, count
 
 
 @njit(cache=True, nogil=True)
@@ -495,22 +507,6 @@ def _atom(buf, a, b, slots, flat, starts):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def _put_lower(feat, used, buf, a, b):  # pragma: no cover - compiled
-    """Append lower-cased ``buf[a:b]`` with NUL -> U+FFFD (room for 3 bytes each)."""
-    for k in range(a, b):
-        c = buf[k]
-        if c == 0:
-            feat[used] = 0xEF
-            feat[used + 1] = 0xBF
-            feat[used + 2] = 0xBD
-            used += 3
-        else:
-            feat[used] = _lower(c)
-            used += 1
-    return used
-
-
-@njit(cache=True, nogil=True)
 def _valued(buf, a, b):  # pragma: no cover - compiled
     """True when lower-cased ``buf[a:b]`` is class, name or rel."""
     for v in range(3):
@@ -527,19 +523,28 @@ def _valued(buf, a, b):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def features(buf, max_tokens, slots, flat, starts):  # pragma: no cover - compiled
-    """(status, feature bytes, feature starts, count): the page's features in order.
+def features(buf, max_tokens, slots, flat, starts, attrs, feat, fstart):  # pragma: no cover
+    """(status, count): the page's features in order, written to the scratch arrays.
 
-    Feature i is ``feat[fstart[i]:fstart[i + 1]]``; status 1 means the page needs the
-    Python pipeline (see the module docstring).
+    Feature i is ``feat[fstart[i]:fstart[i + 1]]`` (uint8 and int64 arrays the caller
+    passes in, with ``attrs``, an (m, 4) int64 array). Status 1 means the page needs the
+    Python pipeline (see the module docstring); status 2 that a tag has more attributes
+    than ``attrs`` has rows, status 3 that ``feat`` or ``fstart`` is too small: call
+    again with larger ones.
     """
+    # Borrowed views (no reference counting; the arguments live until the function
+    # returns): counting references around the per-token helpers took half the time.
+    buf = _borrow(buf)
+    slots = _borrow(slots)
+    flat = _borrow(flat)
+    starts = _borrow(starts)
+    attrs = _borrow(attrs)
+    feat = _borrow(feat)
+    fstart = _borrow(fstart)
     n = buf.size
-    feat = np.empty(256 + n // 2, dtype=np.uint8)
-    fstart = np.empty(1024, dtype=np.int64)
     fstart[0] = 0
     nf = 0
     used = 0
-    attrs = np.empty((16, 4), dtype=np.int64)
     re = 0
     eof = False
     raw_tag = -1
@@ -593,7 +598,9 @@ def features(buf, max_tokens, slots, flat, starts):  # pragma: no cover - compil
                     kind = _TEXT
                     break
                 if tag_kind == _START:
-                    re, eof, name_start, name_end, count, attrs = _read_tag(buf, n, re, True, attrs)
+                    re, eof, name_start, name_end, count = _read_tag(buf, n, re, True, attrs)
+                    if count < 0:
+                        return _MORE_ATTRS, 0
                     if eof:
                         kind = -1
                         break
@@ -623,7 +630,7 @@ def features(buf, max_tokens, slots, flat, starts):  # pragma: no cover - compil
                         kind = _COMMENT
                         break
                     if _letter(c):
-                        re, eof, name_start, name_end, count, attrs = _read_tag(buf, n, re, False, attrs)
+                        re, eof, name_start, name_end, count = _read_tag(buf, n, re, False, attrs)
                         kind = -1 if eof else _END
                         break
                     re -= 1
@@ -648,10 +655,8 @@ def features(buf, max_tokens, slots, flat, starts):  # pragma: no cover - compil
         else:
             atom = -1
         atom_len = starts[atom + 1] - starts[atom] if atom >= 0 else 0
-        if nf + count + 3 > fstart.size:  # the calls only when growing
-            fstart = _reserve(fstart, nf + 1, count + 2)
-        if used + 2 + atom_len > feat.size:
-            feat = _reserve(feat, used, 2 + atom_len)
+        if nf + count + 2 > fstart.size or used + 2 + atom_len > feat.size:
+            return _MORE_ROOM, 0
         feat[used] = _PREFIX[kind]
         feat[used + 1] = 0x3A
         used += 2
@@ -667,10 +672,10 @@ def features(buf, max_tokens, slots, flat, starts):  # pragma: no cover - compil
                 for k in range(v0, v1):
                     c = buf[k]
                     if c == 0x26 or c == 0x0D or c == 0:
-                        return _NEEDS_PYTHON, feat, fstart, 0
+                        return _NEEDS_PYTHON, 0
             need = 4 + atom_len + 3 * (k1 - k0) + (v1 - v0)
             if used + need > feat.size:
-                feat = _reserve(feat, used, need)
+                return _MORE_ROOM, 0
             feat[used] = 0x47  # G
             feat[used + 1] = 0x3A
             used += 2
@@ -678,7 +683,17 @@ def features(buf, max_tokens, slots, flat, starts):  # pragma: no cover - compil
                 feat[used + k] = flat[starts[atom] + k]
             used += atom_len
             feat[used] = 0x3A
-            used = _put_lower(feat, used + 1, buf, k0, k1)
+            used += 1
+            for k in range(k0, k1):  # lower-cased, NUL -> U+FFFD (room for 3 bytes each)
+                c = buf[k]
+                if c == 0:
+                    feat[used] = 0xEF
+                    feat[used + 1] = 0xBF
+                    feat[used + 2] = 0xBD
+                    used += 3
+                else:
+                    feat[used] = _lower(c)
+                    used += 1
             if valued:
                 feat[used] = 0x3A
                 used += 1
@@ -687,12 +702,15 @@ def features(buf, max_tokens, slots, flat, starts):  # pragma: no cover - compil
                     used += 1
             nf += 1
             fstart[nf] = used
-    return 0, feat, fstart, nf
+    return 0, nf
 
 
 @njit(cache=True, nogil=True)
-def _fingerprint(buf, shingle, max_tokens, slots, flat, starts, spread):  # pragma: no cover
-    status, feat, fstart, nf = features(buf, max_tokens, slots, flat, starts)
+def _fingerprint(buf, shingle, max_tokens, slots, flat, starts, spread, attrs, feat,
+                 fstart):  # pragma: no cover - compiled
+    status, nf = features(buf, max_tokens, slots, flat, starts, attrs, feat, fstart)
+    feat = _borrow(feat)
+    fstart = _borrow(fstart)
     if status != 0:
         return status, np.uint64(0)
     if nf == 0:
@@ -706,31 +724,52 @@ def _fingerprint(buf, shingle, max_tokens, slots, flat, starts, spread):  # prag
     # that opens at feature j gets f_j, the others " " + f_j; the window opened
     # shingle - 1 features earlier is then complete. The first windows open at the
     # shingle - 1 empty features before feature 0.
-    states = np.empty(shingle, dtype=np.uint64)
     space = np.uint64(0x20)
-    slot = 0  # the state of the window opening at the current feature
-    for j in range(1 - shingle, nf):
-        for t in range(shingle):
-            if t != slot:
-                states[t] = (states[t] * _PRIME) ^ space
-        states[slot] = _OFFSET
-        if j >= 0:
-            for k in range(fstart[j], fstart[j + 1]):
-                c = np.uint64(feat[k])
-                for t in range(shingle):
-                    states[t] = (states[t] * _PRIME) ^ c
-        slot += 1
-        if slot == shingle:
-            slot = 0
-        if j >= 0:  # the window that opened at feature j - shingle + 1 is complete
-            h = states[slot]
-            if h == 0:
-                return _NEEDS_PYTHON, np.uint64(0)
-            block[filled] = h
-            filled += 1
-            if filled == _BLOCK:
-                _vote_block(block, filled, spread, planes, totals)
-                filled = 0
+    if shingle == 3:  # the default: the three states live in registers
+        older = newer = _OFFSET  # the windows opened two and one features ago
+        for j in range(-2, nf):
+            older = (older * _PRIME) ^ space
+            newer = (newer * _PRIME) ^ space
+            fresh = _OFFSET
+            if j >= 0:
+                for k in range(fstart[j], fstart[j + 1]):
+                    c = np.uint64(feat[k])
+                    older = (older * _PRIME) ^ c
+                    newer = (newer * _PRIME) ^ c
+                    fresh = (fresh * _PRIME) ^ c
+                if older == 0:
+                    return _NEEDS_PYTHON, np.uint64(0)
+                block[filled] = older
+                filled += 1
+                if filled == _BLOCK:
+                    _vote_block(block, filled, spread, planes, totals)
+                    filled = 0
+            older, newer = newer, fresh
+    else:
+        states = np.empty(shingle, dtype=np.uint64)
+        slot = 0  # the state of the window opening at the current feature
+        for j in range(1 - shingle, nf):
+            for t in range(shingle):
+                if t != slot:
+                    states[t] = (states[t] * _PRIME) ^ space
+            states[slot] = _OFFSET
+            if j >= 0:
+                for k in range(fstart[j], fstart[j + 1]):
+                    c = np.uint64(feat[k])
+                    for t in range(shingle):
+                        states[t] = (states[t] * _PRIME) ^ c
+            slot += 1
+            if slot == shingle:
+                slot = 0
+            if j >= 0:  # the window that opened at feature j - shingle + 1 is complete
+                h = states[slot]
+                if h == 0:
+                    return _NEEDS_PYTHON, np.uint64(0)
+                block[filled] = h
+                filled += 1
+                if filled == _BLOCK:
+                    _vote_block(block, filled, spread, planes, totals)
+                    filled = 0
     if filled:
         _vote_block(block, filled, spread, planes, totals)
     fp = np.uint64(0)
@@ -751,18 +790,51 @@ _SLOTS_TABLE, _ATOM_FLAT, _ATOM_STARTS = atom_table()
 _SPREAD = spread_table()
 
 
+class _Scratch:
+    """The kernel's work arrays for one page; ``grown`` enlarges the one a status asks for."""
+
+    def __init__(self, size: int, attrs: int = _ATTRS, room: int = 0) -> None:
+        # Most pages fit the first time: features take fewer bytes than the page.
+        room = room or 512 + size
+        self.arrays = (np.empty((attrs, 4), dtype=np.int64), np.empty(room, dtype=np.uint8),
+                       np.empty(1 + room // 4, dtype=np.int64))
+
+    def grown(self, status: int) -> bool:
+        """True when ``status`` asked for larger arrays (now in place: call again)."""
+        attrs, feat, fstart = self.arrays
+        if status == _MORE_ATTRS:
+            self.arrays = (np.empty((4 * len(attrs), 4), dtype=np.int64), feat, fstart)
+        elif status == _MORE_ROOM:
+            self.arrays = (attrs, np.empty(4 * feat.size, dtype=np.uint8),
+                           np.empty(4 * fstart.size, dtype=np.int64))
+        else:
+            return False
+        return True
+
+
 def fingerprint(data: bytes, shingle: int, max_tokens: int) -> int | None:
     """The html-distance fingerprint of a page, or None when the Python pipeline must do it."""
-    status, fp = _fingerprint(np.frombuffer(data, dtype=np.uint8), shingle, max_tokens,
-                              _SLOTS_TABLE, _ATOM_FLAT, _ATOM_STARTS, _SPREAD)
-    return None if status else int(fp)
+    buf = np.frombuffer(data, dtype=np.uint8)
+    scratch = _Scratch(buf.size)
+    while True:
+        status, fp = _fingerprint(buf, shingle, max_tokens, _SLOTS_TABLE, _ATOM_FLAT,
+                                  _ATOM_STARTS, _SPREAD, *scratch.arrays)
+        if not scratch.grown(status):
+            return None if status else int(fp)
 
 
-def feature_list(data: bytes, max_tokens: int) -> list[bytes] | None:
+def feature_list(data: bytes, max_tokens: int, attrs: int = _ATTRS,
+                 room: int = 0) -> list[bytes] | None:
     """The page's features in order (for tests), or None when Python must do it."""
-    status, feat, fstart, nf = features(np.frombuffer(data, dtype=np.uint8), max_tokens,
-                                        _SLOTS_TABLE, _ATOM_FLAT, _ATOM_STARTS)
+    buf = np.frombuffer(data, dtype=np.uint8)
+    scratch = _Scratch(buf.size, attrs, room)
+    while True:
+        status, nf = features(buf, max_tokens, _SLOTS_TABLE, _ATOM_FLAT, _ATOM_STARTS,
+                              *scratch.arrays)
+        if not scratch.grown(status):
+            break
     if status:
         return None
+    _, feat, fstart = scratch.arrays
     raw = feat.tobytes()
     return [raw[fstart[i] : fstart[i + 1]] for i in range(nf)]

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import sys
 import threading
 from types import ModuleType
 
@@ -107,11 +108,38 @@ def _load() -> bool:
             if not settings.get("CACHE_DIR"):  # numba was imported before the variable was set
                 settings["CACHE_DIR"] = os.environ["NUMBA_CACHE_DIR"]
             loaded = {kind: importlib.import_module(name) for kind, name in _MODULES.items()}
+            _start_numba()
         except Exception as exc:  # noqa: BLE001 - any failure means: use numpy
             _failure = f"{type(exc).__name__}: {exc}"
             return False
         _modules.update(loaded)
         return True
+
+
+_BLAS_PROBE = "scipy.linalg.cython_blas"
+
+
+def _start_numba() -> None:
+    """Initialise numba's CPU target (its first use) without importing ``scipy.linalg``.
+
+    numba's first compile or cache load imports ``numba.np.arraymath``, which probes for
+    BLAS by importing ``scipy.linalg.cython_blas``: about 0.2 s of CPU, half of that first
+    load. The kernels use no BLAS, so the probe is made to fail (numba then refuses
+    ``np.dot`` in code compiled in this process; ``scipy.linalg`` itself imports as usual
+    afterwards). Only while no other thread runs (an import of scipy.linalg in another
+    thread would fail in that moment) and when scipy.linalg is not loaded already;
+    otherwise numba starts the usual way at first use.
+    """
+    if _BLAS_PROBE in sys.modules or threading.active_count() > 1:
+        return
+    from numba.core.registry import cpu_target
+
+    sys.modules[_BLAS_PROBE] = None  # type: ignore[assignment]  # "import" raises ImportError
+    try:
+        cpu_target.target_context.refresh()
+    finally:
+        if _BLAS_PROBE in sys.modules and sys.modules[_BLAS_PROBE] is None:
+            del sys.modules[_BLAS_PROBE]
 
 
 def warm() -> bool:

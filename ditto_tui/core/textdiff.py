@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import Literal
 
+import numpy as np
+
 __all__ = [
     "Row",
     "Hunk",
@@ -79,6 +81,38 @@ class TextDiff:
     _spans: dict[int, dict[int, tuple[list[Span], list[Span]]]] = field(
         default_factory=dict, repr=False
     )
+    _line_rows: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
+
+    def line_rows(self) -> tuple[np.ndarray, np.ndarray]:
+        """The row showing each line of ``a`` and of ``b`` (int64 arrays). O(rows) the
+        first time (call it off the UI thread once), then cached."""
+        if self._line_rows is None:
+            left = np.zeros(len(self.a), dtype=np.int64)
+            right = np.zeros(len(self.b), dtype=np.int64)
+            for index, row in enumerate(self.rows):
+                if row.left is not None:
+                    left[row.left] = index
+                if row.right is not None:
+                    right[row.right] = index
+            self._line_rows = (left, right)
+        return self._line_rows
+
+    def swapped(self) -> TextDiff:
+        """The same diff seen from the other side (``b`` on the left): deleted rows become
+        inserted ones and the word spans change sides. O(rows), no line is compared again."""
+        turn = {"deleted": "inserted", "inserted": "deleted"}
+        rows = [Row(turn.get(r.kind, r.kind), r.right, r.left, r.hunk) for r in self.rows]  # type: ignore[arg-type]
+        spans = {
+            hunk: {row: (right, left) for row, (left, right) in cache.items()}
+            for hunk, cache in self._spans.items()
+        }
+        line_rows = None
+        if self._line_rows is not None:
+            line_rows = (self._line_rows[1], self._line_rows[0])
+        return TextDiff(
+            self.b, self.a, rows, list(self.hunks), self.deleted, self.inserted, self.changed,
+            spans, line_rows,
+        )
 
     @property
     def identical(self) -> bool:

@@ -45,7 +45,7 @@ from ditto_tui.explore.review import (
 )
 from ditto_tui.explore.snapshot import Snapshot
 from ditto_tui.explore.source import CorpusSource, PairStore, PipelineSwitchable
-from ditto_tui.explore.view import FamilyView, ViewDelta, ViewRequest, build_view
+from ditto_tui.explore.view import FamilyView, ViewDelta, ViewRequest, build_view, pair_renames
 
 MODES = ("chain", "star")
 PROGRESS_INTERVAL = 0.1
@@ -208,7 +208,7 @@ class Explorer:
         self._scan_thread: threading.Thread | None = None
         self._lock = threading.Lock()  # scanning flag, source replacement
         self._touched: set[str] = set()
-        self._counts = [0, 0, 0]  # added, changed, removed since the last view
+        self._pending = _Pending()  # changes on disk since the last view
         # view building
         self._view_cond = threading.Condition()
         self._view_request: ViewRequest | None = None
@@ -450,24 +450,39 @@ class Explorer:
         cannot switch. Failures come back as a :class:`Notice` with severity "error"."""
         if not self.can_switch():
             return False
+        return self._start_switch(lambda old: old.with_pipeline(pipeline), "Pipeline switch failed")
+
+    def can_change_options(self) -> bool:
+        """Whether the source can rescan with other scan options (``with_options``)."""
+        return callable(getattr(self._source, "with_options", None))
+
+    def change_options(self, options: Any) -> bool:
+        """Rescan with other scan ``options`` (a ``ScanOptions``) in the background, as
+        :meth:`switch_pipeline` does with a pipeline: a sibling source sharing the cache
+        replaces the current one. False when a scan runs or the source cannot."""
+        if not self.can_change_options():
+            return False
+        return self._start_switch(lambda old: old.with_options(options), "Scan options failed")
+
+    def _start_switch(self, make: Callable[[Any], Any], failure: str) -> bool:
         with self._lock:
             if self._scanning or self._closed:
                 return False
             self._scanning = True
-        threading.Thread(target=self._switch, args=(pipeline,), daemon=True).start()
+        threading.Thread(target=self._switch, args=(make, failure), daemon=True).start()
         return True
 
-    def _switch(self, pipeline: Any) -> None:
+    def _switch(self, make: Callable[[Any], Any], failure: str) -> None:
         old = self._source
         paused = str(getattr(old, "watch_state", "off")) == "paused"
         was_watching = str(getattr(old, "watch_state", "off")) != "off" or self.watch
         try:
             old.stop_watching()
-            new = old.with_pipeline(pipeline)
+            new = make(old)
         except Exception as exc:  # reported; the old source stays and watches again
             with self._lock:
                 self._scanning = False
-            self.on_event(Notice(f"{type(exc).__name__}: {exc}", "error", "Pipeline switch failed"))
+            self.on_event(Notice(f"{type(exc).__name__}: {exc}", "error", failure))
             if was_watching:
                 self._start_watching(old, self._epoch, paused=paused)
             self._publish_state()
@@ -841,6 +856,7 @@ class Explorer:
             threading.Thread(target=_preload, name="ditto-tui preload", daemon=True).start()
         index, fps = self._index, self._fps
         changed = False
+        gone = {i: fps[i] for i in batch.removed if i in fps} if watch else {}
         for doc_id in batch.removed:
             if index.remove(doc_id):
                 fps.pop(doc_id, None)
@@ -869,9 +885,7 @@ class Explorer:
             self._touched.update(batch.changed)
             self._touched.update(batch.removed)
             with self._view_cond:
-                self._counts[0] += len(batch.added)
-                self._counts[1] += len(batch.changed)
-                self._counts[2] += len(batch.removed)
+                self._pending.note(batch, gone)
         return changed or bool(batch.skipped) or batch.rescan
 
     def _replace(self, source: Any) -> None:
@@ -882,7 +896,7 @@ class Explorer:
         self._held = None
         self._touched.clear()
         with self._view_cond:
-            self._counts = [0, 0, 0]
+            self._pending = _Pending()
             self._last_view = None
         self.on_event(SourceReplaced(source, getattr(source, "pipeline", None)))
 
@@ -1009,7 +1023,8 @@ class Explorer:
                 continue
             with self._view_cond:
                 previous = self._last_view
-                counts = self._counts
+                pending = self._pending
+                renames = pending.renames()
             if review.pairs and not request.show_ignored:
                 listing = self._split(listing, snap, review, k, request.mode)
             if self._key_cache_for != (snap.epoch, snap.generation):
@@ -1026,14 +1041,15 @@ class Explorer:
                 review=review if review.active else None,
                 fingerprints=snap.fingerprints,
                 key_cache=self._key_cache,
+                renames=renames,
             )
             with self._view_cond:
                 latest = self._view_request
                 if latest is None or latest.serial != request.serial or snap.epoch != self._epoch:
                     continue  # superseded while building: dropped
-                if view.delta is not None and any(counts):
-                    view = _with_counts(view, counts)
-                    self._counts = [0, 0, 0]
+                if view.delta is not None and pending:
+                    view = _with_counts(view, pending, renames)
+                    self._pending = _Pending()
                 elif view.delta is not None:  # not a change on disk (e.g. scan progress)
                     view = dataclasses.replace(view, delta=None)
                 self._last_view = view
@@ -1099,9 +1115,49 @@ def _coalesce(ops: list[Any]) -> list[Any]:
     return out
 
 
-def _with_counts(view: FamilyView, counts: list[int]) -> FamilyView:
+class _Pending:
+    """The changes on disk since the last view: ids added and removed (with the
+    fingerprint they had), how many were modified. A document removed and added back
+    under the same id counts as modified; see :func:`pair_renames` for renames."""
+
+    def __init__(self) -> None:
+        self.added: dict[str, int] = {}
+        self.removed: dict[str, int] = {}
+        self.modified: set[str] = set()
+
+    def __bool__(self) -> bool:
+        return bool(self.added or self.removed or self.modified)
+
+    def note(self, batch: ChangeBatch, gone: Mapping[str, int]) -> None:
+        for doc_id in batch.removed:
+            if self.added.pop(doc_id, None) is None:
+                self.modified.discard(doc_id)
+                self.removed[doc_id] = int(gone.get(doc_id, 0))
+        for doc_id, fp in batch.added.items():
+            if self.removed.pop(doc_id, None) is not None:
+                self.modified.add(doc_id)
+            else:
+                self.added[doc_id] = int(fp)
+        for doc_id in batch.changed:
+            if doc_id in self.added:
+                self.added[doc_id] = int(batch.changed[doc_id])
+            else:
+                self.modified.add(doc_id)
+
+    def renames(self) -> dict[str, str]:
+        return pair_renames(self.removed, self.added)
+
+
+def _with_counts(view: FamilyView, pending: _Pending, renames: Mapping[str, str]) -> FamilyView:
     delta = view.delta or ViewDelta()
-    delta = dataclasses.replace(delta, added=counts[0], modified=counts[1], removed=counts[2])
+    delta = dataclasses.replace(
+        delta,
+        added=len(pending.added) - len(renames),
+        modified=len(pending.modified),
+        removed=len(pending.removed) - len(renames),
+        renamed=len(renames),
+        renames=dict(renames),
+    )
     return dataclasses.replace(view, delta=delta)
 
 

@@ -150,6 +150,14 @@ class MemorySource:
                 self.disk.pop(doc_id, None)
             self._event(ids)
 
+    def rename(self, old: str, new: str) -> None:
+        """Move a document to a new id (one event, as a watcher reports a move)."""
+        with self._lock:
+            self.disk[new] = self.disk.pop(old)
+            self._clock += 1
+            self._mtime[new] = self._mtime.pop(old, self._clock * 10**9)
+            self._event([old, new])
+
     def _event(self, ids: Iterable[str]) -> None:
         if self._state == "off":
             return

@@ -19,6 +19,7 @@ from typing import Literal, Protocol
 
 from ditto_tui.core.clusters import Family
 from ditto_tui.core.family_listing import FamilyListing
+from ditto_tui.core.family_notes import family_note
 from ditto_tui.core.id_filter import GLOB_CHARS, id_matcher
 from ditto_tui.corpus.documents import Document
 from ditto_tui.explore.review import ReviewState, key_of
@@ -90,8 +91,11 @@ class ViewRequest:
 
 @dataclass(frozen=True, slots=True)
 class ViewDelta:
-    """What changed since the previous view: families of 2+ members ``new``, ``gone``
-    and ``changed``; documents ``added``, ``modified`` and ``removed`` on disk."""
+    """What changed since the previous view: families of 2+ members ``new``, ``gone``,
+    ``grew`` (members joined), ``shrank`` (members left) and ``changed`` (both); documents
+    ``added``, ``modified``, ``removed`` and ``renamed`` on disk (``renames``: old id ->
+    new id, a document that left under one name and came back with the same fingerprint
+    under another)."""
 
     new: int = 0
     gone: int = 0
@@ -99,21 +103,47 @@ class ViewDelta:
     added: int = 0
     modified: int = 0
     removed: int = 0
+    grew: int = 0
+    shrank: int = 0
+    renamed: int = 0
+    renames: Mapping[str, str] = field(default_factory=dict)
 
     def describe(self) -> str:
         """One line for the "corpus changed" notice."""
         parts = []
-        if self.modified:
-            parts.append(f"{self.modified} changed")
-        if self.added:
-            parts.append(f"{self.added} new")
-        if self.removed:
-            parts.append(f"{self.removed} removed")
-        for count, what in ((self.new, "new"), (self.changed, "changed"), (self.gone, "gone")):
+        for count, what in (
+            (self.modified, "changed"),
+            (self.added, "new"),
+            (self.removed, "removed"),
+            (self.renamed, "renamed"),
+        ):
+            if count:
+                parts.append(f"{count} {what}")
+        for count, what in (
+            (self.new, "new"),
+            (self.grew, "grew"),
+            (self.shrank, "shrank"),
+            (self.changed, "changed"),
+            (self.gone, "gone"),
+        ):
             if count:
                 noun = "family" if count == 1 else "families"
-                parts.append(f"{count} {noun} {what}" if what == "gone" else f"{count} {what} {noun}")
+                parts.append(f"{count} {what} {noun}" if what == "new" else f"{count} {noun} {what}")
         return ", ".join(parts) or "no visible change"
+
+
+def pair_renames(removed: Mapping[str, int], added: Mapping[str, int]) -> dict[str, str]:
+    """Old id -> new id for documents that left under one name and arrived under another
+    with the same fingerprint (one to one, in name order)."""
+    by_fp: dict[int, list[str]] = {}
+    for doc_id in sorted(removed):
+        by_fp.setdefault(int(removed[doc_id]), []).append(doc_id)
+    renames: dict[str, str] = {}
+    for doc_id in sorted(added):
+        olds = by_fp.get(int(added[doc_id]))
+        if olds:
+            renames[olds.pop(0)] = doc_id
+    return renames
 
 
 @dataclass(frozen=True, eq=False)
@@ -131,6 +161,9 @@ class FamilyView:
     identity: Sequence[int]
     multi: int  # families of 2+ members at this k (whatever the filter)
     documents: int
+    shown_multi: int = -1  # families of 2+ members shown (-1: not counted)
+    #: centre -> what the family is when that is trivial (core.family_notes.family_note)
+    notes: Mapping[str, str] = field(default_factory=dict)
     delta: ViewDelta | None = None  # None: not a live change (first view, new k, ...)
     newest: Mapping[str, int] = field(default_factory=dict)  # centre -> newest mtime_ns
     keep_row: int | None = None
@@ -196,6 +229,7 @@ def build_view(
     review: ReviewState | None = None,
     fingerprints: Mapping[str, int] | None = None,
     key_cache: dict[int, tuple[Family, str]] | None = None,
+    renames: Mapping[str, str] | None = None,
 ) -> FamilyView:
     """The view of ``listing`` for ``request`` (see the module docstring).
 
@@ -204,7 +238,12 @@ def build_view(
     (and the ``fingerprints`` of the snapshot) families marked ignored are left out unless
     the request shows them, the unreviewed filter applies, and progress is counted.
     ``key_cache`` (family object id -> (family, key)) keeps the family keys between builds
-    of the same generation (the caller clears it when the generation changes)."""
+    of the same generation (the caller clears it when the generation changes).
+    ``renames`` (old id -> new id since ``previous``) lets a renamed member carry its
+    family and the selection: a family whose only change is a rename is not counted
+    as changed."""
+    renames = renames or {}
+    renamed_from = {new: old for old, new in renames.items()}
     multi = _multi_count(listing)
     pool = listing if request.singletons else listing[:multi]
     keys_of: dict[int, str] = {}
@@ -279,7 +318,7 @@ def build_view(
         # a family the index did not recompute is the same object: no vote needed
         old_object = {id(f): row for row, f in enumerate(previous.families) if f.size > 1}
         claimed: set[int] = set()
-        new = changed = 0
+        new = changed = grew = shrank = 0
         carried: list[int] = []
         identity = carried
         row_of = _rows_of(families)
@@ -292,27 +331,39 @@ def build_view(
             votes: dict[int, int] = {}
             for member in family.members:
                 old_row = old_rows.get(member)
+                if old_row is None and member in renamed_from:
+                    old_row = old_rows.get(renamed_from[member])
                 if old_row is not None:
                     votes[old_row] = votes.get(old_row, 0) + 1
             best = max(votes, key=lambda r: (votes[r], -r)) if votes else None
             if best is not None and best not in claimed:
                 claimed.add(best)
                 carried.append(previous.identity[best])
-                if family.size > 1 and previous.families[best].members != family.members:
-                    changed += 1
+                old_members = previous.families[best].members
+                if family.size > 1 and old_members != family.members:
+                    before = {renames.get(m, m) for m in old_members}
+                    after = set(family.members)
+                    if after < before:
+                        shrank += 1
+                    elif after > before:
+                        grew += 1
+                    elif after != before:
+                        changed += 1
             else:
                 carried.append(next(_identities))
                 if family.size > 1:
                     new += 1
-        gone = sum(
-            1
-            for row, f in enumerate(previous.families)
-            if f.size > 1 and row not in claimed and not any(m in row_of for m in f.members)
-        )
-        delta = ViewDelta(new=new, gone=gone, changed=changed)
+        if previous.generation != generation:
+            gone = sum(
+                1
+                for row, f in enumerate(previous.families)
+                if f.size > 1 and row not in claimed
+                and not any(m in row_of for m in f.members)
+            )
+            delta = ViewDelta(new=new, gone=gone, changed=changed, grew=grew, shrank=shrank)
     else:
         identity = _fresh_identities(len(families))
-    keep_row = _row_of_keep(families, identity, row_of, request)
+    keep_row = _row_of_keep(families, identity, row_of, request, renames)
     keys: Sequence[str] = [keys_of.get(id(f), "") for f in families] if review is not None else ()
     return FamilyView(
         reviewed=reviewed,
@@ -326,6 +377,8 @@ def build_view(
         identity=identity,
         multi=multi,
         documents=total,
+        shown_multi=sum(1 for f in families if f.size > 1),
+        notes=family_notes(families, request, documents),
         delta=delta,
         newest=newest,
         keep_row=keep_row,
@@ -349,6 +402,35 @@ def filter_families(
     return [f for f in pool if any(match(m) for m in f.members)]
 
 
+def family_notes(
+    families: Sequence[Family], request: ViewRequest, documents: Mapping[str, Document]
+) -> dict[str, str]:
+    """centre -> note for the families that have one (empty files, identical
+    fingerprints, the star hint). O(shown members)."""
+    notes: dict[str, str] = {}
+    if isinstance(families, FamilyListing):  # singletons (a suffix) have no note
+        families = families[: families.multi_count]
+    if len(_NOTES) > 500_000:
+        _NOTES.clear()
+    for family in families:
+        if family.size < 2:
+            continue
+        cached = _NOTES.get(id(family))
+        if cached is not None and cached[0] is family and cached[1] == (request.k, request.mode):
+            note = cached[2]
+        else:  # a family the index kept is the same object: its note is computed once
+            sizes = [getattr(documents.get(m), "size", 1) for m in family.members]
+            note = family_note(family, k=request.k, mode=request.mode, sizes=sizes)
+            _NOTES[id(family)] = (family, (request.k, request.mode), note)
+        if note is not None:
+            notes[family.centre] = note
+    return notes
+
+
+#: id(family) -> (family, (k, mode), note): notes of the families of recent listings
+_NOTES: dict[int, tuple[Family, tuple[int, str], str | None]] = {}
+
+
 _next_base = [1 << 40]
 
 
@@ -364,9 +446,11 @@ def _row_of_keep(
     identity: Sequence[int],
     row_of: Mapping[str, int],
     request: ViewRequest,
+    renames: Mapping[str, str],
 ) -> int | None:
     keep = request.keep
     if keep is not None:
+        keep = renames.get(keep, keep)
         if row_of:
             row = row_of.get(keep)
             if row is not None:

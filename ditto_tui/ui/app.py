@@ -14,11 +14,14 @@ import shlex
 import subprocess
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
-from textual.app import App
+from textual import work
+from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.screen import Screen
 
 from ditto_tui.explore import Explorer
 from ditto_tui.explore import explorer as events
@@ -127,6 +130,7 @@ class DittoApp(App):
         self.pipeline_identity = str(getattr(pipeline, "identity", "") or "")
         self.pipelines = dict(pipelines) if pipelines is not None else pipeline_choices(pipeline)
         self.notices: list[str] = []
+        self._switch_title = ""  # the title of the toast when a rescan of ours ends
         #: every notice of this session with the time it arrived (the log screen)
         self.notice_log: list[tuple[float, str, str]] = []
         store = None
@@ -209,6 +213,8 @@ class DittoApp(App):
     def on_explorer_message(self, message: ExplorerMessage) -> None:
         event = message.event
         screen = self.main_screen
+        if not screen.is_mounted or not screen.children:
+            return  # not mounted yet, or already torn down (the app is closing)
         if isinstance(event, events.ViewBuilt):
             screen.show_view(event.view)
         elif isinstance(event, events.IndexUpdated):
@@ -220,9 +226,10 @@ class DittoApp(App):
             if event.switched and event.error is None:
                 self.notify(
                     f"{event.documents:,} documents, {event.skipped:,} skipped.",
-                    title=f"Pipeline {self.pipeline_identity}",
+                    title=self._switch_title or f"Pipeline {self.pipeline_identity}",
                     markup=False,
                 )
+                self._switch_title = ""
         elif isinstance(event, events.WatchStateChanged):
             screen.update_status()
         elif isinstance(event, events.SourceReplaced):
@@ -294,6 +301,35 @@ class DittoApp(App):
             self.notify(f"Switching to {target.identity}…", markup=False, timeout=2)
             self.main_screen.update_status()
 
+    def action_scan_options(self) -> None:
+        """Change the scan options (minimum size, empty files, links, HTML by content or
+        every file) in a dialog; applying rescans with a sibling source (cache shared)."""
+        from ditto_tui.corpus.documents import options_summary
+        from ditto_tui.ui.screens.scan_options import ScanOptionsDialog
+
+        explorer = self.explorer
+        options = getattr(explorer.source, "options", None)
+        if options is None or not explorer.can_change_options():
+            self.notify("This corpus has no scan options to change.", markup=False)
+            return
+        if explorer.scanning:
+            self.notify("Wait for the scan to end before changing the scan options.", markup=False)
+            return
+
+        def chosen(new: Any) -> None:
+            if new is None:
+                return
+            if explorer.change_options(new):
+                summary = options_summary(new) or "defaults"
+                self._switch_title = f"Scan options: {summary}"
+                self.notify(f"Rescanning with {summary}…", markup=False, timeout=3)
+                self.main_screen.update_status()
+            else:
+                self.notify("A scan is running: try again when it ends.", markup=False)
+
+        html = getattr(self.pipeline, "name", "") == "html"
+        self.push_screen(ScanOptionsDialog(options, html=html), chosen)
+
     def switch_pipeline(self) -> None:
         self.action_switch_pipeline()
 
@@ -309,6 +345,48 @@ class DittoApp(App):
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
+
+    # -- screenshots ------------------------------------------------------------------------------
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        """Textual's palette commands, with a Screenshot that says where it saved."""
+        for command in super().get_system_commands(screen):
+            if command.title == "Screenshot":
+                yield SystemCommand(
+                    "Screenshot",
+                    "Save an SVG picture of the screen (Downloads, else here, else the cache folder)",
+                    lambda: self.set_timer(0.1, self.action_screenshot),
+                )
+            else:
+                yield command
+
+    def action_screenshot(self, filename: str | None = None, path: str | None = None) -> None:
+        """Save the screen as SVG (see :mod:`ditto_tui.ui.screenshot`) and say where."""
+        from ditto_tui.ui.screenshot import screenshot_folder, screenshot_name
+
+        folder = Path(path) if path else screenshot_folder()
+        self._save_screenshot(
+            self.export_screenshot(), folder, filename or screenshot_name(self.title)
+        )
+
+    @work(thread=True, group="screenshot")
+    def _save_screenshot(self, svg: str, folder: Path, name: str) -> None:
+        from ditto_tui.ui.screenshot import write_screenshot
+
+        try:
+            saved = write_screenshot(svg, folder, name)
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
+            self.call_from_thread(
+                self.notify,
+                f"Could not save the screenshot in {folder}: {reason}",
+                title="Screenshot",
+                severity="error",
+                markup=False,
+            )
+            return
+        self.call_from_thread(
+            self.notify, f"Saved to {saved}", title="Screenshot", markup=False, timeout=8
+        )
 
     # -- outside the terminal -------------------------------------------------------------------
     def on_main_screen_open_external(self, message: MainScreen.OpenExternal) -> None:

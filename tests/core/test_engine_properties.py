@@ -279,6 +279,24 @@ def test_the_compiled_normalizer_matches_reference(engine_kernel: str, data: byt
     assert _ditto_kernel.normalize_utf8(data) == ref_normalize(data).encode("utf-8")
 
 
+# mostly plain ASCII (the compiled normalizer takes it eight bytes at a time) with the
+# bytes that must leave that path: capitals, runs of spaces, tabs, newlines, tags, UTF-8
+PLAIN_PIECES = ["prose", "Text", "QUIZ", "@[`{", "Z", "a", " ", "  ", "\t", "\n", "\x1f", "\x7f",
+                "<p>", "<", ">", "a<b", "é", "Ж", "\x00", "12345678"]
+plain_docs = st.lists(st.sampled_from(PLAIN_PIECES), max_size=60).map(lambda p: "".join(p).encode())
+
+
+@settings(max_examples=300, deadline=None)
+@given(plain_docs)
+def test_plain_ascii_text_eight_bytes_at_a_time_matches_reference(engine_kernel: str, data: bytes) -> None:
+    if engine_kernel == "numba":
+        from ditto_tui.core import _ditto_kernel
+
+        assert _ditto_kernel.normalize_utf8(data) == ref_normalize(data).encode("utf-8")
+    assert Featurizer().fingerprint(data) == ref_sum(ref_features(data, 4, 0))
+    assert Featurizer(word_n=2).fingerprint(data) == ref_sum(ref_features(data, 4, 2))
+
+
 def test_a_word_longer_than_any_chunk_is_hashed_whole() -> None:
     word = bytes(np.random.default_rng(3).integers(97, 123, 5000, dtype=np.uint8))
     data = b"short " + word + b" tail " + word.upper()

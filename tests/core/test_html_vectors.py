@@ -349,6 +349,28 @@ def test_the_compiled_kernel_agrees_with_the_literal_port(engine_kernel: str, pa
         assert features == _reference_features(page)
 
 
+@settings(max_examples=150, deadline=None)
+@given(_HTMLISH)
+def test_the_compiled_kernel_grows_its_work_arrays_when_a_page_needs_more(
+    engine_kernel: str, page: bytes
+) -> None:
+    if engine_kernel != "numba":
+        pytest.skip("the compiled kernel only")
+    from ditto_tui.core import _html_kernel
+
+    # Room for one attribute and one feature byte: most pages take several calls.
+    assert _html_kernel.feature_list(page, MAX_TOKENS, attrs=1, room=1) == (
+        _html_kernel.feature_list(page, MAX_TOKENS)
+    )
+    many = b"<p " + b" ".join(b"a%d=%d" % (i, i) for i in range(300)) + b">x</p>" + page
+    features = _html_kernel.feature_list(many, MAX_TOKENS)
+    if features is not None:
+        assert features == _reference_features(many)
+        for shingle in (1, 3):
+            fingerprint = _html_kernel.fingerprint(many, shingle, MAX_TOKENS)
+            assert fingerprint in (None, _reference_fingerprint(many, shingle))
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.binary(max_size=200) | _HTMLISH)
 def test_tokens_tile_the_input_and_the_fingerprint_is_deterministic(page: bytes) -> None:

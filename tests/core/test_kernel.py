@@ -62,6 +62,23 @@ def test_a_missing_numba_falls_back_to_numpy_and_says_why() -> None:
     assert "numba unavailable: ModuleNotFoundError" in status
 
 
+def test_loading_the_kernel_skips_scipy_linalg_which_still_imports_afterwards() -> None:
+    out = _run(
+        "import sys\n"
+        "from ditto_tui.core import Featurizer, kernel\n"
+        "from ditto_tui.core.html_structure import HtmlStructure\n"
+        "fp = Featurizer().fingerprint(b'Hello, World')\n"
+        "page = HtmlStructure().fingerprint(b'<p class=x>hi</p>')\n"
+        "print(kernel.active(), 'scipy.linalg' in sys.modules)\n"
+        "import scipy.linalg, scipy.linalg.cython_blas\n"
+        "kernel.select('numpy')\n"
+        "print(fp == Featurizer().fingerprint(b'Hello, World'),\n"
+        "      page == HtmlStructure().fingerprint(b'<p class=x>hi</p>'))",
+        DITTO_TUI_KERNEL="numba",
+    )
+    assert out.splitlines() == ["numba False", "True True"]
+
+
 def test_the_cache_folder_follows_numba_cache_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
     assert kernel.cache_dir() == str(tmp_path)

@@ -140,3 +140,30 @@ def test_html_text_keeps_paragraphs_and_decodes_entities():
     )
     assert text.splitlines() == ["Fish & chips", "", "two"]
     assert "p{}" not in text
+
+
+# -- swapping sides (compare's "s") -------------------------------------------------------
+@given(
+    st.lists(st.sampled_from(["a", "b", "c", "d e", "d f"]), max_size=12),
+    st.lists(st.sampled_from(["a", "b", "c", "d e", "d g"]), max_size=12),
+)
+def test_swapped_diff_is_the_same_diff_seen_from_the_other_side(a, b):
+    diff = diff_lines(a, b)
+    for index in range(len(diff.rows)):
+        diff.spans(index)  # fill the span cache: it must change sides too
+    turned = diff.swapped()
+    assert (turned.a, turned.b) == (diff.b, diff.a)
+    assert (turned.inserted, turned.deleted, turned.changed) == (
+        diff.deleted, diff.inserted, diff.changed,
+    )
+    assert [r.left for r in turned.rows if r.left is not None] == list(range(len(b)))
+    assert [r.right for r in turned.rows if r.right is not None] == list(range(len(a)))
+    for index, row in enumerate(turned.rows):
+        original = diff.rows[index]
+        assert (row.left, row.right) == (original.right, original.left)
+        left, right = diff.spans(index)
+        assert turned.spans(index) == (right, left)
+    back = turned.swapped()
+    assert back.rows == diff.rows
+    left_rows, right_rows = turned.line_rows()
+    assert [turned.rows[r].left for r in left_rows] == list(range(len(b)))

@@ -150,7 +150,8 @@ def test_live_change_keeps_family_identity_and_counts_it():
         wait_until(lambda: views[-1].families and views[-1].families[0].size == 4)
         assert views[-1].identity[0] == identity
         assert views[-1].delta is not None and views[-1].delta.removed == 1
-        assert views[-1].delta.changed == 1
+        assert (views[-1].delta.shrank, views[-1].delta.changed) == (1, 0)
+        assert views[-1].delta.describe() == "1 removed, 1 family shrank"
     finally:
         explorer.close()
 
@@ -247,3 +248,34 @@ def test_memory_rescans_and_bursts_interleaved(seed: int):
         assert families_of(explorer, 4) == reference(source.disk, 4)
     finally:
         explorer.close()
+
+
+def test_a_rename_is_reported_as_one_and_keeps_the_selection():
+    rng = random.Random(5)
+    base = rng.getrandbits(64)
+    disk = {f"fam/{i}": noisy(rng, base, 1) for i in range(4)}
+    source = MemorySource(disk)
+    views = []
+    explorer = Explorer(source, max_k=4, on_event=lambda e: isinstance(e, ViewBuilt) and views.append(e.view))
+    explorer.start()
+    try:
+        explorer.request_view(ViewRequest(k=3, serial=1, keep="fam/2"))
+        wait_until(lambda: views and views[-1].multi == 1 and views[-1].families[0].size == 4)
+        identity = views[-1].identity[0]
+        source.rename("fam/2", "fam/2-renamed")
+        wait_until(lambda: "fam/2-renamed" in views[-1].families[0].members)
+        delta = views[-1].delta
+        assert delta is not None
+        assert delta.describe() == "1 renamed"  # not "1 new, 1 removed, 1 family changed"
+        assert delta.renames == {"fam/2": "fam/2-renamed"}
+        assert views[-1].identity[0] == identity
+        assert views[-1].keep_row == 0  # the request's document, under its new name
+    finally:
+        explorer.close()
+
+
+def test_pair_renames_is_one_to_one_by_fingerprint():
+    from ditto_tui.explore.view import pair_renames
+
+    assert pair_renames({"a": 1, "b": 1, "c": 2}, {"x": 1, "y": 3, "z": 1}) == {"a": "x", "b": "z"}
+    assert pair_renames({"a": 1}, {"b": 2}) == {}

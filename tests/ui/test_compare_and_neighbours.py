@@ -166,3 +166,37 @@ async def test_one_megabyte_documents_compare_without_freezing(tmp_path, make_ap
         assert view.current_hunk == 1
         assert view.diff.rows[view.diff.hunks[1].start].left == 15000
         assert "CHANGED TOO" in "\n".join(view.render_line(y).text for y in range(view.size.height))
+
+
+async def test_swap_turns_the_computed_diff_round_without_computing_it_again(
+    corpus_dir, make_app, monkeypatch
+):
+    computed: list[tuple[str, str]] = []
+    original = CompareScreen.compute
+
+    def counting(self, left, right, source):
+        computed.append((left, right))
+        return original(self, left, right, source)
+
+    monkeypatch.setattr(CompareScreen, "compute", counting)
+    app = make_app(corpus_dir)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await open_letters(pilot)
+        await pilot.press("c")
+        await settle(pilot)
+        screen = app.screen
+        view = screen.query_one(SideBySideDiff)
+        await pilot.press("n")
+        before = view.diff
+        assert before is not None and len(computed) == 1
+        await pilot.press("s")
+        summary = screen.query_one("#diff-summary").text.plain
+        assert "computing" not in summary  # no blank diff while it turns round
+        await settle(pilot)
+        after = view.diff
+        assert len(computed) == 1  # nothing read or diffed again
+        assert (after.a, after.b) == (before.b, before.a)
+        assert (screen.left, screen.right) == (computed[0][1], computed[0][0])
+        assert view.current_hunk == 0  # the place in the diff is kept
+        assert "change 1/2" in screen.query_one("#diff-summary").text.plain

@@ -85,6 +85,7 @@ async def test_sort_singletons_and_grouping_toggles(corpus_dir, make_app):
         await settle(pilot)
         screen = app.main_screen
         await pilot.press("]", "]")  # k=5: press family (4 members, diameter 7 in chain mode)
+        await settle(pilot)  # the view is built off the UI thread
         table = screen.query_one(FamilyTable)
         assert table.families[0].size == 4
         await pilot.press("s")

@@ -134,9 +134,9 @@ async def test_html_pipeline_without_pages_says_so(tmp_path):
         assert "0 docs · 2 skipped" in status(app) and HTML in status(app)
         table = app.main_screen.query_one(FamilyTable)
         assert list(table.families) == []
-        assert f"No documents for {HTML}." in table.placeholder
-        assert "2 files skipped." in table.placeholder
-        assert "Press p to switch pipeline." in table.placeholder
+        assert f"No documents for {HTML}: 2 files skipped." in table.placeholder
+        assert "The html pipeline does not read them." in table.placeholder
+        assert "Press p to switch to the other pipeline." in table.placeholder
         await switch(pilot)
         assert set(app.snapshot.fingerprints) == {"a.txt", "b.txt"}
         assert "No documents" not in table.placeholder

@@ -70,3 +70,26 @@ def test_main_screen_light_theme(snap_compare, corpus_dir, make_app):
         await steps("down", "down")(pilot)
 
     assert snap_compare(app, terminal_size=(120, 40), run_before=run_before)
+
+
+def test_compare_screen_find_80x24(snap_compare, corpus_dir, make_app):
+    app = make_app(corpus_dir)
+    keys = ("/", *"heating", "enter", "c", "slash", *"november", "enter", "n")
+    assert snap_compare(app, terminal_size=(80, 24), run_before=steps(*keys))
+
+
+def test_main_screen_filter_marks_matching_members(snap_compare, corpus_dir, make_app):
+    app = make_app(corpus_dir, k=6)
+    keys = ("/", *"draft", "enter")
+    assert snap_compare(app, terminal_size=(120, 40), run_before=steps(*keys))
+
+
+def test_preview_find_with_hostile_text(snap_compare, corpus_dir, make_app):
+    app = make_app(corpus_dir)
+
+    async def run_before(pilot) -> None:
+        await steps("/", *"weird", "enter")(pilot)
+        pilot.app.main_screen.query_one("#preview").focus()
+        await steps("slash", *"[bold red]")(pilot)
+
+    assert snap_compare(app, terminal_size=(120, 40), run_before=run_before)

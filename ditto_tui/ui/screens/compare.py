@@ -21,10 +21,13 @@ from textual.worker import get_current_worker
 from ditto_tui.core.display import html_text, visible_lines
 from ditto_tui.core.textdiff import TextDiff, diff_lines
 from ditto_tui.explore.snapshot import Snapshot
+from ditto_tui.ui.fit import Part
 from ditto_tui.ui.listing import shown
 from ditto_tui.ui.widgets.bit_diff import BitDiff
 from ditto_tui.ui.widgets.explain_panel import ExplainPanel
 from ditto_tui.ui.widgets.explained_diff import ExplainedDiff
+from ditto_tui.ui.widgets.find_bar import FindBar
+from ditto_tui.ui.widgets.searchable import FindChanged, FindRequested
 from ditto_tui.ui.widgets.side_by_side import SideBySideDiff
 from ditto_tui.ui.widgets.title_line import TitleLine
 
@@ -64,32 +67,61 @@ class CompareScreen(Screen):
         yield ExplainPanel(id="explain")
         yield TitleLine(Text(""), id="diff-summary")
         yield ExplainedDiff(id="diff")
+        yield FindBar(id="diff-find")
         yield Footer()
 
     AUTO_FOCUS = "#diff"
 
     def on_mount(self) -> None:
+        bar, view = self.query_one(FindBar), self.query_one(ExplainedDiff)
+        bar.target = view
+        view.open_find_bar = bar.open
         self.load()
 
-    def load(self) -> None:
+    @on(FindRequested)
+    def _open_find(self, event: FindRequested) -> None:
+        event.stop()
+        self.query_one(FindBar).open(event.mode)
+
+    @on(FindChanged)
+    def _find_changed(self, event: FindChanged) -> None:
+        event.stop()
+        self.query_one(FindBar).show_status(event.status, event.active)
+
+    def load(self, *, swapped: bool = False) -> None:
+        """Show the pair; ``swapped``: the sides were exchanged and the diff on screen
+        is turned round (in a worker) instead of being computed again."""
         snapshot = self.snapshot
         bits = self.query_one(BitDiff)
         bits.max_k = snapshot.max_k
         bits.a = snapshot.fingerprints.get(self.left, 0)
         bits.b = snapshot.fingerprints.get(self.right, 0)
-        title = Text(no_wrap=True, overflow="ellipsis")
-        title.append("A ", style="bold")
-        title.append(shown(self.left))
-        title.append("   ⟷   ", style="bold")
-        title.append("B ", style="bold")
-        title.append(shown(self.right))
+        # both paths always show, each cut in the middle so its file name stays
+        title = [
+            Part("A ", 0, "bold"),
+            Part(shown(self.left), 0, crop="middle", min_cells=10),
+            Part("   ⟷   ", 0, "bold", short=" ⟷ "),
+            Part("B ", 0, "bold"),
+            Part(shown(self.right), 0, crop="middle", min_cells=10),
+        ]
         self.query_one("#compare-title", TitleLine).update(title)
-        self.query_one("#diff-summary", TitleLine).update(Text("computing diff…"))
-        view = self.query_one(SideBySideDiff)
-        view.set_diff(None)
         if self.query_one(ExplainPanel).shown:
             self.action_explain(again=True)
+        if swapped and self.diff is not None:
+            self.swap_diff(self.diff, self.elapsed or 0.0)
+            return
+        self.query_one("#diff-summary", TitleLine).update(Text("computing diff…"))
+        self.diff = None
+        self.query_one(SideBySideDiff).set_diff(None)
         self.compute(self.left, self.right, self.html_source)
+
+    @work(thread=True, exclusive=True, group="diff")
+    def swap_diff(self, diff: TextDiff, elapsed: float) -> None:
+        """The diff on screen seen from the other side (no line compared again)."""
+        turned = diff.swapped()
+        turned.line_rows()
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._show, turned, elapsed, keep_view=True)
 
     @work(thread=True, exclusive=True, group="diff")
     def compute(self, left: str, right: str, source: bool) -> None:
@@ -110,17 +142,21 @@ class CompareScreen(Screen):
         if worker.is_cancelled:
             return
         diff = diff_lines(sides[0], sides[1])
+        diff.line_rows()  # for find and go-to-line, here rather than on the UI thread
         elapsed = time.perf_counter() - start
         if not worker.is_cancelled:
             self.app.call_from_thread(self._show, diff, elapsed)
 
-    def _show(self, diff: TextDiff, elapsed: float) -> None:
+    def _show(self, diff: TextDiff, elapsed: float, *, keep_view: bool = False) -> None:
         self.diff = diff
         self.elapsed = elapsed
         view = self.query_one(SideBySideDiff)
-
+        hunk, y = view.current_hunk, view.scroll_offset.y
         view.set_diff(diff)
-        self.update_summary(-1)
+        if keep_view:  # a swap: same rows, same place
+            view.scroll_to(y=y, animate=False, immediate=True)
+            view.current_hunk = hunk
+        self.update_summary(view.current_hunk)
 
     def update_summary(self, current: int) -> None:
         diff = self.diff
@@ -171,7 +207,7 @@ class CompareScreen(Screen):
 
     def action_swap(self) -> None:
         self.left, self.right = self.right, self.left
-        self.load()
+        self.load(swapped=True)
 
     def action_toggle_source(self) -> None:
         self.html_source = not self.html_source

@@ -1,4 +1,6 @@
-"""HelpScreen: every key binding, per screen, generated from the bindings themselves."""
+"""HelpScreen: every key binding, per screen, generated from the bindings themselves, then
+the words the explorer uses, explained (:data:`~ditto_tui.core.glossary.GLOSSARY` and what
+the screen's own labels mean), rendered as Markdown."""
 
 from __future__ import annotations
 
@@ -9,7 +11,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Static
+from textual.widgets import Markdown, Static
+
+from ditto_tui.core.glossary import GLOSSARY
 
 SECTIONS: list[tuple[str, str]] = [
     ("Main screen", "ditto_tui.ui.screens.main:MainScreen"),
@@ -22,7 +26,9 @@ EXTRA: dict[str, list[tuple[str, str]]] = {
         ("tab / shift+tab", "move between slider, filter, families, members, preview"),
         ("← → (slider focused)", "change k; click or drag the slider with the mouse"),
         ("enter (families)", "go to the member list"),
-        ("click a column header", "sort the families by that column"),
+        ("click a column header", "sort the families (or members) by that column"),
+        ("s (members focused)", "sort the members: distance, name, folder, file size, time"),
+        ("/ (members focused)", "show only the members matching a text; esc clears it"),
     ],
     "Compare": [("↑ ↓ pgup pgdn ← →", "scroll both sides together")],
     "Neighbours": [("enter", "compare the highlighted document with the origin")],
@@ -91,6 +97,31 @@ def help_renderable() -> Group:
     return Group(*parts)
 
 
+#: what the labels of the main screen mean (the glossary explains the terms)
+SCREEN_WORDS = """\
+## On the screen
+
+**Families list**: *Members* is how many documents the family holds, *Diameter* the
+distance between its two farthest members (≤ means an upper bound, for very large
+families), *Representative* the member standing for it. A family whose note starts
+with ◆ is trivial or too wide: ◆ *empty files*, ◆ *identical* (identical fingerprints),
+◆ *try star (g)* (a chain family whose diameter is far above k).
+
+**Members list**: *To rep.* is the member's distance to the representative, in bits;
+*Similar* the same as a similarity %; *File size* is in bytes (KB, MB). The list shows
+the whole family; `s` sorts it, `/` filters it.
+
+**k chart** (beside the slider): `fam` has one bar per k from 0 to K, as tall as the
+number of families of two or more documents at that k; `docs` the number of documents
+in such families. The bar of the current k is highlighted; hover for the figures.
+
+**Status line**: documents, files skipped (`!` lists them with the reason), families at
+the current k (with singletons on: `+ N single`), k, the grouping, the watch state, the
+pipeline, and the scan options when they are not the defaults (`o` changes them).
+
+"""
+
+
 class HelpScreen(ModalScreen[None]):
     """Modal list of key bindings; any of escape, q, ? or f1 closes it."""
 
@@ -99,6 +130,7 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help"):
             yield Static(help_renderable(), id="help-text")
+            yield Markdown(SCREEN_WORDS + GLOSSARY, id="help-words")
 
     def on_mount(self) -> None:
-        self.query_one("#help").border_title = "Keys  (esc to close)"
+        self.query_one("#help").border_title = "Keys and words  (esc to close)"

@@ -9,7 +9,9 @@ thread and no file is read here (the detail pane reads through workers).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from rich.text import Text
 from textual import on, work
@@ -23,6 +25,7 @@ from textual.widgets import Footer, Input
 from textual.worker import get_current_worker
 
 from ditto_tui.core.display import excerpt, html_text
+from ditto_tui.corpus.documents import options_summary
 from ditto_tui.corpus.review import SessionState
 from ditto_tui.explore.explorer import Explorer
 from ditto_tui.explore.review import ReviewState, key_of
@@ -46,6 +49,30 @@ EXCERPT_LIMIT = 4096
 EXCERPT_ROWS = 200  # representatives read ahead of the visible rows
 NO_FAMILIES = "No families (press 1 to show singletons, ] to raise k)"
 LOADING = "Loading…"
+
+
+def no_documents_message(skipped: Sequence[Any], *, pipeline: Any, can_switch: bool) -> str:
+    """What the family list says when the scan found no document, for the situation: an
+    empty folder; files that only the other pipeline reads (p switches); files all skipped
+    for other reasons (! lists them with the reason)."""
+    identity = str(getattr(pipeline, "identity", "") or "") or "this pipeline"
+    if not skipped:
+        return f"No documents for {identity}: the folder holds no file."
+    count = len(skipped)
+    files = f"{count:,} file{'' if count == 1 else 's'}"
+    refused = sum(1 for s in skipped if str(s.reason).startswith("not accepted by"))
+    lines = [f"No documents for {identity}: {files} skipped."]
+    if refused == count:
+        name = getattr(pipeline, "name", "") or "this"
+        lines.append(f"The {name} pipeline does not read {'it' if count == 1 else 'them'}.")
+        if can_switch:
+            lines.append("Press p to switch to the other pipeline.")
+        lines.append("Press ! to see the files and why.")
+    else:
+        lines.append("Press ! to see why each was skipped.")
+        if refused and can_switch:
+            lines.append(f"{refused:,} only another pipeline reads: p switches.")
+    return "\n".join(lines)
 
 
 class MainScreen(Screen):
@@ -173,6 +200,13 @@ class MainScreen(Screen):
             show=False,
         ),
         Binding(
+            "o",
+            "app.scan_options",
+            "Scan options",
+            tooltip="minimum size, empty files, symbolic links, HTML by content or every file (rescans)",
+            show=False,
+        ),
+        Binding(
             "L,f3",
             "app.show_log",
             "Notices",
@@ -277,6 +311,7 @@ class MainScreen(Screen):
         self._notice: list[str] = []
         self.review: ReviewState = explorer.review
         self._last_selected: str | None = None
+        self._family_moves = 0
 
     # -- layout ---------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -364,8 +399,8 @@ class MainScreen(Screen):
                 serial=self._serial,
                 unreviewed_only=self.unreviewed_only,
                 show_ignored=self.show_ignored,
-                keep=self.selected_member() if self.is_mounted else None,
-                keep_identity=self.families_pane.selected_identity() if self.is_mounted else None,
+                keep=self.selected_member() if self.chosen else None,
+                keep_identity=self.families_pane.selected_identity() if self.chosen else None,
             )
         )
         if self.is_mounted:
@@ -402,7 +437,9 @@ class MainScreen(Screen):
         snapshot = self.explorer.snapshot
         if snapshot.generation >= view.generation:
             self.snapshot = snapshot
-        keep = self.selected_member()
+        keep = self.selected_member() if self.chosen else None
+        # a renamed document keeps its selection under its new name
+        self.detail.renames = dict(view.delta.renames) if view.delta is not None else {}
         self.families_pane.show_view(
             view,
             self.snapshot.documents,
@@ -448,17 +485,25 @@ class MainScreen(Screen):
         view = self.view
         source = explorer.source
         pipeline = getattr(source, "pipeline", None)
+        scan_options = getattr(source, "options", None)
+        shown_multi = singles = None
+        if view is not None:
+            shown_multi = view.shown_multi if view.shown_multi >= 0 else len(view)
+            if self.singletons:
+                singles = len(view) - shown_multi
         self.query_one(StatusBar).set(
             root=self.root_label,
             documents=len(snapshot),
             skipped=len(snapshot.skipped),
             families=view.multi if view is not None else 0,
-            shown_families=len(view) if view is not None and self.pattern else None,
+            shown_families=shown_multi if view is not None and self.pattern else None,
+            singles=singles,
             k=self.k,
             mode=self.mode,
             watch=explorer.watch_state,
             pipeline=str(getattr(pipeline, "identity", "") or ""),
             review=self.review_progress(),
+            options=options_summary(scan_options) if scan_options is not None else "",
         )
         options = Text(no_wrap=True)
         options.append(f"sort: {self.sort_key}")
@@ -487,21 +532,25 @@ class MainScreen(Screen):
     def empty_message(self) -> str:
         """What the family list says when it is empty."""
         snapshot = self.snapshot
-        if self.explorer.scanning and not len(snapshot):
+        scanning = self.explorer.scanning
+        if self.pattern.strip() and len(snapshot):
+            # short lines: the pane is about 38 columns wide at 80
+            lines = [f"No family matches {self.pattern.strip()!r}."]
+            if scanning:
+                lines.append("Still scanning: more may match.")
+            if not self.singletons:
+                lines.append("Singletons hidden: 1 shows them.")
+            lines.append("Clear the filter: / then ctrl+u.")
+            return "\n".join(lines)
+        if scanning:  # families may still appear: nothing is known to be empty yet
             return LOADING
-        if len(snapshot) or self.explorer.scanning:
+        if len(snapshot):
             return NO_FAMILIES
-        source = self.explorer.source
-        pipeline = getattr(source, "pipeline", None)
-        identity = str(getattr(pipeline, "identity", "") or "")
-        skipped = len(snapshot.skipped)
-        lines = [f"No documents for {identity or 'this pipeline'}."]
-        if getattr(pipeline, "name", "") == "html":
-            lines.append("It reads only .html, .htm and .xhtml files.")
-        lines.append(f"{skipped:,} file{'' if skipped == 1 else 's'} skipped.")
-        if self.explorer.can_switch():
-            lines.append("Press p to switch pipeline.")
-        return "\n".join(lines)
+        return no_documents_message(
+            snapshot.skipped,
+            pipeline=getattr(self.explorer.source, "pipeline", None),
+            can_switch=self.explorer.can_switch(),
+        )
 
     # -- excerpts ----------------------------------------------------------------------------
     @work(thread=True, exclusive=True, group="excerpts")
@@ -513,6 +562,7 @@ class MainScreen(Screen):
             return
         source = self.explorer.source
         documents = self.snapshot.documents
+        describe = getattr(source, "excerpt", None)
         top = int(self.table.scroll_offset.y)
         families = view.families[max(0, top - 20) : top + EXCERPT_ROWS]
         missing = [f.centre for f in families if f.centre not in self.excerpts]
@@ -522,12 +572,16 @@ class MainScreen(Screen):
                 break
             doc = documents.get(centre)
             try:
-                text = source.read_text(centre, limit=EXCERPT_LIMIT)
+                if describe is not None:  # mail: subject — sender; empty: "empty file"
+                    line = describe(centre, 80)
+                else:
+                    text = source.read_text(centre, limit=EXCERPT_LIMIT)
+                    if doc is not None and doc.kind == "html":
+                        text = html_text(text)
+                    line = excerpt(text, 80)
             except Exception:  # not readable (yet): leave it blank, retry on the next refresh
                 continue
-            if doc is not None and doc.kind == "html":
-                text = html_text(text)
-            pending.append((centre, excerpt(text, 80)))
+            pending.append((centre, line))
             if len(pending) >= 64 or index == len(missing) - 1:
                 self.app.call_from_thread(self._set_excerpts, pending)
                 pending = []
@@ -546,16 +600,34 @@ class MainScreen(Screen):
 
     @on(FamilyTable.Highlighted)
     def family_highlighted(self, event: FamilyTable.Highlighted) -> None:
-        self.detail.show_family(event.family, self.snapshot)
+        view = self.view
+        pattern = view.request.pattern if view is not None else self.pattern
+        if self.table.moves != self._family_moves:  # the user went to another family:
+            self._family_moves = self.table.moves  # no member is picked in it yet
+            self.member_table.chosen = False
+        note = None
+        if event.family is not None and view is not None:
+            note = view.notes.get(event.family.centre)
+        self.detail.show_family(event.family, self.snapshot, pattern=pattern, note=note)
         self._selection_moved()
 
     @on(DetailPane.MemberHighlighted)
     def member_highlighted(self) -> None:
         self._selection_moved()
 
+    @property
+    def chosen(self) -> bool:
+        """Whether the user has picked a family or member. Until then the cursor stays on
+        the first row while the list fills in (a scan), instead of following whichever
+        family happened to be first; afterwards the selection follows its family."""
+        return self.is_mounted and (self.table.chosen or self.member_table.chosen)
+
     def _selection_moved(self) -> None:
         self._last_selected = self.selected_member()
-        self.explorer.set_keep(self.selected_member(), self.families_pane.selected_identity())
+        if self.chosen:
+            self.explorer.set_keep(self.selected_member(), self.families_pane.selected_identity())
+        else:
+            self.explorer.set_keep(None, None)
 
     @on(FamilyTable.SortRequested)
     def header_selected(self, event: FamilyTable.SortRequested) -> None:
@@ -577,15 +649,31 @@ class MainScreen(Screen):
 
     # -- actions --------------------------------------------------------------------------------
     def action_k_down(self) -> None:
-        self.query_one(KSlider).value -= 1
+        slider = self.query_one(KSlider)
+        if slider.value <= 0:
+            self.app.bell()
+            self.notify("k is already 0: only identical fingerprints are grouped.", markup=False)
+            return
+        slider.value -= 1
 
     def action_k_up(self) -> None:
-        self.query_one(KSlider).value += 1
+        slider = self.query_one(KSlider)
+        if slider.value >= slider.maximum:
+            self.app.bell()
+            self.notify(
+                f"k is already at its maximum, {slider.maximum} (the index was built for "
+                f"k up to {slider.maximum}; --max-k raises it).",
+                markup=False,
+            )
+            return
+        slider.value += 1
 
     def action_filter(self) -> None:
         self.query_one("#filter", Input).focus()
 
     def action_leave_filter(self) -> None:
+        if self.detail.clear_member_filter():
+            return
         if self.focused is self.query_one("#filter", Input):
             self.table.focus()
 
@@ -609,7 +697,15 @@ class MainScreen(Screen):
         else:
             marked.append(doc_id)
             if len(marked) > 2:
-                marked.pop(0)
+                # Two marks are a pair to compare; a third means the user moved on: the
+                # oldest goes (the pair may span families), and the notice says which.
+                dropped = marked.pop(0)
+                self.notify(
+                    f"Unmarked {shown(dropped)} (two marks at most); "
+                    f"c compares {shown(marked[0])} with {shown(marked[1])}.",
+                    title="Mark replaced",
+                    markup=False,
+                )
         self.detail.set_marked(marked)
         self.update_status()
 

@@ -12,6 +12,7 @@ from textual.worker import get_current_worker
 from ditto_tui.core.index import Match
 from ditto_tui.explore.explorer import Explorer
 from ditto_tui.explore.snapshot import Snapshot
+from ditto_tui.ui.fit import Part
 from ditto_tui.ui.listing import shown
 from ditto_tui.ui.widgets.neighbour_table import NeighbourTable
 from ditto_tui.ui.widgets.title_line import TitleLine
@@ -81,12 +82,13 @@ class NeighboursScreen(Screen):
         self._title(f"{others:,} other document{'s' if others != 1 else ''} within k={k}")
 
     def _title(self, what: str) -> None:
-        title = Text(no_wrap=True, overflow="ellipsis")
-        title.append("Near ", style="bold")
-        title.append(shown(self.origin))
-        title.append(f"  · {what}")
         fp = self.snapshot.fingerprints.get(self.origin, 0)
-        title.append(f" · {fp:016x}", style="dim")
+        title = [
+            Part("Near ", 0, "bold"),
+            Part(shown(self.origin), 0, crop="middle", min_cells=12),
+            Part(what, 1, sep="  · "),
+            Part(f"{fp:016x}", 2, "dim", sep=" · "),
+        ]
         self.query_one("#neighbours-title", TitleLine).update(title)
 
     def selected(self) -> str | None:

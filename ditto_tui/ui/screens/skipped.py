@@ -16,6 +16,16 @@ from ditto_tui.ui.listing import shown
 from ditto_tui.ui.widgets.title_line import TitleLine
 
 
+class SkippedTable(DataTable):
+    """The list of skipped files: Home/End go to the first/last file (a DataTable
+    scrolls sideways on them)."""
+
+    BINDINGS = [
+        Binding("home", "scroll_top", "First", show=False),
+        Binding("end", "scroll_bottom", "Last", show=False),
+    ]
+
+
 class SkippedScreen(Screen):
     """Lists ``skipped`` files (path and reason), sorted by path; read-only."""
 
@@ -33,7 +43,7 @@ class SkippedScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield TitleLine(Text(""), id="skipped-title")
-        yield DataTable(id="skipped", cursor_type="row", zebra_stripes=True)
+        yield SkippedTable(id="skipped", cursor_type="row", zebra_stripes=True)
         yield Footer()
 
     def on_mount(self) -> None:

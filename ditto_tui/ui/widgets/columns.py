@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 CELL_PADDING = 1  # DataTable's default cell_padding on each side of a cell
+MIN_FLEX = 4  # a flexible column never gets narrower than this
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,6 +21,8 @@ class ColumnSpec:
     width: int
     weight: int = 0
     optional: bool = False
+    max_width: int = 0  # a flexible column grows no wider than this (0: no limit)
+    drop: int = 0  # among optional columns, the highest ``drop`` goes first (ties: the last)
 
 
 def fit_columns(specs: Sequence[ColumnSpec], total: int) -> list[tuple[ColumnSpec, int]]:
@@ -33,19 +36,32 @@ def fit_columns(specs: Sequence[ColumnSpec], total: int) -> list[tuple[ColumnSpe
         optional = [s for s in chosen if s.optional]
         if spare >= 0 or not optional:
             break
-        chosen.remove(optional[-1])
-    weights = sum(s.weight for s in chosen) or 1
-    spare = max(0, spare)
-    out = []
-    given = 0
+        chosen.remove(max(reversed(optional), key=lambda s: s.drop))
+    widths = {s.key: s.width for s in chosen}
     flexible = [s for s in chosen if s.weight > 0]
-    for spec in chosen:
-        if spec.weight == 0:
-            out.append((spec, spec.width))
-            continue
-        extra = spare * spec.weight // weights
-        if spec is flexible[-1]:
-            extra = spare - given
-        given += extra
-        out.append((spec, spec.width + extra))
-    return out
+    while spare < 0 and any(widths[s.key] > MIN_FLEX for s in flexible):
+        # still too wide with every optional column gone: flexible columns give way
+        widest = max(flexible, key=lambda s: widths[s.key])
+        widths[widest.key] -= 1
+        spare += 1
+    spare = max(0, spare)
+    growing = [s for s in chosen if s.weight > 0]
+    while spare > 0 and growing:  # share by weight; a capped column gives back the rest
+        weights = sum(s.weight for s in growing)
+        given = 0
+        for index, spec in enumerate(growing):
+            extra = spare * spec.weight // weights
+            if index == len(growing) - 1:
+                extra = spare - given
+            if spec.max_width:
+                extra = min(extra, spec.max_width - widths[spec.key])
+            widths[spec.key] += extra
+            given += extra
+        spare -= given
+        capped = [s for s in growing if s.max_width and widths[s.key] >= s.max_width]
+        if not capped and given == 0:
+            break
+        growing = [s for s in growing if s not in capped]
+        if not capped:
+            break
+    return [(spec, widths[spec.key]) for spec in chosen]

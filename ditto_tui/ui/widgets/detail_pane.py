@@ -15,15 +15,27 @@ from typing import Any
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
+from textual.widgets import Input
 from textual.worker import get_current_worker
 
 from ditto_tui.core.display import html_text, visible_lines
+from ditto_tui.core.id_filter import id_matcher
 from ditto_tui.explore.snapshot import Snapshot
+from ditto_tui.ui.fit import Part, fit_parts
 from ditto_tui.ui.listing import FamilyLike, format_size, shown
-from ditto_tui.ui.widgets.member_table import Member, MemberTable
+from ditto_tui.ui.widgets.find_bar import FindBar
+from ditto_tui.ui.widgets.member_table import (
+    SORT_LABELS,
+    Member,
+    MemberTable,
+    filter_members,
+    sort_members,
+)
 from ditto_tui.ui.widgets.preview import Preview
+from ditto_tui.ui.widgets.searchable import FindChanged, FindRequested
 from ditto_tui.ui.widgets.title_line import TitleLine
 
 PREVIEW_LIMIT = 4 * 1024 * 1024
@@ -32,10 +44,16 @@ INLINE_MEMBERS = 300  # larger families get their rows built in a worker
 
 
 def member_rows(
-    family: FamilyLike, snapshot: Snapshot, mail_infos: dict[str, tuple[str, str, str]]
+    family: FamilyLike,
+    snapshot: Snapshot,
+    mail_infos: dict[str, tuple[str, str, str]],
+    *,
+    sort: str = "distance",
+    pattern: str = "",
 ) -> list[Member]:
     """The member rows of ``family``: distance to the representative, size, time, mail
-    headers when known; sorted by (distance, id). O(family size)."""
+    headers when known; those matching ``pattern`` (all when blank), sorted by ``sort``
+    (default (distance, id)). O(family size · log)."""
     fps = snapshot.fingerprints
     documents = snapshot.documents
     centre = fps.get(family.centre, 0)
@@ -56,12 +74,39 @@ def member_rows(
                 sender,
             )
         )
-    members.sort(key=lambda m: (m.distance, m.id))
-    return members
+    return sort_members(filter_members(members, pattern), sort)
+
+
+def matching_rows(rows: list[Member], pattern: str) -> list[int]:
+    """Indices of the rows whose path matches the family filter ``pattern`` (the rule of
+    the filter box: substring or glob); none when there is no pattern. O(rows)."""
+    if not pattern.strip():
+        return []
+    match = id_matcher(pattern)
+    return [index for index, member in enumerate(rows) if match(member.id)]
 
 
 class DetailPane(Vertical):
-    """Right pane: :class:`MemberTable`, a title line and the :class:`Preview`."""
+    """Right pane: :class:`MemberTable`, a title line and the :class:`Preview`.
+
+    With a family filter, the members whose path matches it are marked (» in the first
+    column), the cursor goes to the first of them when the family is shown, and ``n`` in
+    the member list steps through them (going round)."""
+
+    # Only while the member table has focus (see check_action): elsewhere the screen's
+    # s (sort families), / (filter families) and n (neighbours) apply. s and / are handled
+    # here, at once, so that keys typed right after `/` go to the member filter box; n
+    # steps through the members matching the family filter (N is the review's "not a
+    # duplicate" on the main screen).
+    BINDINGS = [
+        Binding("n", "next_matching(1)", "Next match", show=False),
+        Binding("s", "sort_members", "Sort members", tooltip="sort the members by the next column"),
+        Binding(
+            "slash", "filter_members", "Filter members",
+            tooltip="show only the members matching a text (path, subject, sender)",
+            key_display="/",
+        ),
+    ]
 
     class MemberHighlighted(Message):
         """The highlighted member changed (``doc_id`` None when there is none)."""
@@ -79,17 +124,49 @@ class DetailPane(Vertical):
         self.html_source = False
         self.previewed: str | None = None
         self.preview_failed = False
+        self._preview_unknown = False
         self.mail_infos: dict[str, tuple[str, str, str]] = {}
-        self._rows_for: tuple[Any, int] | None = None
+        self._rows_for: tuple[Any, ...] | None = None
+        self.pattern = ""
+        #: old id -> new id of the documents renamed by the latest live change
+        self.renames: dict[str, str] = {}
+        self.matching: list[int] = []  # member rows matching the filter, in row order
+        self._jumped: tuple[str, str] | None = None  # (family centre, pattern) jumped to
+        #: how the member list is ordered and which members it shows (kept across families)
+        self.member_sort = "distance"
+        self.member_pattern = ""
+        self.note: str | None = None
+        self._shown_count = 0
 
     def compose(self) -> ComposeResult:
+        yield Input(
+            placeholder="filter members: path, subject or sender  (/ in the list)",
+            id="member-filter",
+            compact=True,
+        )
         yield MemberTable(id="members")
         yield TitleLine(Text("Preview"), id="preview-title")
         yield Preview(id="preview")
+        yield FindBar(id="preview-find")
 
     def on_mount(self) -> None:
         self.member_table.border_title = "Members"
-        self.query_one(Preview).show([], placeholder="No document selected")
+        self.query_one("#member-filter", Input).can_focus = False
+        preview = self.query_one(Preview)
+        preview.show([], placeholder="No document selected")
+        bar = self.query_one(FindBar)
+        bar.target = preview
+        preview.open_find_bar = bar.open
+
+    @on(FindRequested)
+    def _open_find(self, event: FindRequested) -> None:
+        event.stop()
+        self.query_one(FindBar).open(event.mode)
+
+    @on(FindChanged)
+    def _find_changed(self, event: FindChanged) -> None:
+        event.stop()
+        self.query_one(FindBar).show_status(event.status, event.active)
 
     @property
     def member_table(self) -> MemberTable:
@@ -101,31 +178,159 @@ class DetailPane(Vertical):
 
     # -- members ------------------------------------------------------------------------
     def show_family(
-        self, family: FamilyLike | None, snapshot: Snapshot, *, keep: str | None = None
+        self,
+        family: FamilyLike | None,
+        snapshot: Snapshot,
+        *,
+        keep: str | None = None,
+        pattern: str | None = None,
+        note: str | None = None,
     ) -> None:
         """Show ``family`` of ``snapshot``; the cursor goes to ``keep`` (default: the
-        highlighted member) when it is a member."""
+        highlighted member) when it is a member. ``pattern`` (default: unchanged) is the
+        family filter: its matching members are marked, and the cursor goes to the first
+        one the first time the family is shown for that filter. ``note`` says what the
+        family is when that is trivial (shown in the title)."""
         table = self.member_table
         self.snapshot = snapshot
+        if pattern is not None:
+            self.pattern = pattern
+        if self._preview_unknown and self.previewed in snapshot.documents:
+            # shown before its document was known (kind, size): show it again, whole
+            self.show_preview(self.previewed, force=True)
         if keep is None or family is None or keep not in family.members:
-            current = self.selected_member()
+            # the highlighted member stays only if the user picked it: a member that was
+            # merely first while the family filled in (a scan) does not hold the cursor
+            current = self.selected_member() if table.chosen else None
+            current = self.renames.get(current, current) if current is not None else None
             keep = current if family is not None and current in family.members else None
+        if family is not self.family or note is not None:
+            self.note = note
         self.family = family
         if family is None:
             self._rows_for = None
+            self.matching = []
+            table.matching = frozenset()
+            table.border_subtitle = ""
+            self._shown_count = 0
             table.show([], self.marked)
-            table.border_title = "Members"
+            self._set_title()
             self.show_preview(None)
             return
-        table.border_title = f"Members · {family.size:,} · diameter {family.diameter}"
-        if (family, snapshot.generation) == self._rows_for and keep == self.selected_member():
+        state = (family, snapshot.generation, self.member_sort, self.member_pattern, self.pattern)
+        if state == self._rows_for and keep == self.selected_member():
+            self._set_title()
             return
-        self._rows_for = (family, snapshot.generation)
+        self._rows_for = state
         if family.size <= INLINE_MEMBERS:
-            self._show_rows(family, member_rows(family, snapshot, self.mail_infos), keep)
+            rows = member_rows(
+                family, snapshot, self.mail_infos, sort=self.member_sort, pattern=self.member_pattern
+            )
+            self._show_rows(family, rows, keep, matching_rows(rows, self.pattern), self.pattern)
         else:
-            self.build_rows(family, snapshot, dict(self.mail_infos), keep)
+            self.build_rows(family, snapshot, dict(self.mail_infos), keep, self.pattern)
         self.load_mail_infos(family)
+
+    def _set_title(self) -> None:
+        """``Members · 3,274 · diameter 9 · identical fingerprints · 12 match "x" · by name``
+        fitted to the border."""
+        table = self.member_table
+        table.sort_key = self.member_sort
+        family = self.family
+        if family is None:
+            table.border_title = "Members"
+            return
+        parts = [Part("Members", 0), Part(f"{family.size:,}", 0, sep=" · ")]
+        if not (self.note or "").startswith("diameter"):  # the star hint says it already
+            parts.append(
+                Part(f"diameter {family.diameter}", 3, short=f"diam. {family.diameter}", sep=" · ")
+            )
+        if self.note:
+            parts.append(Part(self.note, 1, crop="right", min_cells=12, sep=" · "))
+        if self.member_pattern.strip():
+            parts.append(
+                Part(f"{self._shown_count:,} match {self.member_pattern.strip()!r}", 2,
+                     short=f"{self._shown_count:,} match", sep=" · ")
+            )
+        if self.member_sort != "distance":
+            parts.append(Part(f"by {self.member_sort}", 4, sep=" · "))
+        width = table.size.width - 4
+        table.border_title = (
+            fit_parts(parts, width).plain
+            if width > 0
+            else "".join((p.sep if i else "") + p.text for i, p in enumerate(parts))
+        )
+
+    def on_resize(self) -> None:
+        self._set_title()
+
+    # -- member sort and filter ------------------------------------------------------------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("sort_members", "filter_members"):
+            return self.screen.focused is self.member_table
+        if action == "next_matching":  # only in the member list, only with matches
+            return bool(self.matching) and self.member_table.has_focus
+        return True
+
+    def action_sort_members(self) -> None:
+        self.sort_members(None)
+
+    def action_filter_members(self) -> None:
+        box = self.query_one("#member-filter", Input)
+        box.can_focus = True  # out of the tab order except while in use
+        self.screen.set_focus(box)
+
+    @on(Input.Blurred, "#member-filter")
+    def member_filter_left(self, event: Input.Blurred) -> None:
+        event.stop()
+        event.input.can_focus = False
+
+    @on(MemberTable.SortRequested, "#members")
+    def sort_requested(self, event: MemberTable.SortRequested) -> None:
+        event.stop()
+        self.sort_members(event.key)
+
+    def sort_members(self, key: str | None) -> None:
+        """Sort the member list by ``key`` (None: the next column of the table's cycle)."""
+        order = self.member_table.sort_columns()
+        if key == "similarity":
+            key = "distance"
+        if key is None:
+            index = order.index(self.member_sort) if self.member_sort in order else -1
+            key = order[(index + 1) % len(order)]
+        self.member_sort = key
+        self.notify(f"Members by {SORT_LABELS.get(key, key)}", markup=False, timeout=2)
+        self._refresh_members()
+
+    @on(Input.Changed, "#member-filter")
+    def member_filter_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self.member_pattern = event.value
+        self._refresh_members()
+
+    @on(Input.Submitted, "#member-filter")
+    def member_filter_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.member_table.focus()
+
+    def clear_member_filter(self) -> bool:
+        """Esc in the member filter: clear it, hide it, back to the list. False when the
+        filter box was not focused."""
+        box = self.query_one("#member-filter", Input)
+        if self.screen.focused is not box:
+            return False
+        box.value = ""
+        self.member_pattern = ""
+        self._refresh_members()
+        self.member_table.focus()
+        return True
+
+    def _refresh_members(self) -> None:
+        if self.family is not None and self.snapshot is not None:
+            self._rows_for = None
+            self.show_family(self.family, self.snapshot, keep=self.selected_member())
+        else:
+            self._set_title()
 
     @work(thread=True, exclusive=True, group="members")
     def build_rows(
@@ -134,21 +339,77 @@ class DetailPane(Vertical):
         snapshot: Snapshot,
         mail_infos: dict[str, tuple[str, str, str]],
         keep: str | None,
+        pattern: str,
     ) -> None:
-        rows = member_rows(family, snapshot, mail_infos)
+        rows = member_rows(
+            family, snapshot, mail_infos, sort=self.member_sort, pattern=self.member_pattern
+        )
+        matching = matching_rows(rows, pattern)
         if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self._show_rows, family, rows, keep)
+            self.app.call_from_thread(self._show_rows, family, rows, keep, matching, pattern)
 
-    def _show_rows(self, family: FamilyLike, rows: list[Member], keep: str | None) -> None:
-        if family is not self.family:
-            return  # another family was selected meanwhile: dropped
-        if keep is None:
+    def _show_rows(
+        self,
+        family: FamilyLike,
+        rows: list[Member],
+        keep: str | None,
+        matching: list[int],
+        pattern: str,
+    ) -> None:
+        if family is not self.family or pattern != self.pattern:
+            return  # another family or filter meanwhile: dropped
+        if keep is None and self.member_table.chosen:
             keep = self.selected_member()
+        self.matching = matching
+        if matching and self._jumped != (family.centre, pattern):
+            self._jumped = (family.centre, pattern)
+            if keep not in {rows[i].id for i in matching}:
+                keep = rows[matching[0]].id  # the first member that matched the filter
+            self.member_table.chosen = True  # held like a member the user picked
         mail = self._is_mail(family)
         table = self.member_table
+        table.matching = frozenset(rows[i].id for i in matching)
+        self._shown_count = len(rows)
         if rows != table.members or mail != table.mail or keep != self.selected_member():
             table.show(rows, self.marked, keep=keep, mail=mail)
+        else:
+            table.refresh()
+        table.placeholder = (
+            f"No member matches {self.member_pattern.strip()!r} (esc in the box clears it)"
+            if self.member_pattern.strip()
+            else "No family selected"
+        )
+        self._set_title()
+        self._say_matches()
         self.show_preview(self.selected_member())
+
+    def _say_matches(self) -> None:
+        """The member list's subtitle: how many members match the filter, and the keys."""
+        table = self.member_table
+        if not self.pattern.strip() or self.family is None:
+            table.border_subtitle = ""
+            return
+        count = len(self.matching)
+        where = ""
+        row = table.cursor_row
+        if count and row in self.matching:
+            where = f"{self.matching.index(row) + 1} of "
+        noun = "member matches" if count == 1 else "members match"
+        table.border_subtitle = f"» {where}{count:,} {noun} the filter · n: next"
+
+    def action_next_matching(self, direction: int) -> None:
+        """Move the member cursor to the next (or previous) member matching the filter."""
+        table, matching = self.member_table, self.matching
+        row = table.cursor_row
+        if direction > 0:
+            after = [r for r in matching if r > row]
+            target = after[0] if after else matching[0]
+        else:
+            before = [r for r in matching if r < row]
+            target = before[-1] if before else matching[-1]
+        if (direction > 0 and not after) or (direction < 0 and not before):
+            self.app.bell()  # went round
+        table.move_cursor(row=target)
 
     def _is_mail(self, family: FamilyLike) -> bool:
         documents = self.snapshot.documents if self.snapshot is not None else {}
@@ -164,6 +425,7 @@ class DetailPane(Vertical):
 
     @on(MemberTable.RowHighlighted, "#members")
     def member_highlighted(self) -> None:
+        self._say_matches()
         doc_id = self.selected_member()
         self.show_preview(doc_id)
         self.post_message(self.MemberHighlighted(doc_id))
@@ -197,15 +459,22 @@ class DetailPane(Vertical):
             return
         snapshot = self.snapshot
         doc = snapshot.documents.get(doc_id) if snapshot is not None else None
-        heading = Text(no_wrap=True, overflow="ellipsis")
-        heading.append(shown(doc_id), style="bold")
+        heading = [Part(shown(doc_id), 3, "bold", crop="middle", min_cells=8)]
         if doc is not None:
-            heading.append(f"  {doc.kind} · {format_size(doc.size)}")
+            heading.append(Part(doc.kind, 0, sep="  "))
+            heading.append(Part(format_size(doc.size), 0, sep=" · "))
             if doc.kind == "html":
-                heading.append(" · source" if self.html_source else " · text (h: source)")
+                heading.append(
+                    Part("source" if self.html_source else "text (h: source)", 4,
+                         short="source" if self.html_source else "text", sep=" · ",
+                         quiet=True)
+                )
         if snapshot is not None and doc_id in snapshot:
-            heading.append(f" · {snapshot.fingerprint(doc_id):016x}")
+            fp = f"{snapshot.fingerprint(doc_id):016x}"
+            # narrow: the first 8 digits, so that the file name keeps a place
+            heading.append(Part(fp, 1, short=fp[:8] + "…", sep=" · "))
         title.update(heading)
+        self._preview_unknown = doc is None
         self.load_preview(doc_id, doc.kind if doc else "text", self.html_source)
 
     @work(thread=True, exclusive=True, group="preview")

@@ -9,11 +9,9 @@ highlight is laid over the text cells afterwards.
 from __future__ import annotations
 
 from rich.cells import cell_len
-from rich.segment import Segment
-from rich.style import Style
 from textual.strip import Strip
 
-from ditto_tui.ui.widgets.side_by_side import SideBySideDiff, _wrap
+from ditto_tui.ui.widgets.side_by_side import SideBySideDiff, _wrap, overlay
 
 Highlights = dict[int, list[tuple[int, int]]]
 
@@ -76,22 +74,4 @@ class ExplainedDiff(SideBySideDiff):
                     first = offset + gutter + cell_len(line[x:lo])
                     last = offset + gutter + cell_len(line[x:hi])
                     cells.append((min(first, offset + pane), min(last, offset + pane)))
-        return _overlay(strip, cells, style) if cells else strip
-
-
-def _overlay(strip: Strip, cells: list[tuple[int, int]], style: Style) -> Strip:
-    """``strip`` with ``style`` added over the cell ranges ``cells``."""
-    cuts = sorted({c for span in cells for c in span if 0 < c < strip.cell_length})
-    parts = strip.divide([*cuts, strip.cell_length]) if cuts else [strip]
-    out: list[Segment] = []
-    pos = 0
-    for part in parts:
-        length = part.cell_length
-        marked = any(lo <= pos and pos + length <= hi for lo, hi in cells) and length > 0
-        for seg in part:
-            if marked and not seg.control:
-                out.append(Segment(seg.text, (seg.style or Style()) + style))
-            else:
-                out.append(seg)
-        pos += length
-    return Strip(out, strip.cell_length)
+        return overlay(strip, cells, style) if cells else strip

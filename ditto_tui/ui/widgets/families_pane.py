@@ -5,6 +5,11 @@ The pane paints what it is given: :meth:`show_view` swaps in a
 at the cost of a few attribute assignments, whatever the number of families. The cursor
 follows the selected document, or the selected family when that document is gone (a
 family keeps its identity while it changes).
+
+A live change (files changed on disk) never moves the selected family on the screen: the
+list scrolls so that it stays on the same screen row while the families around it take
+their new places (the order is always the true one; only what the eye is on holds still).
+A change the user asked for (k, grouping, sort, filter) scrolls as little as needed.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 
 from ditto_tui.explore.view import FamilyView
+from ditto_tui.ui.fit import Part, fit_parts
 from ditto_tui.ui.listing import DocumentLike, FamilyLike
 from ditto_tui.ui.widgets.family_table import FamilyTable
 
@@ -63,14 +69,42 @@ class FamiliesPane(Vertical):
         row = view.keep_row if keep == view.request.keep else None
         self.view = view
         table = self.table
+        screen_row = table.cursor_row - int(table.scroll_offset.y)
         table.sort_key = view.request.sort
         table.placeholder = placeholder
-        table.show_rows(view.families, documents, excerpts, row, newest=view.newest)
-        request = view.request
-        self.border_title = (
-            f"Families at k={request.k} ({request.mode}) · {len(view):,} · by {request.sort}"
+        table.show_rows(
+            view.families, documents, excerpts, row, newest=view.newest, notes=view.notes
         )
+        if view.delta is not None and row is not None and screen_row >= 0:
+            # a live change: the selected family stays where the user is looking
+            table.scroll_to(y=max(0, table.cursor_row - screen_row), animate=False, immediate=True)
+        self._set_title()
         self.border_subtitle = ""
+
+    def _set_title(self) -> None:
+        """``Families at k=3 (chain) · 601 + 12 single · by size``, fitted to the border
+        (the counts agree with the status line's)."""
+        view = self.view
+        if view is None:
+            return
+        request = view.request
+        multi = view.shown_multi if view.shown_multi >= 0 else len(view)
+        count = f"{multi:,}"
+        if request.singletons and len(view) > multi:
+            count += f" + {len(view) - multi:,} single"
+        parts = [
+            Part("Families", 0),
+            Part(f" at k={request.k} ({request.mode})", 2, short=f" k={request.k}"),
+            Part(count, 1, sep=" · "),
+            Part(f"by {request.sort}", 3, sep=" · "),
+        ]
+        width = self.size.width - 4  # the corners and a space on each side
+        self.border_title = fit_parts(parts, width).plain if width > 0 else "".join(
+            (p.sep + p.text) for p in parts
+        )
+
+    def on_resize(self) -> None:
+        self._set_title()
 
     def show_waiting(self, text: str = "clustering…") -> None:
         """Say that a new view is being built (the old one stays meanwhile)."""

@@ -1,5 +1,9 @@
-"""FamilyTable: one row per near-duplicate family (size, diameter, representative, excerpt,
-newest change), virtual (only the visible rows are drawn; no row cap).
+"""FamilyTable: one row per near-duplicate family (members, diameter, representative,
+excerpt or note, newest change), virtual (only the visible rows are drawn; no row cap).
+
+A family that is trivial shows its note (``◆ empty files``, ``◆ identical fingerprints``,
+``◆ diameter 19 ≫ k=3: try star grouping``) instead of the excerpt; the representative's
+path is cut in the middle so its file name stays.
 
 Cells are built from :func:`~ditto_tui.ui.listing.shown` strings as plain segments: nothing
 from the corpus is interpreted as markup.
@@ -11,18 +15,30 @@ from collections.abc import Mapping, Sequence
 
 from textual.message import Message
 
+from ditto_tui.core.family_notes import IDENTICAL
 from ditto_tui.ui.listing import DocumentLike, FamilyLike, format_mtime, newest_change, shown
 from ditto_tui.ui.widgets.columns import ColumnSpec
 from ditto_tui.ui.widgets.virtual_table import VirtualTable
 
 COLUMNS = (
-    ColumnSpec("size", "Size", 4),
-    ColumnSpec("diameter", "Diam", 4),
-    ColumnSpec("name", "Representative", 16, weight=5),
-    ColumnSpec("excerpt", "Excerpt", 12, weight=4, optional=True),
-    ColumnSpec("newest", "Newest (UTC)", 16, optional=True),
+    ColumnSpec("size", "Members", 7),
+    ColumnSpec("diameter", "Diameter", 8),
+    ColumnSpec("name", "Representative", 18, weight=3),
+    ColumnSpec("excerpt", "Excerpt", 12, weight=2, optional=True),
+    ColumnSpec("newest", "Newest (UTC)", 10, weight=1, max_width=16, optional=True),
 )
+NOTE_MARK = "◆ "  # starts a family note in the excerpt column
 RIGHT_ALIGNED = frozenset({"size", "diameter"})
+
+
+def list_note(note: str) -> str:
+    """A family note as the list shows it: the star hint without the diameter (the
+    Diameter column has it) and with its key; the full note is in the member title."""
+    if note.startswith("diameter ") and "star" in note:
+        return "try star (g)"
+    if note == IDENTICAL:
+        return "identical"
+    return note
 
 
 class FamilyTable(VirtualTable):
@@ -32,6 +48,8 @@ class FamilyTable(VirtualTable):
     RIGHT_ALIGNED = RIGHT_ALIGNED
     CELL_STYLES = {"excerpt": "excerpt", "newest": "muted"}
     BOLD_ON_CURSOR = "name"
+    MIDDLE_CROPPED = frozenset({"name"})
+    DATE_COLUMNS = frozenset({"newest"})
 
     class Highlighted(Message):
         """The cursor moved to ``family`` (None when the list is empty)."""
@@ -69,6 +87,18 @@ class FamilyTable(VirtualTable):
         self._excerpts: Mapping[str, str] = {}
         self._newest: dict[str, int] = {}
         self._newest_given: Mapping[str, int] = {}
+        self._notes: Mapping[str, str] = {}
+        #: the cursor was moved (by the user, or on purpose by code): not just set by a
+        #: new listing
+        self.chosen = False
+        #: how many times the cursor was moved that way
+        self.moves = 0
+
+    def watch_cursor_row(self, old: int, new: int) -> None:
+        if old != new:  # (the watcher also runs once when the table is mounted)
+            self.chosen = True
+            self.moves += 1
+        super().watch_cursor_row(old, new)
 
     # -- data ----------------------------------------------------------------------------
     @property
@@ -120,6 +150,7 @@ class FamilyTable(VirtualTable):
         cursor: int | None,
         *,
         newest: Mapping[str, int] | None = None,
+        notes: Mapping[str, str] | None = None,
     ) -> None:
         """Replace the listing in O(1): the cursor goes to row ``cursor`` (None: the same
         row index). :meth:`row_of` is not available afterwards (the rows' owner has it)."""
@@ -127,6 +158,7 @@ class FamilyTable(VirtualTable):
         self._excerpts = excerpts
         self._newest = {}
         self._newest_given = newest or {}
+        self._notes = notes or {}
         self._row_of = {}
         self.set_rows(families, cursor=cursor)
 
@@ -164,11 +196,15 @@ class FamilyTable(VirtualTable):
     def cell(self, family: FamilyLike, key: str) -> str:
         if key == "size":
             return str(family.size)
-        if key == "diameter":
-            return str(family.diameter)
+        if key == "diameter":  # ≤: an upper bound (very large families)
+            exact = getattr(family, "diameter_exact", True)
+            return str(family.diameter) if exact else f"≤{family.diameter}"
         if key == "name":
             return shown(family.centre)
         if key == "excerpt":
+            note = self._notes.get(family.centre)
+            if note is not None:
+                return NOTE_MARK + list_note(note)
             return self._excerpts.get(family.centre, "")
         newest = self._newest_given.get(family.centre)
         if newest is None:

@@ -92,6 +92,8 @@ class KSlider(Widget, can_focus=True):
         self.value = min(self.value, maximum)
 
     def action_step(self, delta: int) -> None:
+        if not 0 <= self.value + delta <= self.maximum:
+            self.app.bell()  # at an end: say so rather than do nothing
         self.value = self.value + delta
 
     def action_jump(self, where: int) -> None:

@@ -1,37 +1,66 @@
-"""MemberTable: the documents of one family with distance to the representative, size,
-modification time, and subject/sender for mail. A ✓ marks documents chosen for comparison.
-Virtual: a family of any size is shown whole (no row cap)."""
+"""MemberTable: the documents of one family: file name and folder, distance to the
+representative (with its similarity), file size, modification time, and subject/sender
+for mail. A ✓ marks documents chosen for comparison. Virtual: a family of any size is
+shown whole (no row cap).
+
+The table paints the rows it is given; the pane that owns it sorts and filters them
+(:func:`sort_members`, :func:`filter_members`, off the UI thread for large families) and
+binds ``s`` and ``/`` while the table has focus; a click on a header asks for that column.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from rich.style import Style
+from textual.message import Message
+
+from ditto_tui.core.id_filter import id_matcher
+from ditto_tui.ui.fit import split_path
 from ditto_tui.ui.listing import format_mtime, format_size, shown
+from ditto_tui.ui.widgets.bit_diff import similarity_text
 from ditto_tui.ui.widgets.columns import ColumnSpec
 from ditto_tui.ui.widgets.virtual_table import VirtualTable
 
 COLUMNS = (
     ColumnSpec("mark", "✓", 1),
-    ColumnSpec("path", "Path", 24, weight=1),
-    ColumnSpec("distance", "Dist", 4),
-    ColumnSpec("size", "Size", 8, optional=True),
-    ColumnSpec("modified", "Modified (UTC)", 16, optional=True),
+    ColumnSpec("name", "Name", 16, weight=3),
+    ColumnSpec("distance", "To rep.", 7),
+    ColumnSpec("similarity", "Similar", 7, optional=True, drop=1),
+    ColumnSpec("folder", "Folder", 8, weight=2, optional=True, drop=2),
+    ColumnSpec("size", "File size", 9, optional=True, drop=3),
+    ColumnSpec("modified", "Modified (UTC)", 10, weight=1, max_width=16, optional=True, drop=4),
     ColumnSpec("decision", "Decision", 10),
 )
 MAIL_COLUMNS = (
     ColumnSpec("mark", "✓", 1),
-    ColumnSpec("path", "Path", 20, weight=2),
-    ColumnSpec("distance", "Dist", 4),
+    ColumnSpec("name", "Name", 10, weight=2),
+    ColumnSpec("distance", "To rep.", 7),
     ColumnSpec("subject", "Subject", 12, weight=3, optional=True),
     ColumnSpec("sender", "From", 10, weight=2, optional=True),
-    ColumnSpec("size", "Size", 8, optional=True),
-    ColumnSpec("modified", "Modified (UTC)", 16, optional=True),
+    ColumnSpec("similarity", "Similar", 7, optional=True, drop=1),
+    ColumnSpec("folder", "Folder", 8, weight=1, optional=True, drop=2),
+    ColumnSpec("size", "File size", 9, optional=True, drop=3),
+    ColumnSpec("modified", "Modified (UTC)", 10, weight=1, max_width=16, optional=True, drop=4),
     ColumnSpec("decision", "Decision", 10),
 )
 #: how a decision reads in the Decision column (a stale one: "stale " before it)
 DECISION_LABELS = {"keep": "keep", "duplicate": "duplicate", "not-duplicate": "not dup"}
+#: what ``s`` cycles through (mail adds subject and sender)
+SORT_ORDER = ("distance", "name", "folder", "size", "modified")
+MAIL_SORT_ORDER = ("distance", "name", "subject", "sender", "folder", "size", "modified")
+SORT_LABELS = {
+    "distance": "distance to the representative",
+    "name": "name",
+    "folder": "folder",
+    "size": "file size (largest first)",
+    "modified": "modification time (newest first)",
+    "subject": "subject",
+    "sender": "sender",
+    "similarity": "distance to the representative",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,12 +75,67 @@ class Member:
     sender: str = ""
 
 
+def _sort_key(key: str) -> Callable[[Member], tuple]:
+    if key == "name":
+        return lambda m: (split_path(m.id)[0].casefold(), m.id)
+    if key == "folder":
+        return lambda m: (split_path(m.id)[1].casefold(), split_path(m.id)[0].casefold(), m.id)
+    if key == "size":
+        return lambda m: (-m.size, m.id)
+    if key == "modified":
+        return lambda m: (-m.mtime_ns, m.id)
+    if key == "subject":
+        return lambda m: (m.subject.casefold(), m.id)
+    if key == "sender":
+        return lambda m: (m.sender.casefold(), m.id)
+    return lambda m: (m.distance, m.id)
+
+
+def sort_members(members: Sequence[Member], key: str) -> list[Member]:
+    """Members in display order for sort ``key`` (see :data:`SORT_LABELS`); ties by id.
+    O(n log n): call it off the UI thread for large families."""
+    return sorted(members, key=_sort_key(key))
+
+
+def filter_members(members: Sequence[Member], pattern: str) -> list[Member]:
+    """Members whose path matches ``pattern`` (substring or glob, as the family filter),
+    or whose subject or sender contains it (mail). Every member for a blank pattern."""
+    if not pattern.strip():
+        return list(members)
+    match = id_matcher(pattern)
+    needle = pattern.strip().casefold()
+    return [
+        m
+        for m in members
+        if match(m.id) or needle in m.subject.casefold() or needle in m.sender.casefold()
+    ]
+
+
 class MemberTable(VirtualTable):
     """Member list of the selected family."""
 
+    DEFAULT_CSS = """
+    MemberTable > .member-table--match { color: $accent; }
+    """
+    COMPONENT_CLASSES = VirtualTable.COMPONENT_CLASSES | {"member-table--match"}
     COLUMNS = COLUMNS
-    RIGHT_ALIGNED = frozenset({"distance", "size"})
-    CELL_STYLES = {"modified": "muted"}
+    RIGHT_ALIGNED = frozenset({"distance", "similarity", "size"})
+    CELL_STYLES = {"modified": "muted", "folder": "muted"}
+    MIDDLE_CROPPED = frozenset({"name"})
+    LEFT_CROPPED = frozenset({"folder"})
+    DATE_COLUMNS = frozenset({"modified"})
+
+    class SortRequested(Message):
+        """Sort by ``key`` (None: the next column)."""
+
+        def __init__(self, table: MemberTable, key: str | None) -> None:
+            super().__init__()
+            self.table = table
+            self.key = key
+
+        @property
+        def control(self) -> MemberTable:
+            return self.table
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
@@ -59,6 +143,16 @@ class MemberTable(VirtualTable):
         self._marked: Collection[str] = ()
         self.review: Any = None  # an explore.review.ReviewState (None: no Decision column)
         self.placeholder = "No family selected"
+        #: members whose path matches the family filter (» in the first column)
+        self.matching: Collection[str] = frozenset()
+        #: the cursor was moved (by the user, or on purpose by code) in this family
+        self.chosen = False
+        self.sort_key = "distance"
+
+    def watch_cursor_row(self, old: int, new: int) -> None:
+        if old != new:  # (the watcher also runs once when the table is mounted)
+            self.chosen = True
+        super().watch_cursor_row(old, new)
 
     @property
     def members(self) -> Sequence[Member]:
@@ -77,6 +171,10 @@ class MemberTable(VirtualTable):
         if had != (review is not None and review.active):
             self.relayout()
         self.refresh()
+
+    def sort_columns(self) -> tuple[str, ...]:
+        """The sort columns ``s`` cycles through."""
+        return MAIL_SORT_ORDER if self.mail else SORT_ORDER
 
     def show(
         self,
@@ -97,13 +195,26 @@ class MemberTable(VirtualTable):
             row = next((i for i, m in enumerate(members) if m.id == keep), 0)
         self.set_rows(members, cursor=row)
 
+    def header_label(self, spec: ColumnSpec) -> str:
+        if spec.key == "name" and "folder" not in self.shown_keys:
+            return "Path"
+        return spec.label
+
     def cell(self, member: Member, key: str) -> str:
         if key == "mark":
-            return "✓" if member.id in self._marked else " "
-        if key == "path":
-            return shown(member.id)
+            if member.id in self._marked:
+                return "✓"
+            return "»" if member.id in self.matching else " "
+        if key == "name":  # the whole path when there is no room for the folder
+            if "folder" not in self.shown_keys:
+                return shown(member.id)
+            return shown(split_path(member.id)[0])
+        if key == "folder":
+            return shown(split_path(member.id)[1])
         if key == "distance":
             return str(member.distance)
+        if key == "similarity":
+            return similarity_text(member.distance)
         if key == "size":
             return format_size(member.size)
         if key == "modified":
@@ -120,6 +231,11 @@ class MemberTable(VirtualTable):
             return f"stale {label}" if stale else label
         return ""
 
+    def row_style(self, row: Member) -> Style:
+        if row.id in self.matching:
+            return self.get_component_rich_style("member-table--match", partial=True)
+        return Style()
+
     def set_marked(self, marked: Collection[str]) -> None:
         """Redraw the ✓ column for the current rows."""
         self._marked = marked
@@ -130,3 +246,8 @@ class MemberTable(VirtualTable):
         if not self.rows or not 0 <= self.cursor_row < len(self.rows):
             return None
         return self.rows[self.cursor_row]
+
+    # -- intentions --------------------------------------------------------------------
+    def post_header(self, key: str) -> None:
+        if key in SORT_LABELS:
+            self.post_message(self.SortRequested(self, key))

@@ -1,5 +1,5 @@
-"""NeighbourTable: the documents near one document (distance, similarity, path, size,
-modification time), virtual: any number of neighbours is shown whole."""
+"""NeighbourTable: the documents near one document (distance, similarity, file name and
+folder, file size, modification time), virtual: any number of neighbours is shown whole."""
 
 from __future__ import annotations
 
@@ -8,17 +8,19 @@ from collections.abc import Mapping, Sequence
 from rich.style import Style
 
 from ditto_tui.core.index import Match
+from ditto_tui.ui.fit import split_path
 from ditto_tui.ui.listing import DocumentLike, format_mtime, format_size, shown
 from ditto_tui.ui.widgets.bit_diff import similarity_text
 from ditto_tui.ui.widgets.columns import ColumnSpec
 from ditto_tui.ui.widgets.virtual_table import VirtualTable
 
 COLUMNS = (
-    ColumnSpec("distance", "Dist", 4),
+    ColumnSpec("distance", "Distance", 8),
     ColumnSpec("similarity", "Similar", 7),
-    ColumnSpec("path", "Path", 24, weight=1),
-    ColumnSpec("size", "Size", 8, optional=True),
-    ColumnSpec("modified", "Modified (UTC)", 16, optional=True),
+    ColumnSpec("name", "Name", 16, weight=3),
+    ColumnSpec("folder", "Folder", 10, weight=3, optional=True),
+    ColumnSpec("size", "File size", 9, optional=True),
+    ColumnSpec("modified", "Modified (UTC)", 10, weight=1, max_width=16, optional=True),
 )
 
 
@@ -27,8 +29,11 @@ class NeighbourTable(VirtualTable):
 
     COLUMNS = COLUMNS
     RIGHT_ALIGNED = frozenset({"distance", "similarity", "size"})
-    CELL_STYLES = {"modified": "muted"}
-    BOLD_ON_CURSOR = "path"
+    CELL_STYLES = {"modified": "muted", "folder": "muted"}
+    BOLD_ON_CURSOR = "name"
+    MIDDLE_CROPPED = frozenset({"name"})
+    LEFT_CROPPED = frozenset({"folder"})
+    DATE_COLUMNS = frozenset({"modified"})
 
     class Selected(VirtualTable.RowSelected):
         """Enter on a row."""
@@ -51,14 +56,23 @@ class NeighbourTable(VirtualTable):
     def row_style(self, match: Match) -> Style:
         return Style(bold=True) if match.id == self.origin else Style()
 
+    def header_label(self, spec: ColumnSpec) -> str:
+        if spec.key == "name" and "folder" not in self.shown_keys:
+            return "Path"
+        return spec.label
+
     def cell(self, match: Match, key: str) -> str:
         doc = self._documents.get(match.id)
         if key == "distance":
             return str(match.distance)
         if key == "similarity":
             return similarity_text(match.distance)
-        if key == "path":
-            return shown(match.id)
+        if key == "name":  # the whole path when there is no room for the folder
+            if "folder" not in self.shown_keys:
+                return shown(match.id)
+            return shown(split_path(match.id)[0])
+        if key == "folder":
+            return shown(split_path(match.id)[1])
         if key == "size":
             return format_size(doc.size) if doc else ""
         if key == "modified":

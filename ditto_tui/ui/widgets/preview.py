@@ -2,11 +2,16 @@
 
 Lines are given already made visible (control characters escaped), and are drawn as plain
 segments: nothing in a document is ever interpreted as markup or as a terminal escape.
-Long lines are soft-wrapped at the view width (by characters).
+Long lines are soft-wrapped at the view width (by characters). ``/`` finds text (every
+match highlighted, the current one distinct), ``:`` goes to a line: see
+:class:`~ditto_tui.ui.widgets.searchable.Searchable`.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left
+
+import numpy as np
 from rich.segment import Segment
 from rich.style import Style
 from textual.geometry import Size
@@ -15,9 +20,16 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ditto_tui.core.display import wrap_points
+from ditto_tui.core.find import parse_line_number
+from ditto_tui.ui.widgets.searchable import (
+    FIND_BINDINGS,
+    FIND_CLASSES,
+    FIND_CSS,
+    Searchable,
+)
 
 
-class Preview(ScrollView, can_focus=True):
+class Preview(Searchable, ScrollView, can_focus=True):
     """Shows ``lines``; the first ``header_lines`` are styled as headers (mail, title)."""
 
     DEFAULT_CSS = """
@@ -27,9 +39,10 @@ class Preview(ScrollView, can_focus=True):
     }
     Preview > .preview--header { color: $primary; text-style: bold; }
     Preview > .preview--placeholder { color: $foreground-muted; text-style: italic; }
-    """
+    """ + FIND_CSS.format(name="Preview")
 
-    COMPONENT_CLASSES = {"preview--header", "preview--placeholder"}
+    COMPONENT_CLASSES = {"preview--header", "preview--placeholder"} | FIND_CLASSES
+    BINDINGS = [*FIND_BINDINGS]
 
     wrap: reactive[bool] = reactive(True)
 
@@ -52,6 +65,7 @@ class Preview(ScrollView, can_focus=True):
         self._layout_rows()
         self.scroll_to(0, 0, animate=False, immediate=True)
         self.refresh()
+        self.search_again()
 
     def watch_wrap(self) -> None:
         self._rows_width = -1
@@ -83,6 +97,42 @@ class Preview(ScrollView, can_focus=True):
     def row_count(self) -> int:
         return len(self._rows)
 
+    def row_of_line(self, line: int, column: int = 0) -> int:
+        """The display row showing column ``column`` of ``line``."""
+        rows = self._rows
+        row = bisect_left(rows, (line, -1, -1))
+        while row + 1 < len(rows) and rows[row + 1][0] == line and rows[row + 1][1] <= column:
+            row += 1
+        return min(row, max(len(rows) - 1, 0))
+
+    # -- find (Searchable) -------------------------------------------------------------
+    def find_sides(self) -> tuple[list[list[str]], list[np.ndarray | None]]:
+        return [self.lines], [None]
+
+    def find_top_row(self) -> int:
+        rows = self._rows
+        top = int(self.scroll_offset.y)
+        return rows[top][0] if 0 <= top < len(rows) else 0
+
+    def find_reveal(self, side: int, line: int, start: int, stop: int) -> None:
+        row = self.row_of_line(line, start)
+        height = self.scrollable_content_region.height
+        top = int(self.scroll_offset.y)
+        if not top <= row < top + height:
+            self.scroll_to(y=max(0, row - height // 3), animate=False, immediate=True)
+        if not self.wrap:
+            width = self.scrollable_content_region.width
+            x = int(self.scroll_offset.x)
+            if start < x or stop > x + width:
+                self.scroll_to(x=max(0, start - width // 3), animate=False, immediate=True)
+
+    def find_go_to(self, text: str) -> str | None:
+        line = parse_line_number(text, len(self.lines))
+        if line is None:
+            return f"no line {text.strip()!r}" if self.lines else "nothing to go to"
+        self.scroll_to(y=self.row_of_line(line), animate=False, immediate=True)
+        return None
+
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
         base: Style = self.rich_style
@@ -100,11 +150,28 @@ class Preview(ScrollView, can_focus=True):
         if line_index < self.header_lines:
             style = base + self.get_component_rich_style("preview--header")
         if self.wrap:
+            x = start
             chunk = line[start:stop]
         else:
             x = int(self.scroll_offset.x)
             chunk = line[x : x + width + 1]
-        return Strip([Segment(chunk, style)]).crop_extend(0, width, base)
+        spans = self.match_spans(0, line_index)
+        if not spans:
+            return Strip([Segment(chunk, style)]).crop_extend(0, width, base)
+        every, current = self.match_styles()
+        segments = []
+        cursor = 0
+        for lo, hi, is_current in spans:
+            lo, hi = max(lo - x, cursor), min(hi - x, len(chunk))
+            if hi <= lo:
+                continue
+            if lo > cursor:
+                segments.append(Segment(chunk[cursor:lo], style))
+            segments.append(Segment(chunk[lo:hi], style + (current if is_current else every)))
+            cursor = hi
+        if cursor < len(chunk):
+            segments.append(Segment(chunk[cursor:], style))
+        return Strip(segments).crop_extend(0, width, base)
 
 
 __all__ = ["Preview", "wrap_points"]

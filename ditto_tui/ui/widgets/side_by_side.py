@@ -3,14 +3,19 @@
 The widget holds a :class:`~ditto_tui.core.textdiff.TextDiff` over *display* lines (already
 made visible, see :func:`ditto_tui.core.display.visible`) and draws only the rows on screen,
 so a 1 MB document costs nothing per frame. Both panes share one scroll offset: scrolling is
-synchronized by construction. ``n``/``p`` jump to the next/previous change.
+synchronized by construction. ``n``/``p`` jump to the next/previous change; ``/`` finds text
+in both sides (then ``n``/``N`` move between matches), ``:`` goes to a line of A (``b12``: of
+B), see :class:`~ditto_tui.ui.widgets.searchable.Searchable`.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Sequence
 from itertools import accumulate
 
+import numpy as np
+from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from textual.binding import Binding
@@ -21,7 +26,14 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ditto_tui.core.display import wrap_points
+from ditto_tui.core.find import parse_line_number
 from ditto_tui.core.textdiff import Span, TextDiff
+from ditto_tui.ui.widgets.searchable import (
+    FIND_BINDINGS,
+    FIND_CLASSES,
+    FIND_CSS,
+    Searchable,
+)
 
 
 def _wrap(line: str, width: int) -> list[tuple[int, int]]:
@@ -32,7 +44,7 @@ def _wrap(line: str, width: int) -> list[tuple[int, int]]:
 _MARK = {"equal": " ", "changed": "~", "deleted": "-", "inserted": "+"}
 
 
-class SideBySideDiff(ScrollView, can_focus=True):
+class SideBySideDiff(Searchable, ScrollView, can_focus=True):
     """Aligned side-by-side rows of a :class:`TextDiff`; ``diff is None`` while computing."""
 
     DEFAULT_CSS = """
@@ -49,7 +61,7 @@ class SideBySideDiff(ScrollView, can_focus=True):
     SideBySideDiff > .side-by-side--word-inserted { background: $success 45%; text-style: bold; }
     SideBySideDiff > .side-by-side--filler { color: $foreground-muted 30%; }
     SideBySideDiff > .side-by-side--divider { color: $primary; }
-    """
+    """ + FIND_CSS.format(name="SideBySideDiff")
 
     COMPONENT_CLASSES = {
         "side-by-side--gutter",
@@ -61,9 +73,10 @@ class SideBySideDiff(ScrollView, can_focus=True):
         "side-by-side--word-inserted",
         "side-by-side--filler",
         "side-by-side--divider",
-    }
+    } | FIND_CLASSES
 
     BINDINGS = [
+        *FIND_BINDINGS,  # n/N move between matches while a find is active, else n: change
         Binding("n", "next_change", "Next change"),
         Binding("p", "previous_change", "Prev change"),
         Binding("w", "toggle_wrap", "Wrap on/off"),
@@ -103,6 +116,87 @@ class SideBySideDiff(ScrollView, can_focus=True):
         self._update_virtual_size()
         self.scroll_to(0, 0, animate=False, immediate=True)
         self.refresh()
+        if diff is not None:
+            self.search_again()
+
+    # -- find (Searchable) -------------------------------------------------------------
+    def find_sides(self) -> tuple[list[Sequence[str]], list[np.ndarray | None]]:
+        diff = self.diff
+        if diff is None:
+            return [], []
+        left, right = diff.line_rows()
+        return [diff.a, diff.b], [left, right]
+
+    def find_top_row(self) -> int:
+        return self.row_at(int(self.scroll_offset.y))
+
+    def find_reveal(self, side: int, line: int, start: int, stop: int) -> None:
+        diff = self.diff
+        if diff is None:
+            return
+        row = int(diff.line_rows()[side][line])
+        top = int(self.scroll_offset.y)
+        height = self.scrollable_content_region.height
+        first = self.line_of(row)
+        if self.wrap:
+            pieces = _wrap((diff.a, diff.b)[side][line], self._text_width())
+            first += next((i for i, (a, b) in enumerate(pieces) if a <= start < b), 0)
+        if not top <= first < top + height:
+            self.scroll_to(y=max(0, first - height // 3), animate=False, immediate=True)
+        if not self.wrap:
+            width = self._text_width()
+            x = int(self.scroll_offset.x)
+            if start < x or stop > x + width:
+                self.scroll_to(x=max(0, start - width // 3), animate=False, immediate=True)
+
+    def find_go_to(self, text: str) -> str | None:
+        diff = self.diff
+        if diff is None:
+            return "the diff is not ready"
+        raw = text.strip()
+        side = 1 if raw[:1] in ("b", "B") else 0
+        raw = raw[1:] if raw[:1] in ("a", "A", "b", "B") else raw
+        lines = (diff.a, diff.b)[side]
+        line = parse_line_number(raw, len(lines))
+        if line is None:
+            return f"no line {text.strip()!r} (12: line of A, b12: of B)"
+        row = int(diff.line_rows()[side][line])
+        self.scroll_to(y=self.line_of(row), animate=False, immediate=True)
+        return None
+
+    def _find_cells(self, index: int, piece: int) -> list[tuple[int, int, bool]]:
+        """Screen cells ``(first, last, current)`` of the find matches on this display line."""
+        diff = self.diff
+        if diff is None or self.found is None:
+            return []
+        row = diff.rows[index]
+        pane = self._pane_width()
+        gutter = self._number_width + 2
+        width = self._text_width()
+        cells: list[tuple[int, int, bool]] = []
+        for side, number, lines, offset in (
+            (0, row.left, diff.a, 0),
+            (1, row.right, diff.b, pane + 1),
+        ):
+            if number is None:
+                continue
+            spans = self.match_spans(side, number)
+            if not spans:
+                continue
+            line = lines[number]
+            if self.wrap:
+                pieces = _wrap(line, width)
+                x, stop = pieces[piece] if piece < len(pieces) else (len(line), len(line))
+            else:
+                x = int(self.scroll_offset.x)
+                stop = min(len(line), x + width + 1)
+            for start, end, current in spans:
+                lo, hi = max(start, x), min(end, stop)
+                if lo < hi:
+                    first = offset + gutter + cell_len(line[x:lo])
+                    last = offset + gutter + cell_len(line[x:hi])
+                    cells.append((min(first, offset + pane), min(last, offset + pane), current))
+        return cells
 
     def _pane_width(self) -> int:
         return max(1, (self.scrollable_content_region.width - 1) // 2)
@@ -300,7 +394,33 @@ class SideBySideDiff(ScrollView, can_focus=True):
         )
         divider = Strip([Segment("│", styles["divider"])], 1)
         strip = Strip.join([left, divider, right])
-        return strip.extend_cell_length(width, styles["base"]).crop(0, width)
+        strip = strip.extend_cell_length(width, styles["base"]).crop(0, width)
+        cells = self._find_cells(index, piece)
+        if cells:
+            every, current_style = self.match_styles()
+            strip = overlay(strip, [(a, b) for a, b, c in cells if not c], every)
+            strip = overlay(strip, [(a, b) for a, b, c in cells if c], current_style)
+        return strip
+
+
+def overlay(strip: Strip, cells: list[tuple[int, int]], style: Style) -> Strip:
+    """``strip`` with ``style`` added over the cell ranges ``cells``."""
+    if not cells:
+        return strip
+    cuts = sorted({c for span in cells for c in span if 0 < c < strip.cell_length})
+    parts = strip.divide([*cuts, strip.cell_length]) if cuts else [strip]
+    out: list[Segment] = []
+    pos = 0
+    for part in parts:
+        length = part.cell_length
+        marked = any(lo <= pos and pos + length <= hi for lo, hi in cells) and length > 0
+        for seg in part:
+            if marked and not seg.control:
+                out.append(Segment(seg.text, (seg.style or Style()) + style))
+            else:
+                out.append(seg)
+        pos += length
+    return Strip(out, strip.cell_length)
 
 
 __all__ = ["SideBySideDiff"]

@@ -1,35 +1,38 @@
-"""StatusBar: one line saying where we are: root, counts, k, grouping, watch state, pipeline."""
+"""StatusBar: one line saying where we are: root, counts, k, grouping, watch state, pipeline,
+scan options.
+
+The line is a list of :class:`~ditto_tui.ui.fit.Part` built by :meth:`StatusBar.parts`,
+each with a priority; when the terminal is narrow the labels get terse, the root loses
+its start, then the least important parts go and the line ends in ``…`` (see
+:func:`~ditto_tui.ui.fit.fit_parts`). Adding a segment is one line in :meth:`parts`.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from rich.cells import cell_len
 from rich.text import Text
-from textual.widgets import Static
+from textual.widget import Widget
 
+from ditto_tui.ui.fit import Part, fit_parts, left_crop
 from ditto_tui.ui.listing import shown
 
-MIN_ROOT = 12  # the root keeps at least this many cells, however long the rest
+__all__ = ["MIN_ROOT", "Status", "StatusBar", "left_crop"]
 
+MIN_ROOT = 12  # the root keeps at least this many cells before parts are dropped
+SEP = " · "
 
-def left_crop(value: str, cells: int) -> str:
-    """``value`` in at most ``cells`` terminal cells: its end, after an ellipsis."""
-    if cell_len(value) <= cells:
-        return value
-    kept: list[str] = []
-    used = 1  # the ellipsis
-    for char in reversed(value):
-        used += cell_len(char)
-        if used > cells:
-            break
-        kept.append(char)
-    return "…" + "".join(reversed(kept))
+# Priorities (lower stays longer): what the user acts on first, the corpus last.
+P_K, P_MODE, P_WATCH, P_PIPELINE, P_FAMILIES, P_DOCS, P_SKIPPED = range(7)
+P_OPTIONS, P_ROOT, P_PROGRAM = 7, 8, 9
+P_REVIEW = 4  # after the pipeline, before the families count
 
 
 @dataclass(frozen=True, slots=True)
 class Status:
-    """Everything the status line shows."""
+    """Everything the status line shows. ``singles`` counts the single-document families
+    shown (when singletons are on); ``options`` is the scan options summary ("" when
+    every option is the default)."""
 
     root: str = ""
     documents: int = 0
@@ -40,10 +43,12 @@ class Status:
     watch: str = "off"
     pipeline: str = ""
     shown_families: int | None = None
+    singles: int | None = None
+    options: str = ""
     review: str = ""  # review progress, e.g. "312/601 reviewed" ("" without a review store)
 
 
-class StatusBar(Static):
+class StatusBar(Widget):
     """Top status line; ``status`` is replaced as a whole via :meth:`set`."""
 
     DEFAULT_CSS = """
@@ -75,49 +80,46 @@ class StatusBar(Static):
 
     def set(self, **changes: object) -> None:
         """Update some fields and redraw."""
-        self.status = replace(self.status, **changes)  # type: ignore[arg-type]
-        self.refresh()
+        status = replace(self.status, **changes)  # type: ignore[arg-type]
+        if status != self.status:
+            self.status = status
+            self.refresh()
 
     def render(self) -> Text:
         return self.render_status()
 
     def render_status(self) -> Text:
-        """The line; when the width is short, the root is shortened from the left, then the
-        labels get terse and the program name goes, so that the counts, the watch state and
-        the pipeline stay visible."""
-        width = self.content_size.width
-        root = shown(self.status.root)
-        need = min(MIN_ROOT, cell_len(root))
-        prefix, tail = "ditto-tui ", self._tail(compact=False)
-        if width and width - len(prefix) - tail.cell_len < need:
-            tail = self._tail(compact=True)
-            if width - len(prefix) - tail.cell_len < need:
-                prefix = ""
-        text = Text(no_wrap=True, overflow="ellipsis")
-        text.append(prefix, style="bold")
-        if width:  # 0 before the first layout: nothing to fit yet
-            root = left_crop(root, max(width - len(prefix) - tail.cell_len, MIN_ROOT))
-        text.append(root, style="bold underline")
-        text.append_text(tail)
-        return text
+        """The line fitted to the widget's width (see the module docstring)."""
+        return fit_parts(self.parts(), self.content_size.width)
 
-    def _tail(self, *, compact: bool) -> Text:
-        """Everything after the root; ``compact`` uses the short labels."""
+    def parts(self) -> list[Part]:
+        """The segments in display order, each with its priority."""
         s = self.status
-        text = Text(no_wrap=True)
-        sep = "·" if compact else " · "
-        text.append(f"  {s.documents:,} docs", style="bold")
-        text.append(f"{sep}{s.skipped:,} skip{'' if compact else 'ped'}")
+        muted = self.get_component_rich_style("status-bar--muted")
         families = f"{s.families:,}"
         if s.shown_families is not None and s.shown_families != s.families:
             families = f"{s.shown_families:,}/{s.families:,}"
-        label = "fam" if compact else "families at"
-        text.append(f"{sep}{families} {label} k={s.k}", style="bold")
-        text.append(f"{sep}{s.mode}")
-        if s.review:
-            text.append(f"{sep}{s.review}")
+        fam = "family" if families == "1" else "families"
         state = s.watch if s.watch in ("watching", "paused", "rescanning") else "off"
-        text.append(sep)
-        text.append(s.watch, style=self.get_component_rich_style(f"status-bar--{state}"))
-        text.append(f"{sep}{s.pipeline}", style=self.get_component_rich_style("status-bar--muted"))
-        return text
+        parts = [
+            Part("ditto-tui ", P_PROGRAM, "bold"),
+            Part(shown(s.root), P_ROOT, "bold underline", crop="left", min_cells=MIN_ROOT),
+            Part(f"{s.documents:,} docs", P_DOCS, "bold", sep="  "),
+            Part(f"{s.skipped:,} skipped", P_SKIPPED, short=f"{s.skipped:,} skip", sep=SEP),
+            Part(f"{families} {fam}", P_FAMILIES, "bold", short=f"{families} fam", sep=SEP),
+        ]
+        if s.singles:
+            parts.append(Part(f"+ {s.singles:,} single", P_FAMILIES, sep=" "))
+        parts += [
+            Part(f"k={s.k}", P_K, "bold", sep=SEP),
+            Part(s.mode, P_MODE, sep=SEP),
+        ]
+        if s.review:
+            parts.append(Part(s.review, P_REVIEW, sep=SEP))
+        parts += [
+            Part(s.watch, P_WATCH, self.get_component_rich_style(f"status-bar--{state}"), sep=SEP),
+            Part(s.pipeline, P_PIPELINE, muted, short=s.pipeline.split(";")[0], sep=SEP),
+        ]
+        if s.options:
+            parts.append(Part(s.options, P_OPTIONS, muted, crop="right", min_cells=12, sep=SEP))
+        return parts

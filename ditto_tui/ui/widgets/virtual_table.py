@@ -27,6 +27,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widget import Widget
 
+from ditto_tui.ui.fit import left_crop, middle_crop, right_crop
 from ditto_tui.ui.widgets.columns import CELL_PADDING, ColumnSpec, fit_columns
 
 
@@ -78,6 +79,12 @@ class VirtualTable(ScrollView, can_focus=True):
     CELL_STYLES: ClassVar[dict[str, str]] = {}
     #: column whose text stays bold on the cursor row
     BOLD_ON_CURSOR: ClassVar[str] = ""
+    #: columns holding paths: cut in the middle, so the file name stays
+    MIDDLE_CROPPED: ClassVar[frozenset[str]] = frozenset()
+    #: columns holding folders: cut at the start, so the nearest folder stays
+    LEFT_CROPPED: ClassVar[frozenset[str]] = frozenset()
+    #: columns holding ``YYYY-MM-DD HH:MM``: the date alone when the time does not fit
+    DATE_COLUMNS: ClassVar[frozenset[str]] = frozenset()
 
     class RowHighlighted(Message):
         """The cursor moved to ``row`` (an index; -1 when the table is empty)."""
@@ -201,6 +208,15 @@ class VirtualTable(ScrollView, can_focus=True):
             self._layout = fit_columns(self.column_specs(), max(self.scrollable_content_region.width, 30))
         return self._layout
 
+    @property
+    def shown_keys(self) -> frozenset[str]:
+        """Keys of the columns shown at the current width."""
+        return frozenset(spec.key for spec, _w in self.columns)
+
+    def header_label(self, spec: ColumnSpec) -> str:
+        """The header of a shown column (override to adapt it to the columns shown)."""
+        return spec.label
+
     def _page(self) -> int:
         return max(1, self.scrollable_content_region.height - 1)
 
@@ -273,8 +289,8 @@ class VirtualTable(ScrollView, can_focus=True):
         for text, key, style in cells:
             column_width = widths[key]
             if cell_len(text) > column_width:
-                text = set_cell_size(text, max(column_width - 1, 0)) + "…"
-            elif key in self.RIGHT_ALIGNED:
+                text = self.crop_cell(text, key, column_width)
+            if key in self.RIGHT_ALIGNED:
                 text = text.rjust(column_width)
             else:
                 text = set_cell_size(text, column_width)
@@ -282,6 +298,17 @@ class VirtualTable(ScrollView, can_focus=True):
             segments.append(Segment(text, base + style))
             segments.append(Segment(pad, base))
         return Strip(segments).crop_extend(0, width, base)
+
+    def crop_cell(self, text: str, key: str, width: int) -> str:
+        """``text`` of column ``key`` in ``width`` cells: a path keeps its file name, a
+        folder its end, a time its date; anything else its start, then ``…``."""
+        if key in self.DATE_COLUMNS and width >= 10 and text[:4].isdigit():
+            return text[:10]
+        if key in self.MIDDLE_CROPPED:
+            return middle_crop(text, width)
+        if key in self.LEFT_CROPPED:
+            return left_crop(text, width)
+        return right_crop(text, width)
 
     def row_style(self, row: Any) -> Style:
         """Extra style of a whole row (override)."""
@@ -294,7 +321,7 @@ class VirtualTable(ScrollView, can_focus=True):
             header = self._style("header")
             cells = [
                 (
-                    spec.label,
+                    self.header_label(spec),
                     spec.key,
                     self._style("sorted") if spec.key == self.sort_key else Style(),
                 )
