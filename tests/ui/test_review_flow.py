@@ -313,9 +313,13 @@ async def test_actions_include_duplicates_in_families_the_filters_hide(places, s
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(pilot)
         screen = app.main_screen
-        await pilot.press("tab", "down", "d", "r")
+        await pilot.press("tab", "down")
         doc = screen.selected_member()
+        rows = [m.id for m in screen.member_table.members]
+        await pilot.press("d", "r")
         await wait_for(pilot, lambda: screen.review.decision(doc) == ("duplicate", False))
+        # deciding moves on to the next member, as in a mail reader
+        assert screen.selected_member() == rows[rows.index(doc) + 1]
         await pilot.press("U")
         await wait_for(pilot, lambda: screen.view is not None and len(screen.view) == 2)
         assert all(doc not in f.members for f in screen.view.families)

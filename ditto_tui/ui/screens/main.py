@@ -875,6 +875,10 @@ class MainScreen(Screen):
             return
         current, stale = self.review.decision(doc_id)
         self.explorer.decide([doc_id], None if current == value and not stale else value)
+        # on to the next member, as in a mail reader: a family is decided key after key
+        table = self.member_table
+        if table.cursor_row < len(table.rows) - 1:
+            table.move_cursor(row=table.cursor_row + 1)
 
     def _selected_family(self) -> FamilyLike | None:
         family = self.table.selected
