@@ -83,8 +83,6 @@ class FamilyListing(Sequence[Family]):
             return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
         return NotImplemented
 
-    __hash__ = None  # type: ignore[assignment]
-
     def __repr__(self) -> str:
         return f"FamilyListing({len(self.multi)} families of 2+, {len(self.singles)} singletons)"
 

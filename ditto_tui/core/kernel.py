@@ -25,6 +25,7 @@ import os
 import sys
 import threading
 from types import ModuleType
+from typing import cast
 
 __all__ = [
     "AUTO_DOC_COST",
@@ -134,7 +135,8 @@ def _start_numba() -> None:
         return
     from numba.core.registry import cpu_target
 
-    sys.modules[_BLAS_PROBE] = None  # type: ignore[assignment]  # "import" raises ImportError
+    # None in sys.modules makes "import" raise ImportError (the typeshed says modules only)
+    sys.modules[_BLAS_PROBE] = cast(ModuleType, None)
     try:
         cpu_target.target_context.refresh()
     finally:

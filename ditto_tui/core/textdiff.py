@@ -100,8 +100,8 @@ class TextDiff:
     def swapped(self) -> TextDiff:
         """The same diff seen from the other side (``b`` on the left): deleted rows become
         inserted ones and the word spans change sides. O(rows), no line is compared again."""
-        turn = {"deleted": "inserted", "inserted": "deleted"}
-        rows = [Row(turn.get(r.kind, r.kind), r.right, r.left, r.hunk) for r in self.rows]  # type: ignore[arg-type]
+        turn: dict[RowKind, RowKind] = {"deleted": "inserted", "inserted": "deleted"}
+        rows = [Row(turn.get(r.kind, r.kind), r.right, r.left, r.hunk) for r in self.rows]
         spans = {
             hunk: {row: (right, left) for row, (left, right) in cache.items()}
             for hunk, cache in self._spans.items()

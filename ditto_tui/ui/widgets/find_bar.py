@@ -78,7 +78,7 @@ class FindBar(Horizontal):
     def _back(self) -> None:
         target = self.target
         if target is not None:
-            target.focus()  # type: ignore[attr-defined]
+            target.focus()
 
     @on(Input.Changed)
     def _changed(self, event: Input.Changed) -> None:

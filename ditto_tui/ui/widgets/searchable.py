@@ -16,6 +16,7 @@ to line, ``escape`` ends the find.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 from rich.style import Style
@@ -23,6 +24,7 @@ from rich.text import Text
 from textual import work
 from textual.binding import Binding
 from textual.message import Message
+from textual.widget import Widget
 from textual.worker import get_current_worker
 
 from ditto_tui.core.find import Found, find_in_sides
@@ -62,7 +64,13 @@ class FindChanged(Message):
         self.active = active
 
 
-class Searchable:
+if TYPE_CHECKING:  # the mixin is always mixed into a widget: type it as one
+    _WidgetBase = Widget
+else:
+    _WidgetBase = object
+
+
+class Searchable(_WidgetBase):
     """Mixin for a ``ScrollView`` (put it first among the bases). See the module docstring."""
 
     found: Found | None = None
@@ -99,7 +107,7 @@ class Searchable:
         if not query:
             self.found = None
             self.find_current = -1
-            self.refresh()  # type: ignore[attr-defined]
+            self.refresh()
             self._post_find(active=False)
             return
         sides, rows = self.find_sides()
@@ -121,7 +129,7 @@ class Searchable:
     ) -> None:
         found = find_in_sides(sides, query, rows)
         if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self._found, found, serial)  # type: ignore[attr-defined]
+            self.app.call_from_thread(self._found, found, serial)
 
     def _found(self, found: Found, serial: int) -> None:
         if serial != self._find_serial:
@@ -131,7 +139,7 @@ class Searchable:
         if len(found):
             position = found.first_at_or_after(self.find_top_row())
             self._go_to_match(position if position < len(found) else 0)
-        self.refresh()  # type: ignore[attr-defined]
+        self.refresh()
         self._post_find(active=True)
 
     def _go_to_match(self, position: int) -> None:
@@ -143,7 +151,7 @@ class Searchable:
         self.find_reveal(
             side, int(matches.line[index]), int(matches.start[index]), int(matches.stop[index])
         )
-        self.refresh()  # type: ignore[attr-defined]
+        self.refresh()
         self._post_find(active=True)
 
     def find_status(self, *, searching: bool = False) -> Text:
@@ -161,7 +169,7 @@ class Searchable:
         return text
 
     def _post_find(self, *, active: bool, searching: bool = False) -> None:
-        self.post_message(  # type: ignore[attr-defined]
+        self.post_message(
             FindChanged(self, self.find_status(searching=searching), active)
         )
 
@@ -183,7 +191,7 @@ class Searchable:
     def match_styles(self) -> tuple[Style, Style]:
         """(every match, the current match): colours and weight to lay over the text (the
         backgrounds are blended with the view's, so a translucent colour stays distinct)."""
-        get = self.get_component_rich_style  # type: ignore[attr-defined]
+        get = self.get_component_rich_style
         every, current = get("find--match"), get("find--current")
         return (
             Style(color=every.color, bgcolor=every.bgcolor, bold=every.bold),
@@ -194,7 +202,7 @@ class Searchable:
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("next_match", "previous_match", "end_find"):
             return bool(self.find_query)  # otherwise the screen's binding of the key runs
-        return super().check_action(action, parameters)  # type: ignore[misc]
+        return super().check_action(action, parameters)
 
     def action_open_find(self) -> None:
         self._open_bar("find")
@@ -206,7 +214,7 @@ class Searchable:
         if self.open_find_bar is not None:
             self.open_find_bar(mode)
         else:
-            self.post_message(FindRequested(self, mode))  # type: ignore[attr-defined]
+            self.post_message(FindRequested(self, mode))
 
     def action_end_find(self) -> None:
         self.search("")
@@ -220,7 +228,7 @@ class Searchable:
     def _step(self, direction: int) -> None:
         found = self.found
         if found is None or not len(found):
-            self.app.bell()  # type: ignore[attr-defined]
+            self.app.bell()
             return
         if self.find_current < 0:
             position = found.first_at_or_after(self.find_top_row())
@@ -229,6 +237,6 @@ class Searchable:
         else:
             position = self.find_current + direction
         if not 0 <= position < len(found):
-            self.app.bell()  # type: ignore[attr-defined]  # wrapped round
+            self.app.bell()  # wrapped round
             position %= len(found)
         self._go_to_match(position)

@@ -10,6 +10,7 @@ its start, then the least important parts go and the line ends in ``…`` (see
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Any
 
 from rich.text import Text
 from textual.widget import Widget
@@ -78,9 +79,9 @@ class StatusBar(Widget):
         super().__init__(id=id)
         self.status = Status()
 
-    def set(self, **changes: object) -> None:
+    def set(self, **changes: Any) -> None:
         """Update some fields and redraw."""
-        status = replace(self.status, **changes)  # type: ignore[arg-type]
+        status = replace(self.status, **changes)
         if status != self.status:
             self.status = status
             self.refresh()
