@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ditto_tui.core.keep import RULES
+from ditto_tui.corpus.documents import human_size
 
 ACTION_CHOICES = ("trash", "move", "link", "list")
 
@@ -123,15 +124,6 @@ def _report_recovery(journal_dir: Path) -> None:
             warn(f"  {o.id}: {o.reason}")
 
 
-def _human(n: int) -> str:
-    value = float(n)
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if value < 1024 or unit == "GiB":
-            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
-        value /= 1024
-    return f"{n} B"
-
-
 def _confirm(question: str, yes: bool) -> None:
     from ditto_tui.cli import CommandError
 
@@ -213,7 +205,7 @@ def run_dedupe(args: argparse.Namespace, out: Any) -> int:
                                  + escape_id(refused.get(doc_id, "")) + b")")
                 out.line(b"")
             out.line(f"{len(ids)} document(s), {selection.family_count} family(ies) at k={args.k}; "
-                     f"{len(plan.steps)} file(s) to {verb} ({_human(plan.bytes)}), "
+                     f"{len(plan.steps)} file(s) to {verb} ({human_size(plan.bytes)}), "
                      f"{len(plan.refused)} refused")
             out.flush()
             if args.dry_run or not plan.steps:

@@ -18,6 +18,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Footer, Input, ProgressBar, Select, Static
 
+from ditto_tui.corpus.documents import human_size
 from ditto_tui.ui.listing import shown
 from ditto_tui.ui.widgets.columns import ColumnSpec
 from ditto_tui.ui.widgets.virtual_table import VirtualTable
@@ -218,7 +219,7 @@ class ActionsScreen(Screen[None]):
         rows += [("refuse", o.id, o.reason) for o in plan.refused]
         self.query_one(ResultTable).set_rows(rows, cursor=0)
         self._summary(
-            f"Dry run: {len(plan.steps):,} file(s) to {verb} ({_human(plan.bytes)}), "
+            f"Dry run: {len(plan.steps):,} file(s) to {verb} ({human_size(plan.bytes)}), "
             f"{len(plan.refused):,} refused. Nothing has been touched yet."
         )
         self.query_one("#run", Button).disabled = not plan.steps
@@ -367,12 +368,3 @@ class UndoScreen(ModalScreen[None]):
         if self.busy and self.journal is not None:
             return
         self.dismiss(None)
-
-
-def _human(n: int) -> str:
-    value = float(n)
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if value < 1024 or unit == "GiB":
-            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
-        value /= 1024
-    return f"{n} B"
