@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import numpy as np
 
@@ -17,6 +18,7 @@ from ditto_tui.core.pairs import all_pairs, unique_pairs
 from ditto_tui.core.simhash import popcount64
 
 __all__ = [
+    "FamilyLike",
     "EXACT_STATS_LIMIT",
     "Family",
     "all_pairs",
@@ -26,6 +28,22 @@ __all__ = [
     "family_diameter",
     "order_groups",
 ]
+
+
+class FamilyLike(Protocol):
+    """What lists, exports and reports need of a family (:class:`Family` meets it)."""
+
+    @property
+    def members(self) -> tuple[str, ...]: ...
+
+    @property
+    def centre(self) -> str: ...
+
+    @property
+    def diameter(self) -> int: ...
+
+    @property
+    def size(self) -> int: ...
 
 #: Families with more distinct fingerprints than this get an approximate centre and an
 #: upper-bound diameter (``Family.diameter_exact`` is False); below it both are exact.

@@ -21,8 +21,9 @@ import json
 import os
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import IO, Protocol
+from typing import IO
 
+from ditto_tui.core.clusters import FamilyLike
 from ditto_tui.corpus.atomic import output_file
 
 __all__ = ["FORMATS", "csv_cell", "export_families", "write_families"]
@@ -39,15 +40,6 @@ CSV_HEADER = (
     "k",
     "mode",
 )
-
-
-class _Family(Protocol):
-    @property
-    def members(self) -> tuple[str, ...]: ...
-    @property
-    def centre(self) -> str: ...
-    @property
-    def diameter(self) -> int: ...
 
 
 def _lookup(fingerprints: Mapping[str, int] | Callable[[str], int]) -> Callable[[str], int]:
@@ -78,7 +70,7 @@ class _CsvWriter:
         self._handle.write(",".join(csv_cell(v) for v in row) + "\n")
 
 
-def _write(handle, families: Iterable[_Family], fmt: str, k: int, mode: str, fp_of,
+def _write(handle, families: Iterable[FamilyLike], fmt: str, k: int, mode: str, fp_of,
            decisions: Mapping[str, str] | None = None) -> int:
     count = 0
     writer = _CsvWriter(handle) if fmt == "csv" else None
@@ -129,7 +121,7 @@ def _write(handle, families: Iterable[_Family], fmt: str, k: int, mode: str, fp_
 
 
 def write_families(
-    families: Iterable[_Family],
+    families: Iterable[FamilyLike],
     handle: IO[str],
     *,
     fmt: str = "csv",
@@ -145,7 +137,7 @@ def write_families(
 
 
 def export_families(
-    families: Iterable[_Family],
+    families: Iterable[FamilyLike],
     dest: str | os.PathLike[str],
     *,
     fmt: str = "csv",

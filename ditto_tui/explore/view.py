@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
-from ditto_tui.core.clusters import Family
+from ditto_tui.core.clusters import Family, FamilyLike
 from ditto_tui.core.family_listing import FamilyListing
 from ditto_tui.core.family_notes import family_note
 from ditto_tui.core.id_filter import GLOB_CHARS, id_matcher
@@ -28,22 +28,6 @@ SortKey = Literal["size", "diameter", "name", "newest"]
 SORT_KEYS: tuple[SortKey, ...] = ("size", "diameter", "name", "newest")
 
 _identities = itertools.count(1)
-
-
-class FamilyLike(Protocol):
-    """What a family list needs of a family (``core.clusters.Family`` meets it)."""
-
-    @property
-    def members(self) -> tuple[str, ...]: ...
-
-    @property
-    def centre(self) -> str: ...
-
-    @property
-    def diameter(self) -> int: ...
-
-    @property
-    def size(self) -> int: ...
 
 
 class DocumentLike(Protocol):
