@@ -85,6 +85,10 @@ class Output:
             data = data.encode("utf-8", "surrogateescape")
         self._stream.write(data + b"\n")
 
+    def write(self, data: bytes) -> None:
+        """Raw bytes (whole lines), as they are."""
+        self._stream.write(data)
+
     def json(self, obj: object) -> None:
         """One JSON object per line, UTF-8. A name that is not valid UTF-8 (a lone
         surrogate from surrogateescape) is written as a ``\\udcXX`` escape, which
@@ -454,8 +458,40 @@ def _similarity(d: int) -> str:
 # --------------------------------------------------------------------------- commands
 
 
+def _bulk_fingerprints(args: argparse.Namespace, out: Output, report: _SkipReporter) -> bool:
+    """Write every fingerprint through the bulk stream (batches, output in bulk) when the
+    run allows it (files or folders, the ditto pipeline, no cache); False otherwise."""
+    from ditto_tui.core import Featurizer
+
+    pipeline = _pipeline(args)
+    if not args.paths or not getattr(args, "no_cache", False) or not isinstance(pipeline, Featurizer):
+        return False
+    for path in args.paths:
+        if not os.path.lexists(path):
+            raise CommandError(f"{path}: no such file or directory")
+    from ditto_tui.corpus.bulk import fingerprint_batches
+
+    identity = pipeline.identity
+    for batch in fingerprint_batches(args.paths, pipeline, options=_scan_options(args),
+                                     jobs=args.jobs):
+        done = 0
+        for at, skipped in [*batch.skips, (len(batch.ids), None)]:
+            if args.json:
+                for doc_id, fp in zip(batch.ids[done:at], batch.fps[done:at], strict=True):
+                    out.json({"id": doc_id, "fp": f"{fp:016x}", "pipeline": identity})
+            elif at > done:
+                out.write(b"".join([b"%016x\t%s\n" % (fp, escape_id(doc_id)) for doc_id, fp
+                                    in zip(batch.ids[done:at], batch.fps[done:at], strict=True)]))
+            done = at
+            if skipped is not None:
+                report(skipped)
+    return True
+
+
 def cmd_fingerprint(args: argparse.Namespace, out: Output) -> int:
     report = _SkipReporter()
+    if _bulk_fingerprints(args, out, report):
+        return _finish(args, report)
     identity = _pipeline(args).identity
     for doc_id, fp in _documents(args, args.paths, report):
         if args.json:

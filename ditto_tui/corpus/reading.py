@@ -24,6 +24,7 @@ __all__ = [
     "read_document_file",
     "read_head",
     "read_range",
+    "read_walked",
     "too_large",
 ]
 
@@ -136,6 +137,32 @@ def read_document_bytes(
             continue  # written to while we read: try again
         return data, st, is_binary(data)
     raise SkipFile("kept changing while being read")
+
+
+def read_walked(root: RootDir, rel: str, inode: int, max_size: int) -> tuple[bytes, os.stat_result] | None:
+    """The whole regular file ``rel`` a walk just saw (inside a ``root.batch()``) in one
+    open, one read and one close, with the checks of :func:`read_document_bytes`, or None
+    when anything is unusual (replaced, over ``max_size``, changing, unreadable): the
+    caller then reads it with :func:`read_document_bytes`, which gives the reason.
+    """
+    opened = root.open_walked(rel, inode)
+    if opened is None:
+        return None
+    fd, st = opened
+    try:
+        if st.st_size > max_size:
+            return None
+        data = os.read(fd, st.st_size + 1)
+        if len(data) != st.st_size:
+            return None
+        after = os.fstat(fd)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    if after.st_size != st.st_size or after.st_mtime_ns != st.st_mtime_ns:
+        return None
+    return data, st
 
 
 def read_document_file(path: str, *, max_size: int) -> bytes:

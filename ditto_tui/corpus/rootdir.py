@@ -345,6 +345,31 @@ class RootDir:
         # the root when the batch opened it: the file is inside as well.
         return fd, after
 
+    def open_walked(self, rel: str, inode: int) -> tuple[int, os.stat_result] | None:
+        """Inside a :meth:`batch`: open the file ``rel`` that a walk just saw as a regular
+        file with ``inode``, by one O_NOFOLLOW name in its folder, and ``fstat`` it.
+
+        None (nothing left open) when anything differs from the walk (not a regular file,
+        another inode, a symlink, an error): the caller then takes the careful path
+        (:meth:`open_file_stat`), which says why. Saves that path's ``lstat``: the walk's
+        ``lstat`` plays its part, and the ``fstat`` after the open checks the same thing.
+        """
+        parent, _, name = rel.rpartition("/")
+        try:
+            dfd = self._batch_folder(parent)
+            fd = os.open(name, _FILE_FLAGS, dir_fd=dfd)
+        except OSError:
+            return None
+        try:
+            st = os.fstat(fd)
+        except OSError:
+            os.close(fd)
+            return None
+        if st.st_ino != inode or not stat.S_ISREG(st.st_mode):
+            os.close(fd)
+            return None
+        return fd, st
+
     def _batch_folder(self, parent: str) -> int:
         """The batch's descriptor of folder ``parent`` (opened through the gate once)."""
         folders: dict[str, int] = self._local.folders

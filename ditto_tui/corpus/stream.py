@@ -7,7 +7,7 @@ uses :class:`~ditto_tui.corpus.session.CorpusSession` instead.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from ditto_tui.core.simhash import Fingerprint
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from ditto_tui.core.pipeline import Pipeline
     from ditto_tui.corpus.cache import FingerprintCache
 
-__all__ = ["go_clean", "go_join", "iter_fingerprints"]
+__all__ = ["go_clean", "go_join", "id_maker", "iter_fingerprints"]
 
 
 def go_clean(path: str) -> str:
@@ -48,6 +48,25 @@ def go_join(*elems: str) -> str:
     """Go's ``filepath.Join``: non-empty elements joined by ``/`` then cleaned."""
     kept = [e for e in elems if e]
     return go_clean("/".join(kept)) if kept else ""
+
+
+def id_maker(arg: str, walker: Walker) -> Callable[[str], str]:
+    """The function from a walker's root-relative ids to ditto's ids for the argument
+    ``arg``: ``go_join(arg, rel)`` for a folder, the argument as given for a file (an mbox
+    message keeps its ``#N``)."""
+    is_dir = os.path.isdir(arg)
+    # go_join(arg, rel) without cleaning each id: walked names are never "", "." or
+    # "..", so joining them to the cleaned argument is already clean.
+    clean = go_clean(arg)
+    prefix = "" if clean == "." else clean if clean.endswith("/") else clean + "/"
+    base = os.path.basename(walker.root)
+
+    def ident(rel: str) -> str:
+        if is_dir:
+            return prefix + rel if rel else go_join(arg, rel)
+        return arg + rel[len(base):] if rel.startswith(base) else arg
+
+    return ident
 
 
 def iter_fingerprints(
@@ -93,19 +112,7 @@ def iter_fingerprints(
             arg, options, accepts=pipeline.accepts, pipeline_name=getattr(pipeline, "name", "")
         )
         is_dir = os.path.isdir(arg)
-        # go_join(arg, rel) without cleaning each id: walked names are never "", "." or
-        # "..", so joining them to the cleaned argument is already clean.
-        clean = go_clean(arg)
-        prefix = "" if clean == "." else clean if clean.endswith("/") else clean + "/"
-        base = os.path.basename(walker.root)
-
-        def ident(
-            rel: str, arg: str = arg, is_dir: bool = is_dir, prefix: str = prefix,
-            base: str = base,
-        ) -> str:
-            if is_dir:
-                return prefix + rel if rel else go_join(arg, rel)
-            return arg + rel[len(base):] if rel.startswith(base) else arg
+        ident = id_maker(arg, walker)
 
         store: FingerprintCache | None = None
         if use_cache and is_dir:

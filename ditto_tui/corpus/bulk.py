@@ -1,0 +1,280 @@
+"""The fingerprint command's bulk stream: fingerprints of a walk in batches, no cache.
+
+The same documents, ids, order and skips (with their reasons) as
+:func:`~ditto_tui.corpus.stream.iter_fingerprints` with ``use_cache=False``, for the
+ditto/2 pipeline, at a fraction of the per-file cost: the walk stays as it is (it decides
+every skip), each file is read with one open, one read and one close when nothing about
+it is unusual (anything else takes the careful reader, which gives the reason), a chunk
+of documents is fingerprinted in one compiled call, and results travel as plain ints
+(no per-document objects). Worker processes, when the work is large enough, are forked
+after the compiled kernel is loaded, so they start with it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import deque
+from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import NamedTuple
+
+from ditto_tui.core import kernel
+from ditto_tui.core.featurize import Featurizer
+from ditto_tui.corpus.documents import DEFAULT_OPTIONS, ScanOptions, Skipped
+from ditto_tui.corpus.mail import looks_like_mbox, split_mbox
+from ditto_tui.corpus.reading import BINARY_PROBE, read_walked
+from ditto_tui.corpus.records import FileEntry
+from ditto_tui.corpus.rootdir import RootDir
+from ditto_tui.corpus.scan import (
+    BINARY_REASON,
+    INFLIGHT_PER_JOB,
+    POOL_MIN_BYTES,
+    POOL_MIN_FILES,
+    default_jobs,
+    die_with_parent,
+    pool_context,
+    sniff_then_fingerprint,
+)
+from ditto_tui.corpus.stream import id_maker
+from ditto_tui.corpus.walk import SAME_FILE, Walker
+
+__all__ = ["Batch", "fingerprint_batches"]
+
+#: Files (and bytes) of one chunk: one compiled call, one message to or from a worker.
+CHUNK_FILES = 512
+CHUNK_BYTES = 4 * 1024 * 1024
+
+#: What one file gave: its fingerprint, the fingerprints of its mbox messages, or a skip
+#: reason.
+Outcome = int | list[int] | str
+
+
+class Batch(NamedTuple):
+    """Documents in walk order with their fingerprints, and the skips met among them:
+    ``(i, skipped)`` comes before ``ids[i]`` (``i == len(ids)``: after the last)."""
+
+    ids: list[str]
+    fps: list[int]
+    skips: list[tuple[int, Skipped]]
+
+
+def fingerprint_batches(
+    paths: Sequence[str],
+    featurizer: Featurizer,
+    *,
+    options: ScanOptions = DEFAULT_OPTIONS,
+    jobs: int | None = None,
+) -> Iterator[Batch]:
+    """Fingerprints of every document under ``paths`` in batches (see the module
+    docstring); ``jobs`` as for :func:`~ditto_tui.corpus.scan.resolve_entries`."""
+    for arg in paths:
+        if not os.path.lexists(arg):
+            yield Batch([], [], [(0, Skipped(arg, os.path.abspath(arg), "no such file or folder"))])
+            continue
+        walker = Walker(arg, options, accepts=featurizer.accepts, pipeline_name=featurizer.name)
+        try:
+            yield from _walk_batches(walker, id_maker(arg, walker), featurizer, options, jobs)
+        finally:
+            walker.close()
+
+
+class _Chunk:
+    __slots__ = ("items", "entries", "size", "future", "outcomes")
+
+    def __init__(self) -> None:
+        self.items: list[FileEntry | Skipped] = []
+        self.entries: list[FileEntry] = []
+        self.size = 0
+        self.future: Future[list[Outcome]] | None = None
+        self.outcomes: list[Outcome] | None = None
+
+
+def _chunks(walker: Walker) -> Iterator[_Chunk]:
+    chunk = _Chunk()
+    for item in walker.walk():
+        chunk.items.append(item)
+        if isinstance(item, FileEntry):
+            chunk.entries.append(item)
+            chunk.size += item.size
+            if len(chunk.entries) >= CHUNK_FILES or chunk.size >= CHUNK_BYTES:
+                yield chunk
+                chunk = _Chunk()
+    if chunk.items:
+        yield chunk
+
+
+def _walk_batches(
+    walker: Walker, ident, featurizer: Featurizer, options: ScanOptions, jobs: int | None
+) -> Iterator[Batch]:
+    source = _chunks(walker)
+    head: list[_Chunk] = []
+    files = size = 0
+    for chunk in source:
+        head.append(chunk)
+        files += len(chunk.entries)
+        size += chunk.size
+        if files >= POOL_MIN_FILES and size >= POOL_MIN_BYTES:
+            break
+    n_jobs = jobs if jobs is not None and jobs > 0 else default_jobs()
+    use_pool = n_jobs > 1 and files >= POOL_MIN_FILES and size >= POOL_MIN_BYTES
+    root = walker.rootdir
+
+    def local(entries: list[FileEntry]) -> list[Outcome]:
+        return _outcomes(featurizer, root, entries, options.max_size, options.include_binary,
+                         1 if use_pool else n_jobs)
+
+    def chunks() -> Iterator[_Chunk]:
+        yield from head
+        yield from source
+
+    if not use_pool:
+        for chunk in chunks():
+            chunk.outcomes = local(chunk.entries)
+            yield _batch(chunk, ident)
+        return
+    context = pool_context()
+    if context.get_start_method() == "fork":
+        kernel.warm()  # forked workers inherit the loaded kernel
+    pool: ProcessPoolExecutor | None = ProcessPoolExecutor(
+        max_workers=n_jobs, mp_context=context, initializer=_init_worker,
+        initargs=(featurizer, root, options.max_size, options.include_binary, os.getpid()),
+    )
+    inflight: deque[_Chunk] = deque()
+    limit = n_jobs * INFLIGHT_PER_JOB
+
+    def finish(chunk: _Chunk) -> Batch:
+        if chunk.future is not None:
+            try:
+                chunk.outcomes = chunk.future.result()
+            except BrokenProcessPool:
+                chunk.outcomes = local(chunk.entries)
+        return _batch(chunk, ident)
+
+    try:
+        for chunk in chunks():
+            if pool is not None and chunk.entries:
+                try:
+                    chunk.future = pool.submit(_work, chunk.entries)
+                except (BrokenProcessPool, RuntimeError):
+                    pool = None
+            if chunk.future is None:
+                chunk.outcomes = local(chunk.entries)
+            inflight.append(chunk)
+            while len(inflight) > limit or (
+                inflight and (inflight[0].future is None or inflight[0].future.done())
+            ):
+                yield finish(inflight.popleft())
+        while inflight:
+            yield finish(inflight.popleft())
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _batch(chunk: _Chunk, ident) -> Batch:
+    """The chunk's documents and skips in walk order, with ditto's ids."""
+    ids: list[str] = []
+    fps: list[int] = []
+    skips: list[tuple[int, Skipped]] = []
+    outcomes = iter(chunk.outcomes or ())
+    for item in chunk.items:
+        if isinstance(item, FileEntry):
+            got = next(outcomes)
+            if type(got) is int:
+                ids.append(ident(item.id))
+                fps.append(got)
+            elif isinstance(got, list):
+                base = ident(item.id)
+                ids.extend(f"{base}#{i}" for i in range(1, len(got) + 1))
+                fps.extend(got)
+            else:
+                assert isinstance(got, str)
+                skips.append((len(ids), Skipped(ident(item.id), item.path, got)))
+        else:
+            if item.same_as is not None:
+                same = ident(item.same_as)
+                item = Skipped(item.id, item.path, SAME_FILE + same, same)
+            skips.append((len(ids), Skipped(ident(item.id), item.path, item.reason, item.same_as)))
+    return Batch(ids, fps, skips)
+
+
+def _outcomes(
+    featurizer: Featurizer,
+    root: RootDir,
+    entries: list[FileEntry],
+    max_size: int,
+    include_binary: bool,
+    threads: int,
+) -> list[Outcome]:
+    """Read and fingerprint a chunk of walked files; never raises."""
+    out: list[Outcome] = [""] * len(entries)
+    datas: list[bytes] = []
+    where: list[int] = []
+    with root.batch():
+        for i, entry in enumerate(entries):
+            got = None if entry.sniff else read_walked(root, entry.id, entry.inode, max_size)
+            if got is None:
+                out[i] = _careful(featurizer, root, entry, max_size, include_binary, threads)
+                continue
+            data = got[0]
+            if not include_binary and data.find(b"\0", 0, BINARY_PROBE) != -1:
+                out[i] = BINARY_REASON
+                continue
+            if entry.kind == "text" and looks_like_mbox(entry.id.rsplit("/", 1)[-1], data[:256]):
+                try:
+                    out[i] = featurizer.fingerprint_spans(data, split_mbox(data), threads)
+                except Exception:  # noqa: BLE001 - the careful path names the failure
+                    out[i] = _careful(featurizer, root, entry, max_size, include_binary, threads)
+                continue
+            datas.append(data)
+            where.append(i)
+    if datas:
+        spans = []
+        offset = 0
+        for data in datas:
+            spans.append((offset, len(data)))
+            offset += len(data)
+        try:
+            fps = featurizer.fingerprint_spans(b"".join(datas), spans)
+        except Exception:  # noqa: BLE001 - one file at a time then, each with its reason
+            for i in where:
+                out[i] = _careful(featurizer, root, entries[i], max_size, include_binary, threads)
+        else:
+            for i, fp in zip(where, fps, strict=True):
+                out[i] = int(fp)
+    return out
+
+
+def _careful(
+    featurizer: Featurizer, root: RootDir, entry: FileEntry, max_size: int,
+    include_binary: bool, threads: int,
+) -> Outcome:
+    """What the stream's careful reader makes of one file (the reason of any skip)."""
+    result = sniff_then_fingerprint(
+        featurizer, entry, root, max_size=max_size, include_binary=include_binary,
+        threads=threads,
+    )
+    if result.skip is not None:
+        return result.skip
+    if result.mbox:
+        return [fp for _off, _n, fp in result.parts]
+    assert result.fp is not None
+    return result.fp
+
+
+_WORKER: tuple[Featurizer, RootDir, int, bool] | None = None
+
+
+def _init_worker(
+    featurizer: Featurizer, root: RootDir, max_size: int, include_binary: bool, owner: int
+) -> None:
+    global _WORKER
+    die_with_parent(owner)
+    _WORKER = (featurizer, root, max_size, include_binary)
+
+
+def _work(entries: list[FileEntry]) -> list[Outcome]:
+    assert _WORKER is not None, "worker not initialised"
+    featurizer, root, max_size, include_binary = _WORKER
+    return _outcomes(featurizer, root, entries, max_size, include_binary, 1)
