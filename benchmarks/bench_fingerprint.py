@@ -25,6 +25,9 @@ log-uniform between 1 KB and 5 MB. Prints one figure a line as ``name value unit
   bodies of realistic sizes, ~2.9 KB a message);
 - ``fingerprint_cli_one_file_s``: the command on one small file (median of 5, warm compile
   cache: the start-up cost);
+- ``fingerprint_cli_fixed_cpu_s``: CPU seconds of the command on one small file with the
+  compiled kernel loaded (``DITTO_TUI_KERNEL=numba``): the fixed cost of a process that
+  fingerprints with numba (start-up, imports, numba, the kernel's cache load);
 - ``kernel_cold_compile_s`` / ``kernel_cache_load_s``: the first run of the command with an
   empty numba cache (``DITTO_TUI_KERNEL=numba``, one text file and one HTML page) and the
   same run with the cache filled, whole process.
@@ -346,6 +349,10 @@ def bench_cli_cases() -> list[str]:
     )
     lines.append(f"fingerprint_cli_one_file_s {seconds:.3f} s")
     lines.append(f"fingerprint_cli_one_file_cpu_s {statistics.median(_CPU_S[-5:]):.3f} s")
+    numba_env = dict(os.environ, DITTO_TUI_KERNEL="numba")
+    for _ in range(3):
+        _run_cli(["fingerprint", "--no-cache", str(one)], numba_env, lines=1)
+    lines.append(f"fingerprint_cli_fixed_cpu_s {statistics.median(_CPU_S[-3:]):.3f} s")
     page = WORK / "one-page.html"
     page.write_bytes(_html(random.Random(4), 20_000, "words " * 4000).encode())
     peak = _PEAK_RSS_KIB[0]  # the compile below takes more memory than a normal run

@@ -91,25 +91,28 @@ def cache_dir() -> str:
     return os.path.join(platformdirs.user_cache_dir("ditto-tui", appauthor=False), "numba")
 
 
-def _load() -> bool:
-    """Import the compiled kernels once; False (and ``status`` says why) when that fails."""
+def _load(kinds: tuple[str, ...] = tuple(_MODULES)) -> bool:
+    """Import the compiled kernels of ``kinds`` once (numba itself with the first); False
+    (and ``status`` says why) when that fails."""
     global _failure
-    if _modules:
+    if all(kind in _modules for kind in kinds):
         return True
     if _failure is not None:
         return False
     with _lock:
-        if _modules or _failure is not None:
-            return bool(_modules)
+        if all(kind in _modules for kind in kinds) or _failure is not None:
+            return _failure is None
         try:
+            first = not _modules
             os.environ.setdefault("NUMBA_CACHE_DIR", cache_dir())
             import numba
 
             settings = vars(numba.config)
             if not settings.get("CACHE_DIR"):  # numba was imported before the variable was set
                 settings["CACHE_DIR"] = os.environ["NUMBA_CACHE_DIR"]
-            loaded = {kind: importlib.import_module(name) for kind, name in _MODULES.items()}
-            _start_numba()
+            loaded = {kind: importlib.import_module(_MODULES[kind]) for kind in kinds}
+            if first:
+                _start_numba()
         except Exception as exc:  # noqa: BLE001 - any failure means: use numpy
             _failure = f"{type(exc).__name__}: {exc}"
             return False
@@ -144,9 +147,10 @@ def _start_numba() -> None:
             del sys.modules[_BLAS_PROBE]
 
 
-def warm() -> bool:
-    """Load the compiled kernel now unless numpy is forced; True when it is in use."""
-    return _mode() != "numpy" and _load()
+def warm(*kinds: str) -> bool:
+    """Load the compiled kernels of ``kinds`` (``"ditto"``, ``"html"``; none named: both)
+    now unless numpy is forced; True when they are in use."""
+    return _mode() != "numpy" and _load(kinds or tuple(_MODULES))
 
 
 def _get(kind: str, size: int, docs: int = 1) -> ModuleType | None:
@@ -154,13 +158,14 @@ def _get(kind: str, size: int, docs: int = 1) -> ModuleType | None:
     mode = _mode()
     if mode == "numpy":
         return None
-    if _modules:
-        return _modules.get(kind)
-    if mode == "auto":
+    module = _modules.get(kind)
+    if module is not None:
+        return module
+    if mode == "auto" and not _modules:
         _work += size + docs * AUTO_DOC_COST
         if _work < AUTO_THRESHOLD:
             return None
-    return _modules.get(kind) if _load() else None
+    return _modules.get(kind) if _load((kind,)) else None
 
 
 def ditto(size: int, docs: int = 1) -> ModuleType | None:

@@ -135,7 +135,7 @@ def _walk_batches(
         return
     context = pool_context()
     if context.get_start_method() == "fork":
-        kernel.warm()  # forked workers inherit the loaded kernel
+        kernel.warm("ditto")  # forked workers inherit the loaded kernel
     pool: ProcessPoolExecutor | None = ProcessPoolExecutor(
         max_workers=n_jobs, mp_context=context, initializer=_init_worker,
         initargs=(featurizer, root, options.max_size, options.include_binary, os.getpid()),
