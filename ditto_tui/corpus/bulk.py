@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import NamedTuple
@@ -105,7 +105,8 @@ def _chunks(walker: Walker) -> Iterator[_Chunk]:
 
 
 def _walk_batches(
-    walker: Walker, ident, featurizer: Featurizer, options: ScanOptions, jobs: int | None
+    walker: Walker, ident: Callable[[str], str], featurizer: Featurizer, options: ScanOptions,
+    jobs: int | None,
 ) -> Iterator[Batch]:
     source = _chunks(walker)
     head: list[_Chunk] = []
@@ -155,7 +156,8 @@ def _walk_batches(
         for chunk in chunks():
             if pool is not None and chunk.entries:
                 try:
-                    chunk.future = pool.submit(_work, chunk.entries)
+                    # plain tuples: a NamedTuple pickles several times slower
+                    chunk.future = pool.submit(_work, [(*e[:1], "", *e[2:]) for e in chunk.entries])
                 except (BrokenProcessPool, RuntimeError):
                     pool = None
             if chunk.future is None:
@@ -172,7 +174,7 @@ def _walk_batches(
             pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _batch(chunk: _Chunk, ident) -> Batch:
+def _batch(chunk: _Chunk, ident: Callable[[str], str]) -> Batch:
     """The chunk's documents and skips in walk order, with ditto's ids."""
     ids: list[str] = []
     fps: list[int] = []
@@ -202,18 +204,20 @@ def _batch(chunk: _Chunk, ident) -> Batch:
 def _outcomes(
     featurizer: Featurizer,
     root: RootDir,
-    entries: list[FileEntry],
+    entries: Sequence[tuple[str, str, str, int, int, int, bool]],
     max_size: int,
     include_binary: bool,
     threads: int,
 ) -> list[Outcome]:
-    """Read and fingerprint a chunk of walked files; never raises."""
+    """Read and fingerprint a chunk of walked files (``FileEntry`` fields, maybe as a plain
+    tuple); never raises."""
     out: list[Outcome] = [""] * len(entries)
     datas: list[bytes] = []
     where: list[int] = []
     with root.batch():
         for i, entry in enumerate(entries):
-            got = None if entry.sniff else read_walked(root, entry.id, entry.inode, max_size)
+            rel, kind, inode, sniff = entry[0], entry[2], entry[5], entry[6]
+            got = None if sniff else read_walked(root, rel, inode, max_size)
             if got is None:
                 out[i] = _careful(featurizer, root, entry, max_size, include_binary, threads)
                 continue
@@ -221,7 +225,7 @@ def _outcomes(
             if not include_binary and data.find(b"\0", 0, BINARY_PROBE) != -1:
                 out[i] = BINARY_REASON
                 continue
-            if entry.kind == "text" and looks_like_mbox(entry.id.rsplit("/", 1)[-1], data[:256]):
+            if kind == "text" and looks_like_mbox(rel.rsplit("/", 1)[-1], data[:256]):
                 try:
                     out[i] = featurizer.fingerprint_spans(data, split_mbox(data), threads)
                 except Exception:  # noqa: BLE001 - the careful path names the failure
@@ -247,12 +251,12 @@ def _outcomes(
 
 
 def _careful(
-    featurizer: Featurizer, root: RootDir, entry: FileEntry, max_size: int,
-    include_binary: bool, threads: int,
+    featurizer: Featurizer, root: RootDir, entry: tuple[str, str, str, int, int, int, bool],
+    max_size: int, include_binary: bool, threads: int,
 ) -> Outcome:
     """What the stream's careful reader makes of one file (the reason of any skip)."""
     result = sniff_then_fingerprint(
-        featurizer, entry, root, max_size=max_size, include_binary=include_binary,
+        featurizer, FileEntry(*entry), root, max_size=max_size, include_binary=include_binary,
         threads=threads,
     )
     if result.skip is not None:
@@ -274,7 +278,7 @@ def _init_worker(
     _WORKER = (featurizer, root, max_size, include_binary)
 
 
-def _work(entries: list[FileEntry]) -> list[Outcome]:
+def _work(entries: list[tuple[str, str, str, int, int, int, bool]]) -> list[Outcome]:
     assert _WORKER is not None, "worker not initialised"
     featurizer, root, max_size, include_binary = _WORKER
     return _outcomes(featurizer, root, entries, max_size, include_binary, 1)
