@@ -47,6 +47,20 @@ def test_auto_mode_leaves_numba_unloaded_for_small_work() -> None:
     assert out.endswith("numpy False")
 
 
+def test_each_pipeline_loads_only_its_own_compiled_kernel() -> None:
+    out = _run(
+        "import sys\n"
+        "from ditto_tui.core import Featurizer, kernel, make_pipeline\n"
+        "Featurizer().fingerprint(b'Hello, World')\n"
+        "loaded = lambda: sorted(m.rsplit('.', 1)[1] for m in sys.modules if m.endswith('_kernel'))\n"
+        "print(*loaded())\n"
+        "make_pipeline('html').fingerprint(b'<html><body><p>x</p></body></html>')\n"
+        "print(*loaded(), kernel.active())",
+        DITTO_TUI_KERNEL="numba",
+    )
+    assert out.splitlines() == ["_ditto_kernel", "_ditto_kernel _html_kernel numba"]
+
+
 def test_a_missing_numba_falls_back_to_numpy_and_says_why() -> None:
     out = _run(
         "import sys\n"
