@@ -25,7 +25,7 @@ import os
 import sys
 import threading
 from types import ModuleType
-from typing import cast
+from typing import Any, cast
 
 __all__ = [
     "AUTO_DOC_COST",
@@ -111,13 +111,63 @@ def _load(kinds: tuple[str, ...] = tuple(_MODULES)) -> bool:
             if not settings.get("CACHE_DIR"):  # numba was imported before the variable was set
                 settings["CACHE_DIR"] = os.environ["NUMBA_CACHE_DIR"]
             loaded = {kind: importlib.import_module(_MODULES[kind]) for kind in kinds}
-            if first:
+            cached = all(_load_cached(module) for module in loaded.values())
+            if first and not cached:
                 _start_numba()
         except Exception as exc:  # noqa: BLE001 - any failure means: use numpy
             _failure = f"{type(exc).__name__}: {exc}"
             return False
         _modules.update(loaded)
         return True
+
+
+def _load_cached(module: ModuleType) -> bool:
+    """Load the compiled functions of ``module`` from numba's on-disk cache, without
+    numba's compiler start-up; True when the cache held them (any was loaded).
+
+    numba's own cache load first initialises everything its compiler needs (about 0.2 s of
+    CPU: every typing and lowering registry), although running machine code from the cache
+    needs none of it but the memory runtime. This reads the same cache entries (same keys:
+    signature, CPU and source code) through the dispatcher's cache object and registers
+    them as numba's compile path does on a cache hit. Helpers compiled only into their
+    callers have no entries of their own. A cold cache or another numba version returns
+    False; whatever is not loaded here numba loads or compiles at its first call, the usual
+    way (its compiler then starts as it always does).
+    """
+    try:
+        from numba.core.compiler_lock import global_compiler_lock
+        from numba.core.dispatcher import Dispatcher
+        from numba.core.registry import cpu_target
+        from numba.core.runtime.nrt import rtsys
+
+        compiled: list[Any] = [obj for obj in vars(module).values() if isinstance(obj, Dispatcher)]
+        dispatchers = [dispatcher for dispatcher in compiled if dispatcher._cache is not None]
+        with global_compiler_lock:
+            rtsys.initialize(cpu_target.target_context)
+            return sum(_load_overloads(dispatcher) for dispatcher in dispatchers) > 0
+    except Exception:  # noqa: BLE001 - numba internals differ: its own path loads them
+        return False
+
+
+def _load_overloads(dispatcher: Any) -> int:
+    """Register every cached overload of ``dispatcher`` for this CPU and this source code
+    (what ``Dispatcher.compile`` does on a cache hit); how many."""
+    cache = dispatcher._cache
+    context = dispatcher.targetctx
+    codegen = context.codegen()
+    loaded = 0
+    for key in cache._cache_file._load_index():
+        signature = key[0]
+        if tuple(signature) in dispatcher.overloads or cache._index_key(signature, codegen) != key:
+            continue  # loaded already, or compiled for another CPU or an older source
+        result = cache._load_overload(signature, context)
+        if result is None or result.objectmode:
+            continue
+        dispatcher._cache_hits[signature] += 1
+        context.insert_user_function(result.entry_point, result.fndesc, [result.library])
+        dispatcher.add_overload(result)
+        loaded += 1
+    return loaded
 
 
 _BLAS_PROBE = "scipy.linalg.cython_blas"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -114,3 +115,40 @@ def test_compiled_functions_are_cached_on_disk() -> None:
 
     index = list(Path(numba.config.CACHE_DIR).rglob("_ditto_kernel.*.nbi"))
     assert index, f"no cache index under {numba.config.CACHE_DIR}"
+
+
+_SAMPLES = (
+    "import json\n"
+    "from ditto_tui.core import Featurizer\n"
+    "from ditto_tui.core.html_structure import HtmlStructure\n"
+    "texts = [b'Hello, World', 'd\\u00e9j\\u00e0 vu, \\u043f\\u0440\\u0438\\u0432\\u0435\\u0442 \\u6f22\\u5b57'.encode(),\n"
+    "         b'<p>Tagged <b>text</b></p>' * 40, bytes(range(256)) * 8, b'']\n"
+    "blob = b''.join(texts)\n"
+    "spans, at = [], 0\n"
+    "for t in texts:\n"
+    "    spans.append((at, len(t)))\n"
+    "    at += len(t)\n"
+    "f = Featurizer()\n"
+    "fps = [int(f.fingerprint(t)) for t in texts] + [int(x) for x in f.fingerprint_spans(blob, spans)]\n"
+    "pages = [int(HtmlStructure().fingerprint(b'<div class=a><p id=x>hi</p>' * n)) for n in (1, 50)]\n"
+)
+
+
+def test_a_later_process_runs_the_cached_kernels_without_starting_numbas_compiler() -> None:
+    pytest.importorskip("numba")
+    kernel.select("numpy")
+    try:
+        namespace: dict[str, object] = {}
+        exec(_SAMPLES, namespace)  # the expected values, from the numpy code
+    finally:
+        kernel.select(None)
+    _run(_SAMPLES, DITTO_TUI_KERNEL="numba")  # the cache holds both kernels after this
+    out = _run(
+        "import sys\n" + _SAMPLES + "from ditto_tui.core import kernel\n"
+        "print(kernel.active(), 'numba.np.arraymath' in sys.modules)\n"
+        "print(json.dumps([fps, pages]))",
+        DITTO_TUI_KERNEL="numba",
+    )
+    started, values = out.splitlines()
+    assert started == "numba False"  # numba's compiler registries were never loaded
+    assert values == json.dumps([namespace["fps"], namespace["pages"]])
