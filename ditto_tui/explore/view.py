@@ -19,7 +19,13 @@ from typing import Literal, Protocol
 
 from ditto_tui.core.clusters import Family, FamilyLike
 from ditto_tui.core.family_listing import FamilyListing
-from ditto_tui.core.family_notes import family_note
+from ditto_tui.core.family_notes import (
+    EMPTY,
+    IDENTICAL,
+    chain_too_wide,
+    family_note,
+    star_hint,
+)
 from ditto_tui.core.id_filter import GLOB_CHARS, id_matcher
 from ditto_tui.corpus.documents import Document
 from ditto_tui.explore.review import ReviewState, key_of
@@ -361,8 +367,14 @@ def build_view(
         identity=identity,
         multi=multi,
         documents=total,
-        shown_multi=sum(1 for f in families if f.size > 1),
-        notes=family_notes(families, request, documents),
+        shown_multi=(
+            _multi_count(families) if request.sort == "size" else sum(1 for f in families if f.size > 1)
+        ),
+        notes=(
+            listing_notes(listing, request.k, request.mode, documents)
+            if isinstance(listing, FamilyListing)
+            else family_notes(families, request, documents)
+        ),
         delta=delta,
         newest=newest,
         keep_row=keep_row,
@@ -408,6 +420,39 @@ def family_notes(
             _NOTES[id(family)] = (family, (request.k, request.mode), note)
         if note is not None:
             notes[family.centre] = note
+    return notes
+
+
+def listing_notes(
+    listing: FamilyListing, k: int, mode: str, documents: Mapping[str, DocumentLike]
+) -> Mapping[str, str]:
+    """centre -> note for every family of ``listing`` (grouped at ``k`` in ``mode``) that
+    has one (:func:`~ditto_tui.core.family_notes.family_note`), computed once per listing
+    and kept on it: a view of any filter or sort of the listing shares it (a superset of
+    the families shown). One pass over the families of 2+ members; a member's size is
+    looked up only while every member before it is empty (the first, almost always)."""
+    key = (k, mode)
+    cached = listing._notes
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    notes: dict[str, str] = {}
+    chain = mode == "chain"
+    get = documents.get
+    for family in listing.multi:
+        first = get(family.members[0])
+        if (
+            first is not None
+            and first.size == 0
+            and all(getattr(get(m), "size", 1) == 0 for m in family.members)
+        ):
+            notes[family.centre] = EMPTY
+        elif not family.diameter_exact:
+            continue
+        elif family.diameter == 0:
+            notes[family.centre] = IDENTICAL
+        elif chain and chain_too_wide(family.diameter, k):
+            notes[family.centre] = star_hint(family.diameter, k)
+    listing._notes = (key, notes)
     return notes
 
 
