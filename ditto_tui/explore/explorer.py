@@ -207,6 +207,7 @@ class Explorer:
         self._epoch = 0
         self._index = NearIndex(max_k)
         self._fps: dict[str, int] = {}
+        self._fps_published = False  # _fps is the latest snapshot's: copy before a change
         self._ops: queue.Queue[Any] = queue.Queue()
         self._generation = 0
         self._snapshot = Snapshot(0, 0, max_k, scanning=False)
@@ -232,6 +233,9 @@ class Explorer:
         self._preloaded = False
         self._held: _Batch | None = None  # scan batches not applied yet (see _hold)
         self._held_since = 0.0
+        self._scan_began = 0.0
+        # the latest scan progress: (epoch, done, total, when); see _ends_soon
+        self._progress: tuple[int, int, int | None, float] | None = None
 
     # -- public state ------------------------------------------------------------------
     @property
@@ -378,6 +382,8 @@ class Explorer:
                 return False
             self._scanning = True
             self._scan_cancel.clear()
+            self._progress = None
+            self._scan_began = time.monotonic()
         self._publish_state()
         thread = threading.Thread(
             target=self._scan,
@@ -397,6 +403,7 @@ class Explorer:
         def on_progress(progress: ScanProgress) -> None:
             nonlocal last
             now = time.monotonic()
+            self._progress = (epoch, progress.done, progress.total, now)
             if now - last >= PROGRESS_INTERVAL or progress.total == progress.done:
                 last = now
                 self.on_event(ScanProgressed(progress.done, progress.total, progress.elapsed))
@@ -851,7 +858,22 @@ class Explorer:
             held.batch.extend(op.batch)
         batch = held.batch
         size = len(batch.added) + len(batch.changed) + len(batch.removed)
-        return size <= len(self._fps) and time.monotonic() - self._held_since < HOLD_MAX
+        if time.monotonic() - self._held_since >= HOLD_MAX:
+            return False
+        return size <= len(self._fps) or self._ends_soon(op.epoch)
+
+    def _ends_soon(self, epoch: int) -> bool:
+        """Whether the running scan should be over within ``HOLD_MAX`` at the pace it has
+        kept so far (then its batches wait for its end: one index rebuild instead of one
+        per doubling, and a rebuild whose pairs a store may already hold)."""
+        progress = self._progress
+        if progress is None or progress[0] != epoch:
+            return not self._fps  # the first batch: wait for the pace (at most HOLD_MAX)
+        _, done, total, when = progress
+        if total is None or done <= 0:
+            return False
+        pace = (when - self._scan_began) / done  # seconds per document so far
+        return (total - done) * pace <= HOLD_MAX - (time.monotonic() - when)
 
     def _apply(self, batch: ChangeBatch, watch: bool) -> bool:
         """Apply one batch to the index and the id map; True if anything changed."""
@@ -861,6 +883,9 @@ class Explorer:
             # (not at start: that would hold up the first paint)
             self._preloaded = True
             threading.Thread(target=_preload, name="ditto-tui preload", daemon=True).start()
+        if self._fps_published:  # copy on write: the published snapshot keeps its own
+            self._fps = dict(self._fps)
+            self._fps_published = False
         index, fps = self._index, self._fps
         changed = False
         gone = {i: fps[i] for i in batch.removed if i in fps} if watch else {}
@@ -900,6 +925,7 @@ class Explorer:
         self._epoch += 1
         self._index = NearIndex(self.max_k)
         self._fps = {}
+        self._fps_published = False
         self._held = None
         self._touched.clear()
         with self._view_cond:
@@ -910,12 +936,13 @@ class Explorer:
     def _publish(self) -> None:
         self._generation += 1
         self._warm_more = True
+        self._fps_published = True
         source = self._source
         snap = Snapshot(
             generation=self._generation,
             epoch=self._epoch,
             max_k=self.max_k,
-            fingerprints=MappingProxyType(dict(self._fps)),
+            fingerprints=MappingProxyType(self._fps),  # shared until the next change
             documents=_frozen(source.documents),
             skipped=tuple(source.skipped),
             scanning=self._scanning,
