@@ -28,3 +28,27 @@ def test_a_snapshot_keeps_its_fingerprints_and_shares_them_until_a_change():
         assert dict(third.fingerprints) == source.disk
     finally:
         explorer.close()
+
+
+def test_a_scan_about_to_end_is_applied_in_one_index_rebuild(monkeypatch):
+    """Scan batches arriving faster than the scan will last wait for its end: one bulk
+    rebuild of the index, not one each time the content doubles."""
+    from ditto_tui.core.index import NearIndex
+
+    rebuilds: list[int] = []
+    original = NearIndex._rebuild
+
+    def counting(self, ids, fps, given=None):  # type: ignore[no-untyped-def]
+        rebuilds.append(len(ids))
+        return original(self, ids, fps, given)
+
+    monkeypatch.setattr(NearIndex, "_rebuild", counting)
+    disk = {f"d{i:05d}": (i * 0x9E3779B97F4A7C15) % (1 << 64) for i in range(6000)}
+    explorer = Explorer(MemorySource(disk, batch=500), max_k=3, watch=False)
+    explorer.start()
+    try:
+        assert explorer.wait_idle()
+        assert dict(explorer.snapshot.fingerprints) == disk
+        assert rebuilds == [6000]
+    finally:
+        explorer.close()
