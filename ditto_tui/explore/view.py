@@ -424,13 +424,19 @@ def family_notes(
 
 
 def listing_notes(
-    listing: FamilyListing, k: int, mode: str, documents: Mapping[str, DocumentLike]
+    listing: FamilyListing,
+    k: int,
+    mode: str,
+    documents: Mapping[str, DocumentLike],
+    previous: FamilyListing | None = None,
 ) -> Mapping[str, str]:
     """centre -> note for every family of ``listing`` (grouped at ``k`` in ``mode``) that
     has one (:func:`~ditto_tui.core.family_notes.family_note`), computed once per listing
     and kept on it: a view of any filter or sort of the listing shares it (a superset of
     the families shown). One pass over the families of 2+ members; a member's size is
-    looked up only while every member before it is empty (the first, almost always)."""
+    looked up only while every member before it is empty (the first, almost always).
+    ``previous``: an older listing of the same ``(k, mode)`` (e.g. before a live change)
+    whose families that ``listing`` kept (the same objects) keep their notes."""
     key = (k, mode)
     cached = listing._notes
     if cached is not None and cached[0] == key:
@@ -438,7 +444,17 @@ def listing_notes(
     notes: dict[str, str] = {}
     chain = mode == "chain"
     get = documents.get
+    old_notes: Mapping[str, str] = {}
+    kept: set[int] = set()
+    if previous is not None and previous._notes is not None and previous._notes[0] == key:
+        old_notes = previous._notes[1]
+        kept = {id(f) for f in previous.multi}
     for family in listing.multi:
+        if kept and id(family) in kept:
+            note = old_notes.get(family.centre)
+            if note is not None:
+                notes[family.centre] = note
+            continue
         first = get(family.members[0])
         if (
             first is not None

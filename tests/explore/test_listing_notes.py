@@ -86,3 +86,22 @@ def test_the_writer_computes_a_listings_notes_with_it():
     finally:
         explorer.close()
 
+
+
+@settings(max_examples=150, deadline=None)
+@given(listings(), listings(), st.integers(0, 8), st.sampled_from(["chain", "star"]), st.data())
+def test_notes_carried_from_a_previous_listing_equal_the_rule(made, other, k, mode, data):
+    """A listing that kept some families of the previous one (a live change) reuses their
+    notes and computes the others: the same notes as computing all of them."""
+    listing, docs = made
+    gone, other_docs = other
+    keep = [f for f in listing.multi if data.draw(st.booleans())]
+    renamed = [  # families only the previous listing had (other members)
+        Family(tuple("g" + m for m in f.members), "g" + f.centre, f.diameter, f.diameter_exact)
+        for f in gone.multi
+    ]
+    previous = FamilyListing(sorted([*keep, *renamed], key=lambda f: (-f.size, f.members[0])))
+    both = {**{"g" + m: d for m, d in other_docs.items()}, **docs}
+    listing_notes(previous, k, mode, both)
+    fresh = FamilyListing(listing.multi, listing.singles)
+    assert listing_notes(fresh, k, mode, both, previous) == slow_notes(fresh, k, mode, both)
