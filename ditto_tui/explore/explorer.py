@@ -61,6 +61,7 @@ VIEW_INTERVAL = 0.25  # while scanning: at most this often a rebuilt view
 NOTICE_POLL = 0.5
 WARM_AFTER = 1.0  # seconds without changes before other k are precomputed
 HOLD_MAX = 2.0  # while scanning: scan batches wait at most this long to be applied
+HOLD_BULK = 10_000  # held documents from which waiting for a scan's end pays (see _hold)
 
 
 # -- events -----------------------------------------------------------------------------
@@ -861,7 +862,11 @@ class Explorer:
         size = len(batch.added) + len(batch.changed) + len(batch.removed)
         if time.monotonic() - self._held_since >= HOLD_MAX:
             return False
-        return size <= len(self._fps) or self._ends_soon(op.epoch)
+        if size <= len(self._fps):
+            return True
+        # a large batch (its rebuild costs real time) waits for a scan about to end;
+        # small ones are shown at once (cheap, and the list fills as the scan goes)
+        return size >= HOLD_BULK and self._ends_soon(op.epoch)
 
     def _ends_soon(self, epoch: int) -> bool:
         """Whether the running scan should be over within ``HOLD_MAX`` at the pace it has

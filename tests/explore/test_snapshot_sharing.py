@@ -34,6 +34,7 @@ def test_a_scan_about_to_end_is_applied_in_one_index_rebuild(monkeypatch):
     """Scan batches arriving faster than the scan will last wait for its end: one bulk
     rebuild of the index, not one each time the content doubles."""
     from ditto_tui.core.index import NearIndex
+    from ditto_tui.explore import explorer as explorer_module
 
     rebuilds: list[int] = []
     original = NearIndex._rebuild
@@ -43,6 +44,7 @@ def test_a_scan_about_to_end_is_applied_in_one_index_rebuild(monkeypatch):
         return original(self, ids, fps, given)
 
     monkeypatch.setattr(NearIndex, "_rebuild", counting)
+    monkeypatch.setattr(explorer_module, "HOLD_BULK", 400)  # (10,000 in the app)
     disk = {f"d{i:05d}": (i * 0x9E3779B97F4A7C15) % (1 << 64) for i in range(6000)}
     explorer = Explorer(MemorySource(disk, batch=500), max_k=3, watch=False)
     explorer.start()
