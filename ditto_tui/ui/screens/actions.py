@@ -16,11 +16,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Button, Footer, Input, ProgressBar, Select, Static
+from textual.widgets import Button, Input, ProgressBar, Select, Static
 
 from ditto_tui.corpus.documents import human_size
 from ditto_tui.ui.listing import shown
 from ditto_tui.ui.widgets.columns import ColumnSpec
+from ditto_tui.ui.widgets.footer import Footer
 from ditto_tui.ui.widgets.virtual_table import VirtualTable
 
 ACTION_CHOICES = [

@@ -17,7 +17,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer
+from textual.widgets import DataTable
 
 from ditto_tui.core.clusters import describe_family
 from ditto_tui.core.family_paths import (
@@ -29,6 +29,7 @@ from ditto_tui.core.family_paths import (
 )
 from ditto_tui.explore.explorer import ExplorerStopped
 from ditto_tui.ui.listing import shown
+from ditto_tui.ui.widgets.footer import Footer
 from ditto_tui.ui.widgets.title_line import TitleLine
 
 if TYPE_CHECKING:

@@ -15,7 +15,6 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer
 from textual.worker import get_current_worker
 
 from ditto_tui.core.display import html_text, visible_lines
@@ -27,6 +26,7 @@ from ditto_tui.ui.widgets.bit_diff import BitDiff
 from ditto_tui.ui.widgets.explain_panel import ExplainPanel
 from ditto_tui.ui.widgets.explained_diff import ExplainedDiff
 from ditto_tui.ui.widgets.find_bar import FindBar
+from ditto_tui.ui.widgets.footer import Footer
 from ditto_tui.ui.widgets.searchable import FindChanged, FindRequested
 from ditto_tui.ui.widgets.side_by_side import SideBySideDiff
 from ditto_tui.ui.widgets.title_line import TitleLine

@@ -19,12 +19,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Input, Label, Select, Static
+from textual.widgets import Button, Input, Label, Select, Static
 
 from ditto_tui.core.keep import RULES
 from ditto_tui.explore.review import preview_marks
 from ditto_tui.ui.listing import shown
 from ditto_tui.ui.widgets.columns import ColumnSpec
+from ditto_tui.ui.widgets.footer import Footer
 from ditto_tui.ui.widgets.virtual_table import VirtualTable
 
 MODE_CHOICES = [

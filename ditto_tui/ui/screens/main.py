@@ -21,7 +21,7 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import Footer, Input
+from textual.widgets import Input
 from textual.worker import get_current_worker
 
 from ditto_tui.core.display import excerpt, html_text
@@ -38,6 +38,7 @@ from ditto_tui.ui.screens.picker import DocumentPicker
 from ditto_tui.ui.widgets.detail_pane import DetailPane
 from ditto_tui.ui.widgets.families_pane import FamiliesPane
 from ditto_tui.ui.widgets.family_table import FamilyTable
+from ditto_tui.ui.widgets.footer import Footer
 from ditto_tui.ui.widgets.k_chart import KChart
 from ditto_tui.ui.widgets.k_slider import KSlider
 from ditto_tui.ui.widgets.member_table import MemberTable

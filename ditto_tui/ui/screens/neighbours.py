@@ -45,7 +45,7 @@ class NeighboursScreen(Screen):
         yield TitleLine(Text(""), id="neighbours-title")
         yield NeighbourTable(id="neighbours")
 
-        from textual.widgets import Footer
+        from ditto_tui.ui.widgets.footer import Footer
 
         yield Footer()
 

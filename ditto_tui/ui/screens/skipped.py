@@ -9,10 +9,11 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer
+from textual.widgets import DataTable
 
 from ditto_tui.corpus.documents import Skipped
 from ditto_tui.ui.listing import shown
+from ditto_tui.ui.widgets.footer import Footer
 from ditto_tui.ui.widgets.title_line import TitleLine
 
 
