@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
 
 from ditto_tui.core import kernel
 
@@ -10,3 +15,46 @@ from ditto_tui.core import kernel
 # fingerprint cache) must still find the compiled kernels: without this, each of them
 # compiled both kernels again (about 20 s of CPU each time). Subprocesses inherit it.
 os.environ.setdefault("NUMBA_CACHE_DIR", kernel.cache_dir())
+
+
+_ROOT = Path(__file__).resolve().parent.parent
+_compiling: list[subprocess.Popen[bytes]] = []
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_configure(config: pytest.Config) -> None:
+    """In the controller of an xdist run, compile the two kernels into the cache at once.
+
+    Each worker would otherwise compile both on a fresh machine (about 20 s of CPU per
+    worker). The two compiles run in parallel while the workers start and collect; no test
+    is handed out before they end (``pytest_xdist_node_collection_finished``). With a warm
+    cache each takes about a second."""
+    if hasattr(config, "workerinput") or not config.pluginmanager.hasplugin("dsession"):
+        return
+    if os.environ.get(kernel.ENV, "").strip().lower() == "numpy":
+        return
+    for kind in ("html", "ditto"):  # the html kernel takes longest: start it first
+        _compiling.append(
+            subprocess.Popen(
+                [sys.executable, "-m", "tests.compile_kernels", kind],
+                cwd=_ROOT,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+            )
+        )
+
+
+def _wait_for_compiles() -> None:
+    while _compiling:
+        process = _compiling.pop()
+        _stdout, stderr = process.communicate()
+        if process.returncode:  # the tests that need the kernel will say what is wrong
+            sys.stderr.write(stderr.decode(errors="replace"))
+
+
+def pytest_xdist_node_collection_finished(node: object, ids: list[str]) -> None:
+    _wait_for_compiles()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    _wait_for_compiles()
