@@ -19,7 +19,7 @@ from typing import Literal, Protocol
 
 from ditto_tui.core.clusters import Family, FamilyLike
 from ditto_tui.core.family_listing import FamilyListing
-from ditto_tui.core.family_notes import family_note
+from ditto_tui.core.family_notes import EMPTY, IDENTICAL, chain_too_wide, family_note, star_hint
 from ditto_tui.core.id_filter import GLOB_CHARS, id_matcher
 from ditto_tui.corpus.documents import Document
 from ditto_tui.explore.review import ReviewState, key_of
@@ -230,6 +230,7 @@ def build_view(
     renamed_from = {new: old for old, new in renames.items()}
     multi = _multi_count(listing)
     pool = listing if request.singletons else listing[:multi]
+    pool_multi: int | None = multi  # families of 2+ in ``pool`` (None: not counted)
     keys_of: dict[int, str] = {}
     reviewed: int | None = None
     reviewable = 0
@@ -260,6 +261,7 @@ def build_view(
                 continue
             kept.append(family)
         pool = kept
+        pool_multi = None
     families: Sequence[Family]
     if request.pattern.strip() and review is None:
         families = filter_families(listing, request.pattern, singletons=request.singletons)
@@ -270,6 +272,8 @@ def build_view(
         families = pool  # immutable, in ditto's order already: shared, not copied
     else:
         families = list(pool)
+        if pool_multi is not None:
+            pool = families  # the same families, sorted below: the count holds
     newest: dict[str, int] = {}
     if request.sort == "size":
         pass  # ditto's order is size descending already
@@ -347,6 +351,12 @@ def build_view(
             delta = ViewDelta(new=new, gone=gone, changed=changed, grew=grew, shrank=shrank)
     else:
         identity = _fresh_identities(len(families))
+    if families is pool and pool_multi is not None:  # the listing's own families
+        shown_multi = pool_multi
+    elif isinstance(families, list) and not request.singletons:
+        shown_multi = len(families)  # (families of 2+ only)
+    else:
+        shown_multi = sum(1 for f in families if f.size > 1)
     keep_row = _row_of_keep(families, identity, row_of, request, renames)
     keys: Sequence[str] = [keys_of.get(id(f), "") for f in families] if review is not None else ()
     return FamilyView(
@@ -361,8 +371,8 @@ def build_view(
         identity=identity,
         multi=multi,
         documents=total,
-        shown_multi=sum(1 for f in families if f.size > 1),
-        notes=family_notes(families, request, documents),
+        shown_multi=shown_multi,
+        notes=listing_notes(listing, request, documents, generation=(epoch, generation)),
         delta=delta,
         newest=newest,
         keep_row=keep_row,
@@ -390,29 +400,61 @@ def family_notes(
     families: Sequence[Family], request: ViewRequest, documents: Mapping[str, Document]
 ) -> dict[str, str]:
     """centre -> note for the families that have one (empty files, identical
-    fingerprints, the star hint). O(shown members)."""
+    fingerprints, the star hint). O(shown families); a member's size is read only for
+    the families of identical fingerprints (the only ones that can be all empty), once
+    per family object."""
     notes: dict[str, str] = {}
     if isinstance(families, FamilyListing):  # singletons (a suffix) have no note
         families = families[: families.multi_count]
-    if len(_NOTES) > 500_000:
-        _NOTES.clear()
+    if len(_EMPTY) > 500_000:
+        _EMPTY.clear()
+    k, mode = request.k, request.mode
     for family in families:
-        if family.size < 2:
+        if family.size < 2 or not family.diameter_exact:
             continue
-        cached = _NOTES.get(id(family))
-        if cached is not None and cached[0] is family and cached[1] == (request.k, request.mode):
-            note = cached[2]
-        else:  # a family the index kept is the same object: its note is computed once
-            sizes = [getattr(documents.get(m), "size", 1) for m in family.members]
-            note = family_note(family, k=request.k, mode=request.mode, sizes=sizes)
-            _NOTES[id(family)] = (family, (request.k, request.mode), note)
-        if note is not None:
-            notes[family.centre] = note
+        if family.diameter == 0:
+            # all empty files have the same fingerprint: only such a family can be empty
+            cached = _EMPTY.get(id(family))
+            if cached is None or cached[0] is not family:
+                sizes = [getattr(documents.get(m), "size", 1) for m in family.members]
+                note = family_note(family, k=k, mode=mode, sizes=sizes)
+                cached = _EMPTY[id(family)] = (family, note == EMPTY)
+            notes[family.centre] = EMPTY if cached[1] else IDENTICAL
+        elif mode == "chain" and chain_too_wide(family.diameter, k):
+            notes[family.centre] = star_hint(family.diameter, k)
     return notes
 
 
-#: id(family) -> (family, (k, mode), note): notes of the families of recent listings
-_NOTES: dict[int, tuple[Family, tuple[int, str], str | None]] = {}
+def listing_notes(
+    listing: Sequence[Family],
+    request: ViewRequest,
+    documents: Mapping[str, Document],
+    *,
+    generation: tuple[int, int],
+) -> Mapping[str, str]:
+    """:func:`family_notes` of every family of ``listing`` (a superset of any view of
+    it: looked up by centre), computed once per listing, k and mode: a view of a listing
+    seen before (a k step back, a filter key, another sort) costs nothing here.
+    ``generation`` (epoch, generation) is that of the snapshot holding ``listing``."""
+    key = (id(listing), request.k, request.mode)
+    if _LISTING_NOTES_FOR[0] != generation:
+        _LISTING_NOTES.clear()
+        _LISTING_NOTES_FOR[0] = generation
+    cached = _LISTING_NOTES.get(key)
+    if cached is not None and cached[0] is listing:
+        return cached[1]
+    notes = family_notes(listing, request, documents)
+    if len(_LISTING_NOTES) >= 64:
+        _LISTING_NOTES.pop(next(iter(_LISTING_NOTES)))
+    _LISTING_NOTES[key] = (listing, notes)
+    return notes
+
+
+#: id(family) -> (family, all members empty): families of identical fingerprints seen
+_EMPTY: dict[int, tuple[Family, bool]] = {}
+#: (id(listing), k, mode) -> (listing, notes) for the listings of one snapshot generation
+_LISTING_NOTES: dict[tuple[int, int, str], tuple[Sequence[Family], Mapping[str, str]]] = {}
+_LISTING_NOTES_FOR: list[tuple[int, int] | None] = [None]
 
 
 _next_base = [1 << 40]

@@ -29,9 +29,10 @@ from textual.widget import Widget
 
 from ditto_tui.ui.fit import left_crop, middle_crop, right_crop
 from ditto_tui.ui.widgets.columns import CELL_PADDING, ColumnSpec, fit_columns
+from ditto_tui.ui.widgets.styles import CachedStyles
 
 
-class VirtualTable(ScrollView, can_focus=True):
+class VirtualTable(CachedStyles, ScrollView, can_focus=True):
     """Rows drawn on demand; ``rows`` holds what is shown, in display order."""
 
     DEFAULT_CSS = """
@@ -122,6 +123,7 @@ class VirtualTable(ScrollView, can_focus=True):
         #: shown under the header when there is no row, one line per line of text
         self.placeholder = ""
         self._layout: list[tuple[ColumnSpec, int]] = []
+        self._widths: dict[str, int] = {}
 
     # -- data ----------------------------------------------------------------------------
     @property
@@ -149,6 +151,7 @@ class VirtualTable(ScrollView, can_focus=True):
     def relayout(self) -> None:
         """The column set changed: fit it again and redraw."""
         self._layout = []
+        self._widths = {}
         self.refresh()
 
     def post_highlighted(self, row: int) -> None:
@@ -199,6 +202,7 @@ class VirtualTable(ScrollView, can_focus=True):
 
     def on_resize(self) -> None:
         self._layout = fit_columns(self.column_specs(), max(self.scrollable_content_region.width, 30))
+        self._widths = {}
         self._update_virtual_size()
 
     @property
@@ -206,7 +210,14 @@ class VirtualTable(ScrollView, can_focus=True):
         """Shown columns with their widths (for header hit-testing and tests)."""
         if not self._layout:
             self._layout = fit_columns(self.column_specs(), max(self.scrollable_content_region.width, 30))
+            self._widths = {}
         return self._layout
+
+    def _column_widths(self) -> dict[str, int]:
+        columns = self.columns
+        if not self._widths:
+            self._widths = {spec.key: w for spec, w in columns}
+        return self._widths
 
     @property
     def shown_keys(self) -> frozenset[str]:
@@ -280,10 +291,10 @@ class VirtualTable(ScrollView, can_focus=True):
 
     # -- rendering ---------------------------------------------------------------------------
     def _style(self, name: str) -> Style:
-        return self.get_component_rich_style(f"virtual-table--{name}")
+        return self.cached_style(f"virtual-table--{name}")
 
     def _row_strip(self, cells: list[tuple[str, str, Style]], base: Style, width: int) -> Strip:
-        widths = dict((spec.key, w) for spec, w in self.columns)
+        widths = self._column_widths()
         segments = []
         pad = " " * CELL_PADDING
         for text, key, style in cells:
@@ -316,7 +327,7 @@ class VirtualTable(ScrollView, can_focus=True):
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
-        base = self.rich_style
+        base = self.cached_style()
         if y == 0:
             header = self._style("header")
             cells = [
