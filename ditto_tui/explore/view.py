@@ -178,6 +178,35 @@ class FamilyView:
         return None
 
 
+def _identities_by_centre(listing: Sequence[Family], previous: FamilyView) -> dict[str, int]:
+    """centre -> identity of the families of ``listing`` shown so far (in ``previous``, a
+    view of the same listing, and the views of it before): kept per listing, so that a
+    filter key costs O(families shown), not O(families shown before)."""
+    cached = _IDENTITY_OF.get(id(listing))
+    if cached is not None and cached[0] is listing and cached[1] is previous:
+        return cached[2]
+    if cached is not None and cached[0] is listing:
+        mapping = cached[2]
+    else:
+        mapping = {}
+        if len(_IDENTITY_OF) >= 8:
+            _IDENTITY_OF.pop(next(iter(_IDENTITY_OF)))
+    mapping.update(zip((f.centre for f in previous.families), previous.identity, strict=True))
+    _IDENTITY_OF[id(listing)] = (listing, previous, mapping)
+    return mapping
+
+
+def _remember_view(listing: Sequence[Family], view: FamilyView) -> None:
+    """``view`` (of ``listing``) is the latest: its identities are in the listing's map."""
+    cached = _IDENTITY_OF.get(id(listing))
+    if cached is not None and cached[0] is listing:
+        _IDENTITY_OF[id(listing)] = (listing, view, cached[2])
+
+
+#: id(listing) -> (listing, latest view of it, centre -> identity)
+_IDENTITY_OF: dict[int, tuple[Sequence[Family], FamilyView, dict[str, int]]] = {}
+
+
 def _rows_of(families: Sequence[Family]) -> dict[str, int]:
     """Row of every member of ``families`` (disjoint), built at C speed."""
     sizes = [len(f.members) for f in families]
@@ -264,7 +293,7 @@ def build_view(
         pool_multi = None
     families: Sequence[Family]
     if request.pattern.strip() and review is None:
-        families = filter_families(listing, request.pattern, singletons=request.singletons)
+        families = _filtered(listing, request.pattern, singletons=request.singletons)
     elif request.pattern.strip():  # the review left some families out: test what is left
         match = id_matcher(request.pattern)
         families = [f for f in pool if any(match(m) for m in f.members)]
@@ -299,8 +328,14 @@ def build_view(
     if same and previous is not None and previous.generation == generation:
         # the same listing (another filter or sort): families are the listing's own, so
         # each keeps the identity it had under its centre
-        old_identity = {f.centre: i for f, i in zip(previous.families, previous.identity, strict=True)}
-        identity = [old_identity.get(f.centre) or next(_identities) for f in families]
+        if families is previous.families:
+            identity = previous.identity
+        else:
+            old_identity = _identities_by_centre(listing, previous)
+            identity = [old_identity.get(f.centre) or 0 for f in families]
+            for row, ident in enumerate(identity):
+                if not ident:
+                    identity[row] = old_identity[families[row].centre] = next(_identities)
     elif same and previous is not None:
         old_rows = previous.row_of
         # a family the index did not recompute is the same object: no vote needed
@@ -351,15 +386,15 @@ def build_view(
             delta = ViewDelta(new=new, gone=gone, changed=changed, grew=grew, shrank=shrank)
     else:
         identity = _fresh_identities(len(families))
-    if families is pool and pool_multi is not None:  # the listing's own families
-        shown_multi = pool_multi
-    elif isinstance(families, list) and not request.singletons:
+    if not request.singletons:
         shown_multi = len(families)  # (families of 2+ only)
+    elif families is pool and pool_multi is not None:  # the listing's own families
+        shown_multi = pool_multi
     else:
         shown_multi = sum(1 for f in families if f.size > 1)
     keep_row = _row_of_keep(families, identity, row_of, request, renames)
     keys: Sequence[str] = [keys_of.get(id(f), "") for f in families] if review is not None else ()
-    return FamilyView(
+    view = FamilyView(
         reviewed=reviewed,
         reviewable=reviewable,
         keys=keys,
@@ -378,6 +413,9 @@ def build_view(
         keep_row=keep_row,
         _row_of=row_of,
     )
+    if same and previous is not None and previous.generation == generation:
+        _remember_view(listing, view)
+    return view
 
 
 def filter_families(
@@ -388,8 +426,28 @@ def filter_families(
 
     A substring pattern over a :class:`FamilyListing` is answered from its search text
     (built once per listing): C-speed string search instead of a test per member."""
+    return list(_filtered(listing, pattern, singletons=singletons))
+
+
+def _filtered(listing: Sequence[Family], pattern: str, *, singletons: bool) -> Sequence[Family]:
+    """:func:`filter_families`, as the listing's own tuple when every family of 2+
+    matches (no copy); recent substring searches of a listing are remembered."""
     if isinstance(listing, FamilyListing) and not (GLOB_CHARS & set(pattern.strip())):
-        rows = listing.rows_matching(pattern.strip().casefold(), singletons=singletons)
+        needle = pattern.strip().casefold()
+        key = (id(listing), needle, singletons)
+        cached = _MATCHING.get(key)
+        if cached is not None and cached[0] is listing:
+            rows = cached[1]
+        else:
+            rows = listing.rows_matching(needle, singletons=singletons)
+            if len(_MATCHING) >= 64:  # (typing and erasing a pattern revisits its prefixes)
+                _MATCHING.pop(next(iter(_MATCHING)))
+            _MATCHING[key] = (listing, rows)
+        multi = listing.multi
+        if len(rows) == len(multi) and not singletons:
+            return multi  # every family matches: the listing's own tuple, not a copy
+        if rows and rows[-1] < len(multi):  # families of 2+ only: index the tuple directly
+            return [multi[i] for i in rows]
         return [listing[i] for i in rows]
     match = id_matcher(pattern)
     pool = listing if singletons else listing[: _multi_count(listing)]
@@ -450,6 +508,8 @@ def listing_notes(
     return notes
 
 
+#: (id(listing), needle, singletons) -> (listing, rows) of recent substring filters
+_MATCHING: dict[tuple[int, str, bool], tuple[FamilyListing, list[int]]] = {}
 #: id(family) -> (family, all members empty): families of identical fingerprints seen
 _EMPTY: dict[int, tuple[Family, bool]] = {}
 #: (id(listing), k, mode) -> (listing, notes) for the listings of one snapshot generation
