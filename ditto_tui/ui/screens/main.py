@@ -484,9 +484,11 @@ class MainScreen(Screen):
             keep=keep,
             placeholder=self.empty_message(),
         )
-        # the selected family's members and preview now, in the same frame as the list
-        # (the table's Highlighted message follows and finds them shown)
-        self._show_selected_family(self.table.selected)
+        if view.delta is None:
+            # asked for by a key (k, filter, sort...): the selected family's members and
+            # preview now, in the same frame as the list (the table's Highlighted message
+            # follows and finds them shown); after a live change that message does it
+            self._show_selected_family(self.table.selected)
         self.update_status()
         missing = self.excerpts_wanted()
         if missing:
