@@ -15,6 +15,7 @@ from typing import Any
 from rich.text import Text
 from textual import work
 from textual.reactive import reactive
+from textual.widget import Widget
 
 from ditto_tui.core.family_paths import k_sweep
 from ditto_tui.explore.explorer import ExplorerStopped
@@ -33,7 +34,7 @@ def bars(values: list[int]) -> str:
     return "".join(" " if v <= 0 else _BARS[min(len(_BARS) - 1, (v * len(_BARS) - 1) // top)] for v in values)
 
 
-class KChart(CachedStyles):
+class KChart(CachedStyles, Widget):
     """Families and documents in families per k; the bar of the current k is marked."""
 
     SCOPED_CSS = False  # for the narrow-screen rule below

@@ -16,13 +16,14 @@ from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.strip import Strip
+from textual.widget import Widget
 
 from ditto_tui.ui.widgets.styles import CachedStyles
 
 _LABEL = " k "
 
 
-class KSlider(CachedStyles, can_focus=True):
+class KSlider(CachedStyles, Widget, can_focus=True):
     """Integer slider for k; ``value`` is clamped to ``[0, maximum]``."""
 
     DEFAULT_CSS = """

@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from rich.text import Text
+from textual.widget import Widget
 
 from ditto_tui.ui.fit import Part, fit_parts, left_crop
 from ditto_tui.ui.listing import shown
@@ -49,7 +50,7 @@ class Status:
     review: str = ""  # review progress, e.g. "312/601 reviewed" ("" without a review store)
 
 
-class StatusBar(CachedStyles):
+class StatusBar(CachedStyles, Widget):
     """Top status line; ``status`` is replaced as a whole via :meth:`set`."""
 
     DEFAULT_CSS = """

@@ -10,7 +10,7 @@ widget gains or loses focus, or the theme changes.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.style import Style
 from textual.geometry import Region
@@ -19,9 +19,14 @@ from textual.widget import Widget
 
 __all__ = ["CachedStyles"]
 
+if TYPE_CHECKING:  # the mixin is always mixed into a widget: type it as one
+    _WidgetBase = Widget
+else:  # (not a DOMNode at run time: Textual takes the CSS of the first DOMNode base)
+    _WidgetBase = object
 
-class CachedStyles(Widget):
-    """Mixin (put it before the Textual base class) caching the styles a widget draws with."""
+
+class CachedStyles(_WidgetBase):
+    """Mixin (put it first among the bases) caching the styles a widget draws with."""
 
     def _style_cache(self) -> dict[Any, Style]:
         shown = vars(self)
