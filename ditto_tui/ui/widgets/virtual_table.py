@@ -124,6 +124,7 @@ class VirtualTable(CachedStyles, ScrollView, can_focus=True):
         self.placeholder = ""
         self._layout: list[tuple[ColumnSpec, int]] = []
         self._widths: dict[str, int] = {}
+        self._line_width: int | None = None
 
     # -- data ----------------------------------------------------------------------------
     @property
@@ -325,8 +326,19 @@ class VirtualTable(CachedStyles, ScrollView, can_focus=True):
         """Extra style of a whole row (override)."""
         return Style()
 
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # the content width once per frame, not per line (Textual computes the gutter
+        # from the styles at every call)
+        self._line_width = self.scrollable_content_region.width
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._line_width = None
+
     def render_line(self, y: int) -> Strip:
-        width = self.scrollable_content_region.width
+        width = self._line_width
+        if width is None:
+            width = self.scrollable_content_region.width
         base = self.cached_style()
         if y == 0:
             header = self._style("header")
