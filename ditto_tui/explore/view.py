@@ -13,6 +13,7 @@ worker, never from the UI thread.
 from __future__ import annotations
 
 import itertools
+from array import array
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
@@ -189,7 +190,7 @@ def _identities_by_centre(listing: Sequence[Family], previous: FamilyView) -> di
         mapping = cached[2]
     else:
         mapping = {}
-        if len(_IDENTITY_OF) >= 8:
+        if len(_IDENTITY_OF) >= 2:  # (the listing on screen and the one before)
             _IDENTITY_OF.pop(next(iter(_IDENTITY_OF)))
     mapping.update(zip((f.centre for f in previous.families), previous.identity, strict=True))
     _IDENTITY_OF[id(listing)] = (listing, previous, mapping)
@@ -436,11 +437,14 @@ def _filtered(listing: Sequence[Family], pattern: str, *, singletons: bool) -> S
         needle = pattern.strip().casefold()
         key = (id(listing), needle, singletons)
         cached = _MATCHING.get(key)
+        rows: Sequence[int]
         if cached is not None and cached[0] is listing:
             rows = cached[1]
         else:
-            rows = listing.rows_matching(needle, singletons=singletons)
-            if len(_MATCHING) >= 64:  # (typing and erasing a pattern revisits its prefixes)
+            if any(other is not listing for other, _rows in _MATCHING.values()):
+                _MATCHING.clear()  # another listing (k, grouping, change): forget the old
+            rows = array("i", listing.rows_matching(needle, singletons=singletons))
+            if len(_MATCHING) >= 32:  # (typing and erasing a pattern revisits its prefixes)
                 _MATCHING.pop(next(iter(_MATCHING)))
             _MATCHING[key] = (listing, rows)
         multi = listing.multi
@@ -508,8 +512,9 @@ def listing_notes(
     return notes
 
 
-#: (id(listing), needle, singletons) -> (listing, rows) of recent substring filters
-_MATCHING: dict[tuple[int, str, bool], tuple[FamilyListing, list[int]]] = {}
+#: (id(listing), needle, singletons) -> (listing, rows) of the recent substring filters of
+#: one listing (rows as 4-byte ints: at most 32 results of one listing are held)
+_MATCHING: dict[tuple[int, str, bool], tuple[FamilyListing, Sequence[int]]] = {}
 #: id(family) -> (family, all members empty): families of identical fingerprints seen
 _EMPTY: dict[int, tuple[Family, bool]] = {}
 #: (id(listing), k, mode) -> (listing, notes) for the listings of one snapshot generation
