@@ -26,13 +26,15 @@ class FamilyListing(Sequence[Family]):
 
     ``multi`` and ``singles`` must not be modified after construction."""
 
-    __slots__ = ("_family_of", "_search", "multi", "singles")
+    __slots__ = ("_family_of", "_notes", "_search", "multi", "singles")
 
     def __init__(self, multi: Sequence[Family] = (), singles: Sequence[str] = ()) -> None:
         self.multi: tuple[Family, ...] = tuple(multi)
         self.singles: Sequence[str] = singles
         self._family_of: dict[str, Family] | None = None
         self._search: _SearchText | None = None
+        #: derived notes (see ``explore.view.listing_notes``): (key, centre -> note)
+        self._notes: tuple[object, dict[str, str]] | None = None
 
     @property
     def multi_count(self) -> int:

@@ -576,7 +576,12 @@ class NearIndex:
             if len(touched) <= _PATCH_LIMIT:
                 out = self._patch_chain(last[0], touched, k)
         if out is None:
-            out = self._compute_families(k, mode, max(min_size, 1))
+            lower = None
+            if mode == "chain":  # the nearest listing below k of this generation, if any
+                below = [kk for (kk, m, size) in self._families if m == mode and kk < k and size == key[2]]
+                if below:
+                    lower = self._families[(max(below), mode, key[2])]
+            out = self._compute_families(k, mode, max(min_size, 1), lower)
         self._last_listing[key] = (out, len(self._journal))
         if len(self._families) >= _FAMILY_CACHE:
             self._families.pop(next(iter(self._families)))
@@ -750,7 +755,18 @@ class NearIndex:
         self._ord_docs, self._ord_names = docs, names
         self._ord_add, self._ord_del = {}, set()
 
-    def _compute_families(self, k: int, mode: str, min_size: int) -> FamilyListing:
+    def _compute_families(
+        self, k: int, mode: str, min_size: int, lower: FamilyListing | None = None
+    ) -> FamilyListing:
+        """The listing at ``k`` computed afresh. ``lower``: the chain listing at a smaller
+        k of the same content; a chain family at ``k`` with the same members as one of
+        ``lower`` is that same object (chain families only grow with k, so the family of
+        ``lower`` holding a family's first member is the same family iff it is as large;
+        its centre and diameter depend on its members alone): listings of nearby k share
+        most of their families (memory) and keep their identity."""
+        reuse: dict[str, Family] = {}
+        if lower is not None and mode == "chain":
+            reuse = {f.members[0]: f for f in lower.multi}
         n_u = self._n_u
         count = self._u_count[:n_u]
         group = self.labels(k) if mode == "chain" else self._star_centres(k)
@@ -785,6 +801,11 @@ class NearIndex:
             # disjoint families is the order of their first (smallest) members
             for i in np.lexsort((id_rank[starts], -lens)).tolist():
                 s = starts_l[i]
+                if reuse:
+                    same = reuse.get(member_names[s])
+                    if same is not None and len(same.members) == lens_l[i]:
+                        out.append(same)
+                        continue
                 members = tuple(member_names[s : s + lens_l[i]])
                 key = keys[i]
                 if not small_l[i]:

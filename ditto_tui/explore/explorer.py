@@ -45,7 +45,14 @@ from ditto_tui.explore.review import (
 )
 from ditto_tui.explore.snapshot import Snapshot
 from ditto_tui.explore.source import CorpusSource, PairStore, PipelineSwitchable
-from ditto_tui.explore.view import FamilyView, ViewDelta, ViewRequest, build_view, pair_renames
+from ditto_tui.explore.view import (
+    FamilyView,
+    ViewDelta,
+    ViewRequest,
+    build_view,
+    listing_notes,
+    pair_renames,
+)
 
 MODES = ("chain", "star")
 PROGRESS_INTERVAL = 0.1
@@ -54,6 +61,7 @@ VIEW_INTERVAL = 0.25  # while scanning: at most this often a rebuilt view
 NOTICE_POLL = 0.5
 WARM_AFTER = 1.0  # seconds without changes before other k are precomputed
 HOLD_MAX = 2.0  # while scanning: scan batches wait at most this long to be applied
+HOLD_BULK = 10_000  # held documents from which waiting for a scan's end pays (see _hold)
 
 
 # -- events -----------------------------------------------------------------------------
@@ -200,6 +208,8 @@ class Explorer:
         self._epoch = 0
         self._index = NearIndex(max_k)
         self._fps: dict[str, int] = {}
+        self._fps_published = False  # _fps is the latest snapshot's: copy before a change
+        self._noted: dict[tuple[int, str], Any] = {}  # last listing per (k, mode), noted
         self._ops: queue.Queue[Any] = queue.Queue()
         self._generation = 0
         self._snapshot = Snapshot(0, 0, max_k, scanning=False)
@@ -225,6 +235,9 @@ class Explorer:
         self._preloaded = False
         self._held: _Batch | None = None  # scan batches not applied yet (see _hold)
         self._held_since = 0.0
+        self._scan_began = 0.0
+        # the latest scan progress: (epoch, done, total, when); see _ends_soon
+        self._progress: tuple[int, int, int | None, float] | None = None
 
     # -- public state ------------------------------------------------------------------
     @property
@@ -371,6 +384,8 @@ class Explorer:
                 return False
             self._scanning = True
             self._scan_cancel.clear()
+            self._progress = None
+            self._scan_began = time.monotonic()
         self._publish_state()
         thread = threading.Thread(
             target=self._scan,
@@ -390,6 +405,7 @@ class Explorer:
         def on_progress(progress: ScanProgress) -> None:
             nonlocal last
             now = time.monotonic()
+            self._progress = (epoch, progress.done, progress.total, now)
             if now - last >= PROGRESS_INTERVAL or progress.total == progress.done:
                 last = now
                 self.on_event(ScanProgressed(progress.done, progress.total, progress.elapsed))
@@ -844,7 +860,26 @@ class Explorer:
             held.batch.extend(op.batch)
         batch = held.batch
         size = len(batch.added) + len(batch.changed) + len(batch.removed)
-        return size <= len(self._fps) and time.monotonic() - self._held_since < HOLD_MAX
+        if time.monotonic() - self._held_since >= HOLD_MAX:
+            return False
+        if size <= len(self._fps):
+            return True
+        # a large batch (its rebuild costs real time) waits for a scan about to end;
+        # small ones are shown at once (cheap, and the list fills as the scan goes)
+        return size >= HOLD_BULK and self._ends_soon(op.epoch)
+
+    def _ends_soon(self, epoch: int) -> bool:
+        """Whether the running scan should be over within ``HOLD_MAX`` at the pace it has
+        kept so far (then its batches wait for its end: one index rebuild instead of one
+        per doubling, and a rebuild whose pairs a store may already hold)."""
+        progress = self._progress
+        if progress is None or progress[0] != epoch:
+            return not self._fps  # the first batch: wait for the pace (at most HOLD_MAX)
+        _, done, total, when = progress
+        if total is None or done <= 0:
+            return False
+        pace = (when - self._scan_began) / done  # seconds per document so far
+        return (total - done) * pace <= HOLD_MAX - (time.monotonic() - when)
 
     def _apply(self, batch: ChangeBatch, watch: bool) -> bool:
         """Apply one batch to the index and the id map; True if anything changed."""
@@ -854,6 +889,9 @@ class Explorer:
             # (not at start: that would hold up the first paint)
             self._preloaded = True
             threading.Thread(target=_preload, name="ditto-tui preload", daemon=True).start()
+        if self._fps_published:  # copy on write: the published snapshot keeps its own
+            self._fps = dict(self._fps)
+            self._fps_published = False
         index, fps = self._index, self._fps
         changed = False
         gone = {i: fps[i] for i in batch.removed if i in fps} if watch else {}
@@ -893,6 +931,8 @@ class Explorer:
         self._epoch += 1
         self._index = NearIndex(self.max_k)
         self._fps = {}
+        self._fps_published = False
+        self._noted = {}
         self._held = None
         self._touched.clear()
         with self._view_cond:
@@ -903,12 +943,13 @@ class Explorer:
     def _publish(self) -> None:
         self._generation += 1
         self._warm_more = True
+        self._fps_published = True
         source = self._source
         snap = Snapshot(
             generation=self._generation,
             epoch=self._epoch,
             max_k=self.max_k,
-            fingerprints=MappingProxyType(dict(self._fps)),
+            fingerprints=MappingProxyType(self._fps),  # shared until the next change
             documents=_frozen(source.documents),
             skipped=tuple(source.skipped),
             scanning=self._scanning,
@@ -951,7 +992,13 @@ class Explorer:
         key = (max(0, min(k, self.max_k)), mode)
         if snap.generation != self._generation or key in snap.listings:
             return
-        snap.listings[key] = self._index.family_listing(key[0], mode=mode)
+        listing = self._index.family_listing(key[0], mode=mode)
+        # its notes too (one pass over its families; those kept from the last listing of
+        # this key keep theirs): a k step then builds its view in O(1) instead of
+        # looking at every family (about 1 s at 1M documents)
+        listing_notes(listing, key[0], mode, snap.documents, self._noted.get(key))
+        self._noted[key] = listing
+        snap.listings[key] = listing
         with self._view_cond:
             self._view_cond.notify_all()
 

@@ -20,7 +20,13 @@ from typing import Literal, Protocol
 
 from ditto_tui.core.clusters import Family, FamilyLike
 from ditto_tui.core.family_listing import FamilyListing
-from ditto_tui.core.family_notes import EMPTY, IDENTICAL, chain_too_wide, family_note, star_hint
+from ditto_tui.core.family_notes import (
+    EMPTY,
+    IDENTICAL,
+    chain_too_wide,
+    family_note,
+    star_hint,
+)
 from ditto_tui.core.id_filter import GLOB_CHARS, id_matcher
 from ditto_tui.corpus.documents import Document
 from ditto_tui.explore.review import ReviewState, key_of
@@ -408,7 +414,11 @@ def build_view(
         multi=multi,
         documents=total,
         shown_multi=shown_multi,
-        notes=listing_notes(listing, request, documents, generation=(epoch, generation)),
+        notes=(
+            listing_notes(listing, request.k, request.mode, documents)
+            if isinstance(listing, FamilyListing)
+            else family_notes(families, request, documents)
+        ),
         delta=delta,
         newest=newest,
         keep_row=keep_row,
@@ -488,27 +498,51 @@ def family_notes(
 
 
 def listing_notes(
-    listing: Sequence[Family],
-    request: ViewRequest,
-    documents: Mapping[str, Document],
-    *,
-    generation: tuple[int, int],
+    listing: FamilyListing,
+    k: int,
+    mode: str,
+    documents: Mapping[str, DocumentLike],
+    previous: FamilyListing | None = None,
 ) -> Mapping[str, str]:
-    """:func:`family_notes` of every family of ``listing`` (a superset of any view of
-    it: looked up by centre), computed once per listing, k and mode: a view of a listing
-    seen before (a k step back, a filter key, another sort) costs nothing here.
-    ``generation`` (epoch, generation) is that of the snapshot holding ``listing``."""
-    key = (id(listing), request.k, request.mode)
-    if _LISTING_NOTES_FOR[0] != generation:
-        _LISTING_NOTES.clear()
-        _LISTING_NOTES_FOR[0] = generation
-    cached = _LISTING_NOTES.get(key)
-    if cached is not None and cached[0] is listing:
+    """centre -> note for every family of ``listing`` (grouped at ``k`` in ``mode``) that
+    has one (:func:`~ditto_tui.core.family_notes.family_note`), computed once per listing
+    and kept on it: a view of any filter or sort of the listing shares it (a superset of
+    the families shown). One pass over the families of 2+ members; a member's size is
+    looked up only while every member before it is empty (the first, almost always).
+    ``previous``: an older listing of the same ``(k, mode)`` (e.g. before a live change)
+    whose families that ``listing`` kept (the same objects) keep their notes."""
+    key = (k, mode)
+    cached = listing._notes
+    if cached is not None and cached[0] == key:
         return cached[1]
-    notes = family_notes(listing, request, documents)
-    if len(_LISTING_NOTES) >= 64:
-        _LISTING_NOTES.pop(next(iter(_LISTING_NOTES)))
-    _LISTING_NOTES[key] = (listing, notes)
+    notes: dict[str, str] = {}
+    chain = mode == "chain"
+    get = documents.get
+    old_notes: Mapping[str, str] = {}
+    kept: set[int] = set()
+    if previous is not None and previous._notes is not None and previous._notes[0] == key:
+        old_notes = previous._notes[1]
+        kept = {id(f) for f in previous.multi}
+    for family in listing.multi:
+        if kept and id(family) in kept:
+            note = old_notes.get(family.centre)
+            if note is not None:
+                notes[family.centre] = note
+            continue
+        first = get(family.members[0])
+        if (
+            first is not None
+            and first.size == 0
+            and all(getattr(get(m), "size", 1) == 0 for m in family.members)
+        ):
+            notes[family.centre] = EMPTY
+        elif not family.diameter_exact:
+            continue
+        elif family.diameter == 0:
+            notes[family.centre] = IDENTICAL
+        elif chain and chain_too_wide(family.diameter, k):
+            notes[family.centre] = star_hint(family.diameter, k)
+    listing._notes = (key, notes)
     return notes
 
 
@@ -517,9 +551,6 @@ def listing_notes(
 _MATCHING: dict[tuple[int, str, bool], tuple[FamilyListing, Sequence[int]]] = {}
 #: id(family) -> (family, all members empty): families of identical fingerprints seen
 _EMPTY: dict[int, tuple[Family, bool]] = {}
-#: (id(listing), k, mode) -> (listing, notes) for the listings of one snapshot generation
-_LISTING_NOTES: dict[tuple[int, int, str], tuple[Sequence[Family], Mapping[str, str]]] = {}
-_LISTING_NOTES_FOR: list[tuple[int, int] | None] = [None]
 
 
 _next_base = [1 << 40]

@@ -65,9 +65,9 @@ def test_patched_listings_equal_brute_force(start, steps, max_k, data) -> None:
     full = ix._compute_families
     computed = []
 
-    def counting(k, mode, min_size):  # type: ignore[no-untyped-def]
+    def counting(k, mode, min_size, lower=None):  # type: ignore[no-untyped-def]
         computed.append(k)
-        return full(k, mode, min_size)
+        return full(k, mode, min_size, lower)
 
     ix._compute_families = counting  # type: ignore[method-assign]
     for batch in steps:
@@ -98,6 +98,39 @@ def test_a_listing_is_patched_not_recomputed_and_shares_unchanged_families() -> 
     assert after == ref_listing({i: ix.fingerprint(i) for i in ix.ids()}, 2)
     kept = {id(f) for f in before.multi} & {id(f) for f in after.multi}
     assert len(kept) == len(before.multi) - 1  # only d002's family is new
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    docs=st.dictionaries(st.sampled_from(IDS), st.integers(0, 2**64 - 1), max_size=30),
+    max_k=st.sampled_from([2, 4, 8]),
+    data=st.data(),
+)
+def test_listings_of_every_k_in_any_order_equal_brute_force_and_share_families(
+    docs, max_k, data
+) -> None:
+    """Chain listings reuse the families of a listing at a smaller k (same members: the
+    same object); whatever the order the k are asked in, each equals brute force."""
+    pool = sorted(set(docs.values())) or [0]
+    near = {f"n{i}": pool[i % len(pool)] ^ (1 << (i % 64)) ^ (1 << ((3 * i) % 64)) for i in range(8)}
+    docs = {**docs, **near}  # some families within a few bits
+    ix = NearIndex(max_k)
+    ids = list(docs)
+    ix.add_many(ids, [docs[i] for i in ids])
+    order = data.draw(st.permutations(list(range(max_k + 1))))
+    got = {k: ix.family_listing(k) for k in order}
+    for k in order:
+        want = ref_listing(docs, k)
+        assert list(got[k]) == want
+        assert [f.diameter for f in got[k]] == [f.diameter for f in want]
+    for i, k in enumerate(order):
+        below = [kk for kk in order[:i] if kk < k]
+        if not below:
+            continue
+        lower = {f.members: f for f in got[max(below)].multi}
+        for f in got[k].multi:
+            if f.members in lower:
+                assert f is lower[f.members]
 
 
 def test_listing_holds_singletons_as_ids() -> None:
