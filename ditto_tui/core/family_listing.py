@@ -101,6 +101,13 @@ class FamilyListing(Sequence[Family]):
         self._family_of = None
         return got
 
+    def prepare_search(self) -> None:
+        """Build the search text (and its array) now, e.g. in a worker when the user
+        opens the filter box, instead of at the first key typed."""
+        if self._search is None:
+            self._search = _SearchText(self)
+        self._search.array()
+
     def rows_matching(self, needle: str, *, singletons: bool = True) -> list[int]:
         """Rows (in order) of the families with a member whose casefolded id contains
         ``needle`` (already casefolded; empty matches every row); only the families of
@@ -136,6 +143,12 @@ class _SearchText:
         )
         self._array: np.ndarray | None = None
 
+    def array(self) -> np.ndarray | None:
+        """The member ids as a numpy string array (numpy >= 2; built once)."""
+        if self._array is None and _NUMPY_STRINGS:
+            self._array = np.array(self.folded, dtype=np.dtypes.StringDType())
+        return self._array
+
     def rows(self, needle: str, rows: int) -> list[int]:
         n = int(np.searchsorted(self.row, rows, side="left"))  # members of those rows
         if not needle:
@@ -150,9 +163,9 @@ class _SearchText:
                 folded = self.folded
                 found = np.array([i for i in range(n) if needle in folded[i]], np.int64)
             else:
-                if self._array is None:
-                    self._array = np.array(self.folded, dtype=np.dtypes.StringDType())
-                found = np.flatnonzero(np.strings.find(self._array[:n], needle) >= 0)
+                array = self.array()
+                assert array is not None
+                found = np.flatnonzero(np.strings.find(array[:n], needle) >= 0)
         else:  # selective: jump from match to match
             positions = []
             at = text.find(needle, 0, end)
@@ -163,4 +176,8 @@ class _SearchText:
                     break
                 at = text.find(needle, stop + 1, end)
             found = np.searchsorted(self.starts, np.array(positions, np.int64), side="right") - 1
-        return np.unique(self.row[found]).tolist()
+        hit_rows: np.ndarray = self.row[found]  # nondecreasing (members in row order)
+        if len(hit_rows) > 1:
+            hit_rows = hit_rows[np.concatenate(([True], hit_rows[1:] != hit_rows[:-1]))]
+        found_rows: list[int] = hit_rows.tolist()
+        return found_rows

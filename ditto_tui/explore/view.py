@@ -13,6 +13,7 @@ worker, never from the UI thread.
 from __future__ import annotations
 
 import itertools
+from array import array
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
@@ -184,6 +185,35 @@ class FamilyView:
         return None
 
 
+def _identities_by_centre(listing: Sequence[Family], previous: FamilyView) -> dict[str, int]:
+    """centre -> identity of the families of ``listing`` shown so far (in ``previous``, a
+    view of the same listing, and the views of it before): kept per listing, so that a
+    filter key costs O(families shown), not O(families shown before)."""
+    cached = _IDENTITY_OF.get(id(listing))
+    if cached is not None and cached[0] is listing and cached[1] is previous:
+        return cached[2]
+    if cached is not None and cached[0] is listing:
+        mapping = cached[2]
+    else:
+        mapping = {}
+        if len(_IDENTITY_OF) >= 2:  # (the listing on screen and the one before)
+            _IDENTITY_OF.pop(next(iter(_IDENTITY_OF)))
+    mapping.update(zip((f.centre for f in previous.families), previous.identity, strict=True))
+    _IDENTITY_OF[id(listing)] = (listing, previous, mapping)
+    return mapping
+
+
+def _remember_view(listing: Sequence[Family], view: FamilyView) -> None:
+    """``view`` (of ``listing``) is the latest: its identities are in the listing's map."""
+    cached = _IDENTITY_OF.get(id(listing))
+    if cached is not None and cached[0] is listing:
+        _IDENTITY_OF[id(listing)] = (listing, view, cached[2])
+
+
+#: id(listing) -> (listing, latest view of it, centre -> identity)
+_IDENTITY_OF: dict[int, tuple[Sequence[Family], FamilyView, dict[str, int]]] = {}
+
+
 def _rows_of(families: Sequence[Family]) -> dict[str, int]:
     """Row of every member of ``families`` (disjoint), built at C speed."""
     sizes = [len(f.members) for f in families]
@@ -236,6 +266,7 @@ def build_view(
     renamed_from = {new: old for old, new in renames.items()}
     multi = _multi_count(listing)
     pool = listing if request.singletons else listing[:multi]
+    pool_multi: int | None = multi  # families of 2+ in ``pool`` (None: not counted)
     keys_of: dict[int, str] = {}
     reviewed: int | None = None
     reviewable = 0
@@ -266,9 +297,10 @@ def build_view(
                 continue
             kept.append(family)
         pool = kept
+        pool_multi = None
     families: Sequence[Family]
     if request.pattern.strip() and review is None:
-        families = filter_families(listing, request.pattern, singletons=request.singletons)
+        families = _filtered(listing, request.pattern, singletons=request.singletons)
     elif request.pattern.strip():  # the review left some families out: test what is left
         match = id_matcher(request.pattern)
         families = [f for f in pool if any(match(m) for m in f.members)]
@@ -276,6 +308,8 @@ def build_view(
         families = pool  # immutable, in ditto's order already: shared, not copied
     else:
         families = list(pool)
+        if pool_multi is not None:
+            pool = families  # the same families, sorted below: the count holds
     newest: dict[str, int] = {}
     if request.sort == "size":
         pass  # ditto's order is size descending already
@@ -301,8 +335,14 @@ def build_view(
     if same and previous is not None and previous.generation == generation:
         # the same listing (another filter or sort): families are the listing's own, so
         # each keeps the identity it had under its centre
-        old_identity = {f.centre: i for f, i in zip(previous.families, previous.identity, strict=True)}
-        identity = [old_identity.get(f.centre) or next(_identities) for f in families]
+        if families is previous.families:
+            identity = previous.identity
+        else:
+            old_identity = _identities_by_centre(listing, previous)
+            identity = [old_identity.get(f.centre) or 0 for f in families]
+            for row, ident in enumerate(identity):
+                if not ident:
+                    identity[row] = old_identity[families[row].centre] = next(_identities)
     elif same and previous is not None:
         old_rows = previous.row_of
         # a family the index did not recompute is the same object: no vote needed
@@ -353,9 +393,15 @@ def build_view(
             delta = ViewDelta(new=new, gone=gone, changed=changed, grew=grew, shrank=shrank)
     else:
         identity = _fresh_identities(len(families))
+    if not request.singletons:
+        shown_multi = len(families)  # (families of 2+ only)
+    elif families is pool and pool_multi is not None:  # the listing's own families
+        shown_multi = pool_multi
+    else:
+        shown_multi = sum(1 for f in families if f.size > 1)
     keep_row = _row_of_keep(families, identity, row_of, request, renames)
     keys: Sequence[str] = [keys_of.get(id(f), "") for f in families] if review is not None else ()
-    return FamilyView(
+    view = FamilyView(
         reviewed=reviewed,
         reviewable=reviewable,
         keys=keys,
@@ -367,9 +413,7 @@ def build_view(
         identity=identity,
         multi=multi,
         documents=total,
-        shown_multi=(
-            _multi_count(families) if request.sort == "size" else sum(1 for f in families if f.size > 1)
-        ),
+        shown_multi=shown_multi,
         notes=(
             listing_notes(listing, request.k, request.mode, documents)
             if isinstance(listing, FamilyListing)
@@ -380,6 +424,9 @@ def build_view(
         keep_row=keep_row,
         _row_of=row_of,
     )
+    if same and previous is not None and previous.generation == generation:
+        _remember_view(listing, view)
+    return view
 
 
 def filter_families(
@@ -390,8 +437,31 @@ def filter_families(
 
     A substring pattern over a :class:`FamilyListing` is answered from its search text
     (built once per listing): C-speed string search instead of a test per member."""
+    return list(_filtered(listing, pattern, singletons=singletons))
+
+
+def _filtered(listing: Sequence[Family], pattern: str, *, singletons: bool) -> Sequence[Family]:
+    """:func:`filter_families`, as the listing's own tuple when every family of 2+
+    matches (no copy); recent substring searches of a listing are remembered."""
     if isinstance(listing, FamilyListing) and not (GLOB_CHARS & set(pattern.strip())):
-        rows = listing.rows_matching(pattern.strip().casefold(), singletons=singletons)
+        needle = pattern.strip().casefold()
+        key = (id(listing), needle, singletons)
+        cached = _MATCHING.get(key)
+        rows: Sequence[int]
+        if cached is not None and cached[0] is listing:
+            rows = cached[1]
+        else:
+            if any(other is not listing for other, _rows in _MATCHING.values()):
+                _MATCHING.clear()  # another listing (k, grouping, change): forget the old
+            rows = array("i", listing.rows_matching(needle, singletons=singletons))
+            if len(_MATCHING) >= 32:  # (typing and erasing a pattern revisits its prefixes)
+                _MATCHING.pop(next(iter(_MATCHING)))
+            _MATCHING[key] = (listing, rows)
+        multi = listing.multi
+        if len(rows) == len(multi) and not singletons:
+            return multi  # every family matches: the listing's own tuple, not a copy
+        if rows and rows[-1] < len(multi):  # families of 2+ only: index the tuple directly
+            return [multi[i] for i in rows]
         return [listing[i] for i in rows]
     match = id_matcher(pattern)
     pool = listing if singletons else listing[: _multi_count(listing)]
@@ -402,24 +472,28 @@ def family_notes(
     families: Sequence[Family], request: ViewRequest, documents: Mapping[str, Document]
 ) -> dict[str, str]:
     """centre -> note for the families that have one (empty files, identical
-    fingerprints, the star hint). O(shown members)."""
+    fingerprints, the star hint). O(shown families); a member's size is read only for
+    the families of identical fingerprints (the only ones that can be all empty), once
+    per family object."""
     notes: dict[str, str] = {}
     if isinstance(families, FamilyListing):  # singletons (a suffix) have no note
         families = families[: families.multi_count]
-    if len(_NOTES) > 500_000:
-        _NOTES.clear()
+    if len(_EMPTY) > 500_000:
+        _EMPTY.clear()
+    k, mode = request.k, request.mode
     for family in families:
-        if family.size < 2:
+        if family.size < 2 or not family.diameter_exact:
             continue
-        cached = _NOTES.get(id(family))
-        if cached is not None and cached[0] is family and cached[1] == (request.k, request.mode):
-            note = cached[2]
-        else:  # a family the index kept is the same object: its note is computed once
-            sizes = [getattr(documents.get(m), "size", 1) for m in family.members]
-            note = family_note(family, k=request.k, mode=request.mode, sizes=sizes)
-            _NOTES[id(family)] = (family, (request.k, request.mode), note)
-        if note is not None:
-            notes[family.centre] = note
+        if family.diameter == 0:
+            # all empty files have the same fingerprint: only such a family can be empty
+            cached = _EMPTY.get(id(family))
+            if cached is None or cached[0] is not family:
+                sizes = [getattr(documents.get(m), "size", 1) for m in family.members]
+                note = family_note(family, k=k, mode=mode, sizes=sizes)
+                cached = _EMPTY[id(family)] = (family, note == EMPTY)
+            notes[family.centre] = EMPTY if cached[1] else IDENTICAL
+        elif mode == "chain" and chain_too_wide(family.diameter, k):
+            notes[family.centre] = star_hint(family.diameter, k)
     return notes
 
 
@@ -472,8 +546,11 @@ def listing_notes(
     return notes
 
 
-#: id(family) -> (family, (k, mode), note): notes of the families of recent listings
-_NOTES: dict[int, tuple[Family, tuple[int, str], str | None]] = {}
+#: (id(listing), needle, singletons) -> (listing, rows) of the recent substring filters of
+#: one listing (rows as 4-byte ints: at most 32 results of one listing are held)
+_MATCHING: dict[tuple[int, str, bool], tuple[FamilyListing, Sequence[int]]] = {}
+#: id(family) -> (family, all members empty): families of identical fingerprints seen
+_EMPTY: dict[int, tuple[Family, bool]] = {}
 
 
 _next_base = [1 << 40]

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from textual.widgets import Input
 
 from ditto_tui.core.pipeline import make_pipeline
 from ditto_tui.corpus.session import CorpusSession
@@ -24,6 +25,17 @@ def fix_mtimes(root: Path) -> None:
     for index, path in enumerate(sorted(p for p in root.rglob("*") if p.is_file())):
         stamp = BASE_MTIME + index * 3600
         os.utime(path, (stamp, stamp))
+
+
+@pytest.fixture(autouse=True)
+def steady_cursor(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Text boxes keep their cursor shown: a blink would make a screenshot depend on how
+    long the machine took to get there (a loaded machine caught it half a second later)."""
+
+    def shown(self: Input) -> None:
+        self._cursor_visible = True
+
+    monkeypatch.setattr(Input, "_toggle_cursor", shown)
 
 
 @pytest.fixture

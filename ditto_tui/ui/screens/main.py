@@ -9,6 +9,7 @@ thread and no file is read here (the detail pane reads through workers).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -38,6 +39,7 @@ from ditto_tui.ui.screens.picker import DocumentPicker
 from ditto_tui.ui.widgets.detail_pane import DetailPane
 from ditto_tui.ui.widgets.families_pane import FamiliesPane
 from ditto_tui.ui.widgets.family_table import FamilyTable
+from ditto_tui.ui.widgets.filter_input import FilterInput
 from ditto_tui.ui.widgets.footer import Footer
 from ditto_tui.ui.widgets.k_chart import KChart
 from ditto_tui.ui.widgets.k_slider import KSlider
@@ -48,6 +50,11 @@ from ditto_tui.ui.widgets.title_line import TitleLine
 
 EXCERPT_LIMIT = 4096
 EXCERPT_ROWS = 200  # representatives read ahead of the visible rows
+NEIGHBOUR_EXCERPT_ROWS = 60  # and of the first rows at k - 1 and k + 1
+#: After a key that asks for a new view, frames wait (at most this long) for that view, so
+#: that the k slider, status line, family list, members and preview change in one frame
+#: instead of one frame for the key and another for its answer.
+HOLD_FRAMES_S = 0.05
 NO_FAMILIES = "No families (press 1 to show singletons, ] to raise k)"
 LOADING = "Loading…"
 
@@ -313,16 +320,21 @@ class MainScreen(Screen):
         self.review: ReviewState = explorer.review
         self._last_selected: str | None = None
         self._family_moves = 0
+        self._held: Any = None  # the app's batch update while frames wait for a view
+        self._hold_timer: Any = None
 
     # -- layout ---------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         yield StatusBar(id="status")
         with Horizontal(id="controls"):
             yield KSlider(self.k, self.explorer.max_k, id="k-slider")
-            yield KChart(id="k-chart")
-            yield Input(
+            yield KChart(k=self.k, id="k-chart")
+            yield FilterInput(
                 value=self.pattern,
-                placeholder="filter: path substring or glob  (/)", id="filter", compact=True
+                placeholder="filter: path substring or glob  (/)",
+                id="filter",
+                compact=True,
+                on_edit=self._hold_frames,
             )
             yield TitleLine(Text(""), id="view-options")
         yield ScanProgress(id="scan")
@@ -405,8 +417,33 @@ class MainScreen(Screen):
             )
         )
         if self.is_mounted:
+            self._hold_frames()
             self.families_pane.show_waiting()
             self.update_status()
+
+    def _hold_frames(self) -> None:
+        """Paint nothing until the view asked for is shown, for at most HOLD_FRAMES_S (then
+        the pending state shows: the new k, "clustering…")."""
+        if self._held is not None or not self.is_current:
+            return
+        held = self.app.batch_update()
+        held.__enter__()
+        self._held = held
+        self._hold_timer = self.set_timer(HOLD_FRAMES_S, self._release_frames)
+
+    def _release_frames(self) -> None:
+        held, self._held = self._held, None
+        timer, self._hold_timer = self._hold_timer, None
+        if timer is not None:
+            timer.stop()
+        if held is not None:
+            held.__exit__(None, None, None)
+
+    def on_unmount(self) -> None:
+        self._release_frames()
+
+    def on_screen_suspend(self) -> None:
+        self._release_frames()
 
     def view_current(self) -> bool:
         """Whether the view on screen answers the latest request for the latest state."""
@@ -448,11 +485,23 @@ class MainScreen(Screen):
             keep=keep,
             placeholder=self.empty_message(),
         )
+        if view.delta is None:
+            # asked for by a key (k, filter, sort...): the selected family's members and
+            # preview now, in the same frame as the list (the table's Highlighted message
+            # follows and finds them shown); after a live change that message does it
+            self._show_selected_family(self.table.selected)
         self.update_status()
-        self.load_excerpts()
-        self.query_one(KChart).poll()
+        missing = self.excerpts_wanted()
+        if missing:
+            self.load_excerpts(missing)
+        chart = self.query_one(KChart)
+        chart.k = self.k
+        chart.poll()
         if view.delta is not None:
             self.notify(view.delta.describe(), title="Corpus changed", markup=False, timeout=4)
+        # frames resume once the widgets changed above have asked for their repaint (their
+        # message loops run first): all of them in the next frame, none in a later one
+        asyncio.get_running_loop().call_soon(self._release_frames)
 
     def show_snapshot(self, snapshot: Snapshot, touched: frozenset[str]) -> None:
         """A new state of the index (the matching view follows from the explorer)."""
@@ -554,19 +603,41 @@ class MainScreen(Screen):
         )
 
     # -- excerpts ----------------------------------------------------------------------------
-    @work(thread=True, exclusive=True, group="excerpts")
-    def load_excerpts(self) -> None:
-        """Read the first bytes of the representatives near the visible rows."""
-        worker = get_current_worker()
+    def excerpts_wanted(self) -> list[str]:
+        """Representatives without an excerpt yet: those near the visible rows, then those
+        of the first rows at the neighbouring k (size order, no filter), so that a k
+        step finds its excerpts read and the list is drawn once, complete. O(rows read
+        ahead); empty when everything is read (then no worker is started)."""
         view = self.view
         if view is None:
-            return
+            return []
+        top = int(self.table.scroll_offset.y)
+        excerpts = self.excerpts
+        wanted = dict.fromkeys(
+            f.centre
+            for f in view.families[max(0, top - 20) : top + EXCERPT_ROWS]
+            if f.centre not in excerpts
+        )
+        request = view.request
+        if request.sort == "size" and not request.pattern.strip():
+            for k in (request.k + 1, request.k - 1):
+                if not 0 <= k <= self.explorer.max_k:
+                    continue
+                listing = self.snapshot.listing(k, request.mode)
+                if listing is None:
+                    continue
+                for family in listing[:NEIGHBOUR_EXCERPT_ROWS]:
+                    if family.centre not in excerpts:
+                        wanted.setdefault(family.centre)
+        return list(wanted)
+
+    @work(thread=True, exclusive=True, group="excerpts")
+    def load_excerpts(self, missing: list[str]) -> None:
+        """Read the first bytes of the representatives ``missing`` (in order)."""
+        worker = get_current_worker()
         source = self.explorer.source
         documents = self.snapshot.documents
         describe = getattr(source, "excerpt", None)
-        top = int(self.table.scroll_offset.y)
-        families = view.families[max(0, top - 20) : top + EXCERPT_ROWS]
-        missing = [f.centre for f in families if f.centre not in self.excerpts]
         pending: list[tuple[str, str]] = []
         for index, centre in enumerate(missing):
             if worker.is_cancelled:
@@ -601,15 +672,20 @@ class MainScreen(Screen):
 
     @on(FamilyTable.Highlighted)
     def family_highlighted(self, event: FamilyTable.Highlighted) -> None:
+        self._show_selected_family(event.family)
+
+    def _show_selected_family(self, family: FamilyLike | None) -> None:
+        """Members and preview of ``family`` (the one under the cursor); nothing is rebuilt
+        when the detail pane shows that family already (the same members)."""
         view = self.view
         pattern = view.request.pattern if view is not None else self.pattern
         if self.table.moves != self._family_moves:  # the user went to another family:
             self._family_moves = self.table.moves  # no member is picked in it yet
             self.member_table.chosen = False
         note = None
-        if event.family is not None and view is not None:
-            note = view.notes.get(event.family.centre)
-        self.detail.show_family(event.family, self.snapshot, pattern=pattern, note=note)
+        if family is not None and view is not None:
+            note = view.notes.get(family.centre)
+        self.detail.show_family(family, self.snapshot, pattern=pattern, note=note)
         self._selection_moved()
 
     @on(DetailPane.MemberHighlighted)
@@ -671,6 +747,15 @@ class MainScreen(Screen):
 
     def action_filter(self) -> None:
         self.query_one("#filter", Input).focus()
+        self.prepare_search(self.snapshot.listing(self.k, self.mode))
+
+    @work(thread=True, exclusive=True, group="search")
+    def prepare_search(self, listing: Any) -> None:
+        """Build the listing's search text while the user starts typing (at 100,000
+        documents about 0.1 s, else paid by the first key)."""
+        prepare = getattr(listing, "prepare_search", None)
+        if prepare is not None:
+            prepare()
 
     def action_leave_filter(self) -> None:
         if self.detail.clear_member_filter():

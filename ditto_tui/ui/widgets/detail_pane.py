@@ -26,6 +26,7 @@ from ditto_tui.core.id_filter import id_matcher
 from ditto_tui.explore.snapshot import Snapshot
 from ditto_tui.ui.fit import Part, fit_parts
 from ditto_tui.ui.listing import FamilyLike, format_size, shown
+from ditto_tui.ui.widgets.borders import set_border_subtitle, set_border_title
 from ditto_tui.ui.widgets.find_bar import FindBar
 from ditto_tui.ui.widgets.member_table import (
     SORT_LABELS,
@@ -75,6 +76,20 @@ def member_rows(
             )
         )
     return sort_members(filter_members(members, pattern), sort)
+
+
+def same_family(a: FamilyLike | None, b: FamilyLike | None) -> bool:
+    """Whether ``a`` and ``b`` show the same: members, representative and diameter."""
+    if a is b:
+        return True
+    if a is None or b is None:
+        return False
+    return (
+        a.centre == b.centre
+        and a.diameter == b.diameter
+        and getattr(a, "diameter_exact", True) == getattr(b, "diameter_exact", True)
+        and tuple(a.members) == tuple(b.members)
+    )
 
 
 def matching_rows(rows: list[Member], pattern: str) -> list[int]:
@@ -150,7 +165,7 @@ class DetailPane(Vertical):
         yield FindBar(id="preview-find")
 
     def on_mount(self) -> None:
-        self.member_table.border_title = "Members"
+        set_border_title(self.member_table, "Members")
         self.query_one("#member-filter", Input).can_focus = False
         preview = self.query_one(Preview)
         preview.show([], placeholder="No document selected")
@@ -206,19 +221,23 @@ class DetailPane(Vertical):
             keep = current if family is not None and current in family.members else None
         if family is not self.family or note is not None:
             self.note = note
+        if same_family(family, self.family):
+            # the same family in another object (e.g. at a new k, where it did not change):
+            # nothing to rebuild; workers already under way for it still land
+            family = self.family
         self.family = family
         if family is None:
             self._rows_for = None
             self.matching = []
             table.matching = frozenset()
-            table.border_subtitle = ""
+            set_border_subtitle(table, "")
             self._shown_count = 0
             table.show([], self.marked)
             self._set_title()
             self.show_preview(None)
             return
         state = (family, snapshot.generation, self.member_sort, self.member_pattern, self.pattern)
-        if state == self._rows_for and keep == self.selected_member():
+        if state == self._rows_for and keep in (None, self.selected_member()):
             self._set_title()
             return
         self._rows_for = state
@@ -238,7 +257,7 @@ class DetailPane(Vertical):
         table.sort_key = self.member_sort
         family = self.family
         if family is None:
-            table.border_title = "Members"
+            set_border_title(table, "Members")
             return
         parts = [Part("Members", 0), Part(f"{family.size:,}", 0, sep=" · ")]
         if not (self.note or "").startswith("diameter"):  # the star hint says it already
@@ -255,10 +274,11 @@ class DetailPane(Vertical):
         if self.member_sort != "distance":
             parts.append(Part(f"by {self.member_sort}", 4, sep=" · "))
         width = table.size.width - 4
-        table.border_title = (
+        set_border_title(
+            table,
             fit_parts(parts, width).plain
             if width > 0
-            else "".join((p.sep if i else "") + p.text for i, p in enumerate(parts))
+            else "".join((p.sep if i else "") + p.text for i, p in enumerate(parts)),
         )
 
     def on_resize(self) -> None:
@@ -387,7 +407,7 @@ class DetailPane(Vertical):
         """The member list's subtitle: how many members match the filter, and the keys."""
         table = self.member_table
         if not self.pattern.strip() or self.family is None:
-            table.border_subtitle = ""
+            set_border_subtitle(table, "")
             return
         count = len(self.matching)
         where = ""
@@ -395,7 +415,7 @@ class DetailPane(Vertical):
         if count and row in self.matching:
             where = f"{self.matching.index(row) + 1} of "
         noun = "member matches" if count == 1 else "members match"
-        table.border_subtitle = f"» {where}{count:,} {noun} the filter · n: next"
+        set_border_subtitle(table, f"» {where}{count:,} {noun} the filter · n: next")
 
     def action_next_matching(self, direction: int) -> None:
         """Move the member cursor to the next (or previous) member matching the filter."""

@@ -22,6 +22,7 @@ from textual.containers import Vertical
 from ditto_tui.explore.view import FamilyView
 from ditto_tui.ui.fit import Part, fit_parts
 from ditto_tui.ui.listing import DocumentLike, FamilyLike
+from ditto_tui.ui.widgets.borders import set_border_subtitle, set_border_title
 from ditto_tui.ui.widgets.family_table import FamilyTable
 
 
@@ -36,7 +37,7 @@ class FamiliesPane(Vertical):
         yield FamilyTable(id="families")
 
     def on_mount(self) -> None:
-        self.border_title = "Families"
+        set_border_title(self, "Families")
 
     @property
     def table(self) -> FamilyTable:
@@ -79,7 +80,7 @@ class FamiliesPane(Vertical):
             # a live change: the selected family stays where the user is looking
             table.scroll_to(y=max(0, table.cursor_row - screen_row), animate=False, immediate=True)
         self._set_title()
-        self.border_subtitle = ""
+        set_border_subtitle(self, "")
 
     def _set_title(self) -> None:
         """``Families at k=3 (chain) · 601 + 12 single · by size``, fitted to the border
@@ -99,13 +100,14 @@ class FamiliesPane(Vertical):
             Part(f"by {request.sort}", 3, sep=" · "),
         ]
         width = self.size.width - 4  # the corners and a space on each side
-        self.border_title = fit_parts(parts, width).plain if width > 0 else "".join(
+        title = fit_parts(parts, width).plain if width > 0 else "".join(
             (p.sep + p.text) for p in parts
         )
+        set_border_title(self, title)
 
     def on_resize(self) -> None:
         self._set_title()
 
     def show_waiting(self, text: str = "clustering…") -> None:
         """Say that a new view is being built (the old one stays meanwhile)."""
-        self.border_subtitle = text
+        set_border_subtitle(self, text)

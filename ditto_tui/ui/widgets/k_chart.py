@@ -4,7 +4,8 @@ current k marked; the tooltip gives the numbers.
 
 The numbers come from the index's merge order (``core.family_paths.k_sweep``), computed
 in a worker once per content generation, never per move of the k slider: the chart only
-polls the index's generation and the slider's value (a KSlider on the same screen).
+polls the index's generation; the screen sets ``k`` when it shows the families of a new k
+(in the same frame).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from textual.widget import Widget
 
 from ditto_tui.core.family_paths import k_sweep
 from ditto_tui.explore.explorer import ExplorerStopped
+from ditto_tui.ui.widgets.styles import CachedStyles
 
 __all__ = ["KChart", "bars"]
 
@@ -32,7 +34,7 @@ def bars(values: list[int]) -> str:
     return "".join(" " if v <= 0 else _BARS[min(len(_BARS) - 1, (v * len(_BARS) - 1) // top)] for v in values)
 
 
-class KChart(Widget):
+class KChart(CachedStyles, Widget):
     """Families and documents in families per k; the bar of the current k is marked."""
 
     SCOPED_CSS = False  # for the narrow-screen rule below
@@ -48,8 +50,9 @@ class KChart(Widget):
     k: reactive[int] = reactive(0)
     sweep: reactive[tuple[tuple[int, int, int], ...]] = reactive(())
 
-    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+    def __init__(self, *, k: int = 0, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
+        self.set_reactive(KChart.k, k)
         self._generation = -1
 
     def on_mount(self) -> None:
@@ -57,12 +60,7 @@ class KChart(Widget):
         self.set_interval(0.3, self.poll)
 
     def poll(self) -> None:
-        """Follow the slider's k; recompute the counts when the index content changed."""
-        from ditto_tui.ui.widgets.k_slider import KSlider
-
-        for slider in self.screen.query(KSlider):
-            self.k = slider.value
-            break
+        """Recompute the counts when the index content changed."""
         live = getattr(self.app, "live", None)
         if live is None or getattr(self.app, "scanning", False):
             return
@@ -87,9 +85,9 @@ class KChart(Widget):
         text = Text(no_wrap=True)
         if not self.sweep:
             return text
-        label = self.get_component_rich_style("k-chart--label")
-        bar = self.get_component_rich_style("k-chart--bar")
-        current = self.get_component_rich_style("k-chart--current")
+        label = self.cached_style("k-chart--label")
+        bar = self.cached_style("k-chart--bar")
+        current = self.cached_style("k-chart--current")
         for name, column in (("fam", 1), (" docs", 2)):
             text.append(name, label)
             for k, glyph in enumerate(bars([row[column] for row in self.sweep])):

@@ -18,10 +18,12 @@ from textual.reactive import reactive
 from textual.strip import Strip
 from textual.widget import Widget
 
+from ditto_tui.ui.widgets.styles import CachedStyles
+
 _LABEL = " k "
 
 
-class KSlider(Widget, can_focus=True):
+class KSlider(CachedStyles, Widget, can_focus=True):
     """Integer slider for k; ``value`` is clamped to ``[0, maximum]``."""
 
     DEFAULT_CSS = """
@@ -122,13 +124,13 @@ class KSlider(Widget, can_focus=True):
     # -- rendering -------------------------------------------------------------------
     def render_line(self, y: int) -> Strip:
         if y != 0:
-            return Strip.blank(self.size.width, self.rich_style)
-        base = self.rich_style
-        label = base + self.get_component_rich_style("k-slider--label")
-        filled = base + self.get_component_rich_style("k-slider--filled")
-        empty = base + self.get_component_rich_style("k-slider--empty")
-        tick_style = base + self.get_component_rich_style("k-slider--tick")
-        thumb = base + self.get_component_rich_style("k-slider--thumb")
+            return Strip.blank(self.size.width, self.cached_style())
+        base = self.cached_style()
+        label = base + self.cached_style("k-slider--label")
+        filled = base + self.cached_style("k-slider--filled")
+        empty = base + self.cached_style("k-slider--empty")
+        tick_style = base + self.cached_style("k-slider--tick")
+        thumb = base + self.cached_style("k-slider--thumb")
         tick = self._tick_width()
         positions = self._positions()
         segments = [Segment(_LABEL, label), Segment(" ", base)]

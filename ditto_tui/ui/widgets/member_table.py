@@ -233,7 +233,7 @@ class MemberTable(VirtualTable):
 
     def row_style(self, row: Member) -> Style:
         if row.id in self.matching:
-            return self.get_component_rich_style("member-table--match", partial=True)
+            return self.cached_style("member-table--match", partial=True)
         return Style()
 
     def set_marked(self, marked: Collection[str]) -> None:

@@ -17,6 +17,7 @@ from textual.widget import Widget
 
 from ditto_tui.ui.fit import Part, fit_parts, left_crop
 from ditto_tui.ui.listing import shown
+from ditto_tui.ui.widgets.styles import CachedStyles
 
 __all__ = ["MIN_ROOT", "Status", "StatusBar", "left_crop"]
 
@@ -49,7 +50,7 @@ class Status:
     review: str = ""  # review progress, e.g. "312/601 reviewed" ("" without a review store)
 
 
-class StatusBar(Widget):
+class StatusBar(CachedStyles, Widget):
     """Top status line; ``status`` is replaced as a whole via :meth:`set`."""
 
     DEFAULT_CSS = """
@@ -96,7 +97,7 @@ class StatusBar(Widget):
     def parts(self) -> list[Part]:
         """The segments in display order, each with its priority."""
         s = self.status
-        muted = self.get_component_rich_style("status-bar--muted")
+        muted = self.cached_style("status-bar--muted")
         families = f"{s.families:,}"
         if s.shown_families is not None and s.shown_families != s.families:
             families = f"{s.shown_families:,}/{s.families:,}"
@@ -118,7 +119,7 @@ class StatusBar(Widget):
         if s.review:
             parts.append(Part(s.review, P_REVIEW, sep=SEP))
         parts += [
-            Part(s.watch, P_WATCH, self.get_component_rich_style(f"status-bar--{state}"), sep=SEP),
+            Part(s.watch, P_WATCH, self.cached_style(f"status-bar--{state}"), sep=SEP),
             Part(s.pipeline, P_PIPELINE, muted, short=s.pipeline.split(";")[0], sep=SEP),
         ]
         if s.options:

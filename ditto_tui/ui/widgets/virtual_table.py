@@ -29,9 +29,10 @@ from textual.widget import Widget
 
 from ditto_tui.ui.fit import left_crop, middle_crop, right_crop
 from ditto_tui.ui.widgets.columns import CELL_PADDING, ColumnSpec, fit_columns
+from ditto_tui.ui.widgets.styles import CachedStyles
 
 
-class VirtualTable(ScrollView, can_focus=True):
+class VirtualTable(CachedStyles, ScrollView, can_focus=True):
     """Rows drawn on demand; ``rows`` holds what is shown, in display order."""
 
     DEFAULT_CSS = """
@@ -122,6 +123,8 @@ class VirtualTable(ScrollView, can_focus=True):
         #: shown under the header when there is no row, one line per line of text
         self.placeholder = ""
         self._layout: list[tuple[ColumnSpec, int]] = []
+        self._widths: dict[str, int] = {}
+        self._line_width: int | None = None
 
     # -- data ----------------------------------------------------------------------------
     @property
@@ -149,6 +152,7 @@ class VirtualTable(ScrollView, can_focus=True):
     def relayout(self) -> None:
         """The column set changed: fit it again and redraw."""
         self._layout = []
+        self._widths = {}
         self.refresh()
 
     def post_highlighted(self, row: int) -> None:
@@ -199,6 +203,7 @@ class VirtualTable(ScrollView, can_focus=True):
 
     def on_resize(self) -> None:
         self._layout = fit_columns(self.column_specs(), max(self.scrollable_content_region.width, 30))
+        self._widths = {}
         self._update_virtual_size()
 
     @property
@@ -206,7 +211,14 @@ class VirtualTable(ScrollView, can_focus=True):
         """Shown columns with their widths (for header hit-testing and tests)."""
         if not self._layout:
             self._layout = fit_columns(self.column_specs(), max(self.scrollable_content_region.width, 30))
+            self._widths = {}
         return self._layout
+
+    def _column_widths(self) -> dict[str, int]:
+        columns = self.columns
+        if not self._widths:
+            self._widths = {spec.key: w for spec, w in columns}
+        return self._widths
 
     @property
     def shown_keys(self) -> frozenset[str]:
@@ -280,10 +292,10 @@ class VirtualTable(ScrollView, can_focus=True):
 
     # -- rendering ---------------------------------------------------------------------------
     def _style(self, name: str) -> Style:
-        return self.get_component_rich_style(f"virtual-table--{name}")
+        return self.cached_style(f"virtual-table--{name}")
 
     def _row_strip(self, cells: list[tuple[str, str, Style]], base: Style, width: int) -> Strip:
-        widths = dict((spec.key, w) for spec, w in self.columns)
+        widths = self._column_widths()
         segments = []
         pad = " " * CELL_PADDING
         for text, key, style in cells:
@@ -314,9 +326,20 @@ class VirtualTable(ScrollView, can_focus=True):
         """Extra style of a whole row (override)."""
         return Style()
 
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # the content width once per frame, not per line (Textual computes the gutter
+        # from the styles at every call)
+        self._line_width = self.scrollable_content_region.width
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._line_width = None
+
     def render_line(self, y: int) -> Strip:
-        width = self.scrollable_content_region.width
-        base = self.rich_style
+        width = self._line_width
+        if width is None:
+            width = self.scrollable_content_region.width
+        base = self.cached_style()
         if y == 0:
             header = self._style("header")
             cells = [

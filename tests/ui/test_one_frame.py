@@ -1,0 +1,259 @@
+"""A key that asks for a new view is answered in one frame, and only what changed is redrawn.
+
+- The detail pane keeps a family that a k step did not change (another object with the
+  same members): the member list and the preview are not rebuilt; a family that did
+  change is rebuilt.
+- Frames wait (briefly) for the view a key asked for: the k slider, the list, the members
+  and the preview change in one frame.
+- Typing in the filter box lays out nothing and shows the character with its list.
+- The view builder: notes and identities of a listing computed once, not per view.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from textual.screen import Screen
+
+from ditto_tui.core.clusters import Family
+from ditto_tui.core.family_listing import FamilyListing
+from ditto_tui.core.family_notes import family_note
+from ditto_tui.explore import MemorySource
+from ditto_tui.explore.view import ViewRequest, build_view, family_notes, filter_families
+from ditto_tui.ui.app import DittoApp
+from ditto_tui.ui.screens.main import MainScreen
+from ditto_tui.ui.widgets.detail_pane import DetailPane
+from ditto_tui.ui.widgets.member_table import MemberTable
+from tests.ui.conftest import wait_for
+
+FAR = (1 << 64) - 1
+
+
+def corpus() -> dict[str, int]:
+    """Family A (a1, a2: 1 bit apart) is the same at every k from 1 to 8; family B (b1, b2)
+    gains b3 (4 bits from b1) at k=4. The two families are far apart."""
+    a = 0
+    b = FAR ^ 0xFFFF_0000  # 48 bits from a
+    return {
+        "a1.txt": a,
+        "a2.txt": a ^ 1,
+        "b1.txt": b,
+        "b2.txt": b ^ 1,
+        "b3.txt": b ^ 0b1111_0000,
+        "c.txt": 0x5555_5555_5555_5555,  # alone
+    }
+
+
+def make_app(k: int = 3) -> DittoApp:
+    texts = {doc: f"text of {doc}" for doc in corpus()}
+    return DittoApp(MemorySource(corpus(), texts=texts), watch=False, max_k=8, k=k)
+
+
+async def quiet(pilot: Any) -> None:
+    app = pilot.app
+    await wait_for(
+        pilot,
+        lambda: not app.scanning
+        and app.main_screen.view_current()
+        and all(w.is_finished for w in app.workers),
+    )
+    for _ in range(3):
+        await pilot.pause()
+
+
+class Counts:
+    """How often the member table is filled and a preview is read."""
+
+    def __init__(self, screen: MainScreen) -> None:
+        self.shows = 0
+        self.previews = 0
+        table = screen.query_one(MemberTable)
+        detail = screen.query_one(DetailPane)
+        original_show = table.show
+        original_load = detail.load_preview
+
+        def show(*args: Any, **kwargs: Any) -> Any:
+            self.shows += 1
+            return original_show(*args, **kwargs)
+
+        def load(*args: Any, **kwargs: Any) -> Any:
+            self.previews += 1
+            return original_load(*args, **kwargs)
+
+        table.show = show  # type: ignore[method-assign]
+        detail.load_preview = load  # type: ignore[method-assign]
+
+
+async def select_family_of(pilot: Any, doc: str) -> None:
+    screen = pilot.app.main_screen
+    table = screen.table
+    row = next(i for i, f in enumerate(table.rows) if doc in f.members)
+    table.focus()
+    if row == table.cursor_row:  # picked by the user: away and back
+        await pilot.press("down" if row == 0 else "up")
+    while table.cursor_row != row:
+        await pilot.press("down" if table.cursor_row < row else "up")
+    await quiet(pilot)
+    assert screen.chosen
+    assert doc in screen.detail.family.members
+
+
+async def test_a_k_step_that_keeps_the_selected_family_rebuilds_no_member_list() -> None:
+    app = make_app(k=3)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await quiet(pilot)
+        screen = app.main_screen
+        await select_family_of(pilot, "a1.txt")
+        counts = Counts(screen)
+        before = screen.detail.family
+        await pilot.press("right_square_bracket")
+        await quiet(pilot)
+        assert screen.k == 4 and screen.view is not None and screen.view.request.k == 4
+        now = screen.table.selected
+        assert now is not None and set(now.members) == {"a1.txt", "a2.txt"}
+        assert (counts.shows, counts.previews) == (0, 0)  # nothing rebuilt, nothing read
+        assert screen.detail.family is before
+        assert [m.id for m in screen.member_table.rows] == ["a1.txt", "a2.txt"]
+        assert screen.detail.previewed in {"a1.txt", "a2.txt"}
+
+        # family B changes at k=4: going there and back rebuilds its members
+        await pilot.press("left_square_bracket")
+        await quiet(pilot)
+        await select_family_of(pilot, "b1.txt")
+        counts = Counts(screen)
+        await pilot.press("right_square_bracket")
+        await quiet(pilot)
+        assert counts.shows >= 1
+        assert {m.id for m in screen.member_table.rows} == {"b1.txt", "b2.txt", "b3.txt"}
+        assert screen.detail.family is screen.table.selected
+
+
+async def test_a_k_step_draws_slider_list_and_members_in_one_frame() -> None:
+    app = make_app(k=3)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await quiet(pilot)
+        screen = app.main_screen
+        await select_family_of(pilot, "b1.txt")
+        frames: list[set[str]] = []
+        original = Screen._compositor_refresh
+
+        def counted(self: Screen) -> None:
+            frames.append({type(w).__name__ for w in self._dirty_widgets})
+            original(self)
+
+        Screen._compositor_refresh = counted  # type: ignore[method-assign]
+        try:
+            await pilot.press("right_square_bracket")
+            await quiet(pilot)
+            await asyncio.sleep(0.1)
+            await pilot.pause()
+        finally:
+            Screen._compositor_refresh = original  # type: ignore[method-assign]
+        assert screen.view is not None and screen.view.request.k == 4
+        first = next(i for i, f in enumerate(frames) if f)
+        # the slider did not get a frame of its own before the families of its k
+        assert {"KSlider", "FamilyTable", "MemberTable"} <= frames[first], frames
+
+
+async def test_frames_resume_when_the_view_is_late() -> None:
+    app = make_app(k=3)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await quiet(pilot)
+        screen = app.main_screen
+        screen.explorer.request_view = lambda request: None  # type: ignore[method-assign]
+        screen.k = 5  # a view that never comes
+        assert app._batch_count == 1  # frames wait for it...
+        await asyncio.sleep(0.15)
+        await pilot.pause()
+        assert app._batch_count == 0  # ...but not for long
+        assert screen.families_pane.border_subtitle == "clustering…"
+
+
+async def test_typing_in_the_filter_lays_out_nothing() -> None:
+    app = make_app(k=3)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await quiet(pilot)
+        screen = app.main_screen
+        await pilot.press("slash")
+        await quiet(pilot)
+        layouts = 0
+        original = Screen._refresh_layout
+
+        def counted(self: Screen, *args: Any, **kwargs: Any) -> None:
+            nonlocal layouts
+            layouts += 1
+            original(self, *args, **kwargs)
+
+        Screen._refresh_layout = counted  # type: ignore[method-assign]
+        try:
+            for key in "a1":
+                await pilot.press(key)
+                await quiet(pilot)
+        finally:
+            Screen._refresh_layout = original  # type: ignore[method-assign]
+        assert screen.pattern == "a1"
+        assert [set(f.members) for f in screen.table.rows] == [{"a1.txt", "a2.txt"}]
+        assert layouts == 0
+
+
+def fam(members: list[str], diameter: int, exact: bool = True) -> Family:
+    members = sorted(members)
+    return Family(tuple(members), members[0], diameter, exact)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(2, 5), st.integers(0, 20), st.booleans(), st.booleans()),
+        min_size=1,
+        max_size=12,
+    ),
+    st.integers(0, 8),
+    st.sampled_from(["chain", "star"]),
+)
+def test_view_notes_equal_the_rule(
+    shapes: list[tuple[int, int, bool, bool]], k: int, mode: str
+) -> None:
+    families = []
+    documents: dict[str, Any] = {}
+
+    class Doc:
+        def __init__(self, size: int) -> None:
+            self.size = size
+            self.mtime_ns = 0
+
+    for index, (size, diameter, empty, exact) in enumerate(shapes):
+        members = [f"f{index}/m{j}" for j in range(size)]
+        for m in members:
+            documents[m] = Doc(0 if empty else 10)
+        # empty files all have one fingerprint: such a family has diameter 0
+        families.append(fam(members, 0 if empty else diameter, exact or empty))
+    request = ViewRequest(k=k, mode=mode)
+    want = {}
+    for f in families:
+        note = family_note(f, k=k, mode=mode, sizes=[documents[m].size for m in f.members])
+        if note is not None:
+            want[f.centre] = note
+    assert family_notes(families, request, documents) == want
+
+
+def test_a_filter_view_carries_identities_and_shares_the_listing() -> None:
+    multi = [fam([f"d{i}/a", f"d{i}/b"], 1) for i in range(30)]
+    listing = FamilyListing(multi, ["x/single"])
+    documents: dict[str, Any] = {}
+    first = build_view(listing, ViewRequest(k=3), documents, generation=1, epoch=1, total=61)
+    assert first.families is listing.multi  # every family: the listing's own tuple
+    ident = dict(zip((f.centre for f in first.families), first.identity, strict=True))
+    previous = first
+    for pattern in ["d1", "d1/", "d", "", "d2", "zz", "d1"]:
+        view = build_view(
+            listing, ViewRequest(k=3, pattern=pattern), documents, generation=1, epoch=1,
+            total=61, previous=previous,
+        )
+        assert list(view.families) == filter_families(listing, pattern, singletons=False)
+        assert [ident[f.centre] for f in view.families] == list(view.identity)
+        assert view.shown_multi == len(view.families)
+        previous = view
