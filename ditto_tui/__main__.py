@@ -1,5 +1,5 @@
 """Allow ``python -m ditto_tui``."""
 
-from ditto_tui.cli import main
+from ditto_tui.launch import main
 
 raise SystemExit(main())
