@@ -9,7 +9,7 @@ characters are made visible, and no markup is ever interpreted.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ditto_tui.core.display import visible
@@ -21,6 +21,7 @@ from ditto_tui.explore.view import (
     SortKey,
     newest_change,
 )
+from ditto_tui.ui.fit import split_path
 
 __all__ = [
     "GLOB_CHARS",
@@ -35,9 +36,19 @@ __all__ = [
     "format_size",
     "id_matcher",
     "newest_change",
+    "path_cell",
     "shown",
     "sort_families",
 ]
+
+
+def path_cell(doc_id: str, key: str, shown_keys: Container[str]) -> str:
+    """The ``"name"`` or ``"folder"`` cell of a document list: the file name and its
+    folder, or the whole path under "name" when the folder column is not shown."""
+    if key == "name" and "folder" not in shown_keys:
+        return shown(doc_id)
+    return shown(split_path(doc_id)[0 if key == "name" else 1])
+
 
 def shown(id_or_text: str) -> str:
     """A corpus string as it may be displayed: undecodable bytes and controls (tab too)

@@ -19,7 +19,7 @@ from textual.message import Message
 
 from ditto_tui.core.id_filter import id_matcher
 from ditto_tui.ui.fit import split_path
-from ditto_tui.ui.listing import format_mtime, format_size, shown
+from ditto_tui.ui.listing import format_mtime, format_size, path_cell, shown
 from ditto_tui.ui.widgets.bit_diff import similarity_text
 from ditto_tui.ui.widgets.columns import ColumnSpec
 from ditto_tui.ui.widgets.virtual_table import VirtualTable
@@ -205,12 +205,8 @@ class MemberTable(VirtualTable):
             if member.id in self._marked:
                 return "✓"
             return "»" if member.id in self.matching else " "
-        if key == "name":  # the whole path when there is no room for the folder
-            if "folder" not in self.shown_keys:
-                return shown(member.id)
-            return shown(split_path(member.id)[0])
-        if key == "folder":
-            return shown(split_path(member.id)[1])
+        if key in ("name", "folder"):  # the whole path under name when the folder is not shown
+            return path_cell(member.id, key, self.shown_keys)
         if key == "distance":
             return str(member.distance)
         if key == "similarity":

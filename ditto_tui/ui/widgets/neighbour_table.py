@@ -8,8 +8,7 @@ from collections.abc import Mapping, Sequence
 from rich.style import Style
 
 from ditto_tui.core.index import Match
-from ditto_tui.ui.fit import split_path
-from ditto_tui.ui.listing import DocumentLike, format_mtime, format_size, shown
+from ditto_tui.ui.listing import DocumentLike, format_mtime, format_size, path_cell
 from ditto_tui.ui.widgets.bit_diff import similarity_text
 from ditto_tui.ui.widgets.columns import ColumnSpec
 from ditto_tui.ui.widgets.virtual_table import VirtualTable
@@ -67,12 +66,8 @@ class NeighbourTable(VirtualTable):
             return str(match.distance)
         if key == "similarity":
             return similarity_text(match.distance)
-        if key == "name":  # the whole path when there is no room for the folder
-            if "folder" not in self.shown_keys:
-                return shown(match.id)
-            return shown(split_path(match.id)[0])
-        if key == "folder":
-            return shown(split_path(match.id)[1])
+        if key in ("name", "folder"):  # the whole path under name when the folder is not shown
+            return path_cell(match.id, key, self.shown_keys)
         if key == "size":
             return format_size(doc.size) if doc else ""
         if key == "modified":
