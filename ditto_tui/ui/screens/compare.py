@@ -25,16 +25,15 @@ from ditto_tui.ui.listing import shown
 from ditto_tui.ui.widgets.bit_diff import BitDiff
 from ditto_tui.ui.widgets.explain_panel import ExplainPanel
 from ditto_tui.ui.widgets.explained_diff import ExplainedDiff
-from ditto_tui.ui.widgets.find_bar import FindBar
+from ditto_tui.ui.widgets.find_bar import FindBar, FindBarHolder
 from ditto_tui.ui.widgets.footer import Footer
-from ditto_tui.ui.widgets.searchable import FindChanged, FindRequested
 from ditto_tui.ui.widgets.side_by_side import SideBySideDiff
 from ditto_tui.ui.widgets.title_line import TitleLine
 
 COMPARE_LIMIT = 16 * 1024 * 1024
 
 
-class CompareScreen(Screen):
+class CompareScreen(FindBarHolder, Screen):
     """Bit-diff of the fingerprints above a side-by-side diff of the texts.
 
     ``snapshot`` gives the fingerprints and document kinds, ``reader`` (the corpus
@@ -73,20 +72,8 @@ class CompareScreen(Screen):
     AUTO_FOCUS = "#diff"
 
     def on_mount(self) -> None:
-        bar, view = self.query_one(FindBar), self.query_one(ExplainedDiff)
-        bar.target = view
-        view.open_find_bar = bar.open
+        self.attach_find_bar(self.query_one(ExplainedDiff))
         self.load()
-
-    @on(FindRequested)
-    def _open_find(self, event: FindRequested) -> None:
-        event.stop()
-        self.query_one(FindBar).open(event.mode)
-
-    @on(FindChanged)
-    def _find_changed(self, event: FindChanged) -> None:
-        event.stop()
-        self.query_one(FindBar).show_status(event.status, event.active)
 
     def load(self, *, swapped: bool = False) -> None:
         """Show the pair; ``swapped``: the sides were exchanged and the diff on screen

@@ -27,7 +27,7 @@ from ditto_tui.explore.snapshot import Snapshot
 from ditto_tui.ui.fit import Part, fit_parts
 from ditto_tui.ui.listing import FamilyLike, format_size, shown
 from ditto_tui.ui.widgets.borders import set_border_subtitle, set_border_title
-from ditto_tui.ui.widgets.find_bar import FindBar
+from ditto_tui.ui.widgets.find_bar import FindBar, FindBarHolder
 from ditto_tui.ui.widgets.member_table import (
     SORT_LABELS,
     Member,
@@ -36,7 +36,6 @@ from ditto_tui.ui.widgets.member_table import (
     sort_members,
 )
 from ditto_tui.ui.widgets.preview import Preview
-from ditto_tui.ui.widgets.searchable import FindChanged, FindRequested
 from ditto_tui.ui.widgets.title_line import TitleLine
 
 PREVIEW_LIMIT = 4 * 1024 * 1024
@@ -101,7 +100,7 @@ def matching_rows(rows: list[Member], pattern: str) -> list[int]:
     return [index for index, member in enumerate(rows) if match(member.id)]
 
 
-class DetailPane(Vertical):
+class DetailPane(FindBarHolder, Vertical):
     """Right pane: :class:`MemberTable`, a title line and the :class:`Preview`.
 
     With a family filter, the members whose path matches it are marked (» in the first
@@ -169,19 +168,7 @@ class DetailPane(Vertical):
         self.query_one("#member-filter", Input).can_focus = False
         preview = self.query_one(Preview)
         preview.show([], placeholder="No document selected")
-        bar = self.query_one(FindBar)
-        bar.target = preview
-        preview.open_find_bar = bar.open
-
-    @on(FindRequested)
-    def _open_find(self, event: FindRequested) -> None:
-        event.stop()
-        self.query_one(FindBar).open(event.mode)
-
-    @on(FindChanged)
-    def _find_changed(self, event: FindChanged) -> None:
-        event.stop()
-        self.query_one(FindBar).show_status(event.status, event.active)
+        self.attach_find_bar(preview)
 
     @property
     def member_table(self) -> MemberTable:

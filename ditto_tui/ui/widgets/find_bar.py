@@ -1,8 +1,9 @@
 """FindBar: the one-line find / go-to-line bar under a searchable view.
 
-The holder (the detail pane, the compare screen) sets :attr:`FindBar.target` (a view
-mixing in :class:`~ditto_tui.ui.widgets.searchable.Searchable`) and forwards the view's
-messages: :meth:`open` for ``FindRequested``, :meth:`show_status` for ``FindChanged``.
+The holder (the detail pane, the compare screen) mixes in :class:`FindBarHolder`: it
+attaches its bar to a view mixing in :class:`~ditto_tui.ui.widgets.searchable.Searchable`
+and forwards the view's messages: :meth:`FindBar.open` for ``FindRequested``,
+:meth:`FindBar.show_status` for ``FindChanged``.
 Typing searches as you type; enter returns to the view (n/N then move between matches),
 escape ends the find and returns. In "line" mode enter goes to the line typed.
 What the bar shows is a ``Text`` built from plain strings: never markup.
@@ -10,14 +11,17 @@ What the bar shows is a ``Text`` built from plain strings: never markup.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
+from textual.dom import DOMNode
 from textual.widgets import Input
 
-from ditto_tui.ui.widgets.searchable import Searchable
+from ditto_tui.ui.widgets.searchable import FindChanged, FindRequested, Searchable
 from ditto_tui.ui.widgets.title_line import TitleLine
 
 
@@ -112,3 +116,29 @@ class FindBar(Horizontal):
         if self.mode == "find" and self.target is not None:
             self.target.search("")
         self._back()
+
+
+if TYPE_CHECKING:  # the mixin is always mixed into a widget or screen: type it as one
+    _HolderBase = DOMNode
+else:  # (not a DOMNode at run time: Textual takes the CSS of the first DOMNode base)
+    _HolderBase = object
+
+
+class FindBarHolder(_HolderBase):
+    """Mixin for the widget or screen that holds a :class:`FindBar` and the view it searches:
+    :meth:`attach_find_bar` wires them, and the view's messages reach the bar (handlers by
+    name, which Textual finds through any base class)."""
+
+    def attach_find_bar(self, target: Searchable) -> None:
+        """Make the (only) find bar below this holder search ``target``."""
+        bar = self.query_one(FindBar)
+        bar.target = target
+        target.open_find_bar = bar.open
+
+    def on_find_requested(self, event: FindRequested) -> None:
+        event.stop()
+        self.query_one(FindBar).open(event.mode)
+
+    def on_find_changed(self, event: FindChanged) -> None:
+        event.stop()
+        self.query_one(FindBar).show_status(event.status, event.active)
