@@ -27,6 +27,7 @@ one thread (or guard it with a lock).
 from __future__ import annotations
 
 import bisect
+import os
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -55,6 +56,11 @@ _FAMILY_CACHE = 40  # listings kept for the current generation (every k, both mo
 _PATCH_LIMIT = 256  # at most this many changed documents: a listing is patched
 _JOURNAL_LIMIT = 8192  # more changes than this since the listings: compute them afresh
 _MODES = ("chain", "star")
+# The all-pairs join of a rebuild runs its tables on this many threads (numpy releases the
+# GIL), up to this many distinct fingerprints (each thread holds its tables' arrays, about
+# 50 bytes per fingerprint: beyond, memory matters more than the second core).
+_JOIN_THREADS = min(2, os.cpu_count() or 1)
+_JOIN_THREADS_UPTO = 400_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -467,7 +473,8 @@ class NearIndex:
         pairs = given(digest, self.max_k) if callable(given) else given
         computed = pairs is None or not pairs.fits(len(u), digest, self.max_k)
         if computed:
-            pairs = UniquePairs.compute(u, self.max_k, digest)
+            threads = _JOIN_THREADS if len(u) <= _JOIN_THREADS_UPTO else 1
+            pairs = UniquePairs.compute(u, self.max_k, digest, threads=threads)
         assert pairs is not None
         for dist in range(1, self.max_k + 1):
             sel = pairs.d == dist

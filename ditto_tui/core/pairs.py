@@ -35,6 +35,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import math
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -73,6 +74,8 @@ _PERMUTE_GAIN = 0.8
 # blocks of about _ROW_BLOCK comparisons.
 _ROW_RUN = 256
 _ROW_BLOCK = 1 << 16
+# Threads: from this many distinct fingerprints the tables are shared among threads.
+_THREADS_FROM = 20_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -493,8 +496,40 @@ def _long_run(
         out.add(ids[i], ids[j], dist[hits])
 
 
+def _join_tables(
+    v: np.ndarray,
+    blocks: tuple[tuple[int, int], ...],
+    tables: list[tuple[int, ...]],
+    outs: list[_Pairs],
+    k: int,
+    first: int,
+    step: int,
+    errors: list[BaseException],
+) -> None:
+    """The pairs of tables ``first, first + step, ...`` of the (permuted) fingerprints
+    ``v``, each into its own ``outs`` entry; an exception is appended to ``errors``."""
+    bufs = (np.empty(_ROW_BLOCK, _U64), np.empty(_ROW_BLOCK, np.uint8), np.empty(_ROW_BLOCK, bool))
+    try:
+        for at in range(first, len(tables), step):
+            if errors:
+                return  # another worker failed: the join is lost anyway
+            chosen = tables[at]
+            out = outs[at]
+            test = _earlier_test(blocks, chosen)
+            seq, starts, lens = _runs(v, blocks, chosen)
+            if len(seq) == 0:
+                continue
+            vs = v[seq]
+            short = lens <= _ROW_RUN
+            _short_runs(vs, seq, starts[short], lens[short], k, test, out)
+            for s, n_run in zip(starts[~short].tolist(), lens[~short].tolist(), strict=True):
+                _long_run(vs, seq, s, n_run, k, test, out, bufs)
+    except BaseException as exc:  # (MemoryError, ...) re-raised by the caller
+        errors.append(exc)
+
+
 def unique_pairs(
-    u: np.ndarray, k: int, design: TableDesign | None | bool = True
+    u: np.ndarray, k: int, design: TableDesign | None | bool = True, *, threads: int = 1
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """All index pairs ``(a, b)``, ``a < b``, with ``popcount(u[a] ^ u[b]) <= k``.
 
@@ -502,7 +537,9 @@ def unique_pairs(
     or repeated. Returns ``(a, b, d)`` as int64, int64, uint8 arrays in no particular
     order, each pair exactly once. ``design=True`` lets the cost model choose (looking at
     ``u``), ``None`` forces brute force, a :class:`TableDesign` forces that design, which
-    must be exact for ``k`` (``m - c >= k``, else ``ValueError``).
+    must be exact for ``k`` (``m - c >= k``, else ``ValueError``). ``threads`` > 1 shares
+    the tables among that many threads from ``_THREADS_FROM`` fingerprints (the result is
+    the same arrays, in the same order).
     """
     u = np.ascontiguousarray(u, dtype=_U64)
     n = len(u)
@@ -519,20 +556,31 @@ def unique_pairs(
     if design.m - design.c < k or design.c < 1:
         raise ValueError(f"design m={design.m} c={design.c} is not exact for k={k}")
     v = design.permute(u)
-    blocks = design.blocks
-    out = _Pairs()
-    bufs = (np.empty(_ROW_BLOCK, _U64), np.empty(_ROW_BLOCK, np.uint8), np.empty(_ROW_BLOCK, bool))
-    for chosen in design.tables:
-        test = _earlier_test(blocks, chosen)
-        seq, starts, lens = _runs(v, blocks, chosen)
-        if len(seq) == 0:
-            continue
-        vs = v[seq]
-        short = lens <= _ROW_RUN
-        _short_runs(vs, seq, starts[short], lens[short], k, test, out)
-        for s, n_run in zip(starts[~short].tolist(), lens[~short].tolist(), strict=True):
-            _long_run(vs, seq, s, n_run, k, test, out, bufs)
-    a, b, d = _cat(out.a, out.b, out.d)
+    tables = design.tables
+    outs = [_Pairs() for _ in tables]
+    workers = min(threads, len(tables)) if n >= _THREADS_FROM else 1
+    errors: list[BaseException] = []
+    # numpy releases the GIL in the sorts and passes: tables run side by side
+    pool = [
+        threading.Thread(
+            target=_join_tables, args=(v, design.blocks, tables, outs, k, w, workers, errors),
+            name=f"ditto-tui join {w}", daemon=True,
+        )
+        for w in range(1, workers)
+    ]
+    for thread in pool:
+        thread.start()
+    _join_tables(v, design.blocks, tables, outs, k, 0, workers, errors)
+    for thread in pool:
+        thread.join()
+    if errors:
+        raise errors[0]
+    # (in table order whatever the threads: the same arrays as one thread gives)
+    a, b, d = _cat(
+        [x for out in outs for x in out.a],
+        [x for out in outs for x in out.b],
+        [x for out in outs for x in out.d],
+    )
     lo = np.minimum(a, b)
     hi = np.maximum(a, b)
     return lo, hi, d
@@ -652,9 +700,11 @@ class UniquePairs:
         return len(self.d)
 
     @classmethod
-    def compute(cls, u: np.ndarray, k: int, digest: str | None = None) -> UniquePairs:
-        """Run :func:`unique_pairs` over the sorted distinct ``u``."""
-        a, b, d = unique_pairs(u, k)
+    def compute(
+        cls, u: np.ndarray, k: int, digest: str | None = None, *, threads: int = 1
+    ) -> UniquePairs:
+        """Run :func:`unique_pairs` over the sorted distinct ``u`` (with ``threads``)."""
+        a, b, d = unique_pairs(u, k, threads=threads)
         return cls(
             digest if digest is not None else fingerprints_digest(u),
             k,

@@ -62,6 +62,7 @@ NOTICE_POLL = 0.5
 WARM_AFTER = 1.0  # seconds without changes before other k are precomputed
 HOLD_MAX = 2.0  # while scanning: scan batches wait at most this long to be applied
 HOLD_BULK = 10_000  # held documents from which waiting for a scan's end pays (see _hold)
+GC_BULK_AFTER = 0.25  # seconds a scan runs before its loading freezes the heap (_bulk_gc)
 
 
 # -- events -----------------------------------------------------------------------------
@@ -233,6 +234,7 @@ class Explorer:
         self._last_change = 0.0
         self._warm_more = True  # other listings may be worth precomputing
         self._preloaded = False
+        self._gc_frozen = False  # a long scan froze the heap (see _bulk_gc)
         self._held: _Batch | None = None  # scan batches not applied yet (see _hold)
         self._held_since = 0.0
         self._scan_began = 0.0
@@ -316,6 +318,8 @@ class Explorer:
         for source in self._created:
             self._close_source(source)
         self._created.clear()
+        if self._gc_frozen and len(self._fps) < FREEZE_FROM:
+            self._settle_gc(0)  # closed before everything was warm
         if self.review_store is not None:
             with contextlib.suppress(Exception):
                 self.review_store.close()
@@ -398,19 +402,25 @@ class Explorer:
         return True
 
     def _scan(self, source: Any, epoch: int, start_watch: bool, switched: bool, paused: bool) -> None:
+        self._bulk_gc()  # (the heap of the app's start is not looked at again while loading)
         if start_watch:
             self._start_watching(source, epoch, paused=paused)
         last = 0.0
+        began = time.monotonic()
 
         def on_progress(progress: ScanProgress) -> None:
             nonlocal last
             now = time.monotonic()
             self._progress = (epoch, progress.done, progress.total, now)
+            if now - began >= GC_BULK_AFTER:
+                self._bulk_gc()
             if now - last >= PROGRESS_INTERVAL or progress.total == progress.done:
                 last = now
                 self.on_event(ScanProgressed(progress.done, progress.total, progress.elapsed))
 
         def on_batch(batch: ChangeBatch) -> None:
+            if time.monotonic() - began >= GC_BULK_AFTER:
+                self._bulk_gc()
             self._ops.put(_Batch(epoch, batch, watch=False))
 
         error = None
@@ -715,12 +725,9 @@ class Explorer:
             return
 
         def run() -> None:
-            docs = self._source.documents
-            idents = {
-                i: identity(doc, fp)
-                for i, fp in self._fps.items()
-                if (doc := docs.get(i)) is not None
-            }
+            # looked up per stored record (an identity per document only when a record's
+            # document was renamed): a store with few records costs next to nothing
+            idents = _Identities(self._source.documents, self._fps)
             resolution = store.decisions(idents)
             pairs, lapsed = store.ignored_pairs(idents)
             self._set_review(
@@ -970,6 +977,8 @@ class Explorer:
         with self._lock:
             self._scanning = False
         self._publish()
+        if self._view_request is None:  # nothing to warm (no UI): hand the heap back now
+            self._settle_gc(len(self._fps))
         source = self._source
         pairs = self._index.take_computed_pairs()
         if pairs is not None and done.error is None and isinstance(source, PairStore):
@@ -1018,7 +1027,26 @@ class Explorer:
                 self._compute_listing(kk, request.mode)
                 return
         self._warm_more = False
-        _freeze_heap(len(snap))
+        self._settle_gc(len(snap))
+
+    def _bulk_gc(self) -> None:
+        """A long scan is loading documents: move everything alive now out of the garbage
+        collector's sight (``gc.freeze``, O(1)), so that the collections its allocations
+        trigger look at what came since, not at the whole heap again and again (full
+        collections over the app and the documents so far cost about 0.3 s per 100,000
+        documents while a scan runs). Undone by :meth:`_settle_gc` once things are quiet."""
+        self._gc_frozen = True
+        gc.freeze()
+
+    def _settle_gc(self, documents: int) -> None:
+        """Everything is loaded and warm: a large corpus stays out of the collector's sight
+        (:func:`_freeze_heap`); a smaller one frozen by :meth:`_bulk_gc` is handed back to
+        it (cycles among those objects are collected again)."""
+        if documents >= FREEZE_FROM:
+            _freeze_heap(documents)
+        elif self._gc_frozen:
+            gc.unfreeze()
+        self._gc_frozen = False
 
     def _poll_notices(self) -> None:
         source = self._source
@@ -1206,6 +1234,32 @@ def _with_counts(view: FamilyView, pending: _Pending, renames: Mapping[str, str]
         renames=dict(renames),
     )
     return dataclasses.replace(view, delta=delta)
+
+
+class _Identities(Mapping[str, Any]):
+    """id -> :func:`~ditto_tui.explore.review.identity` of every document with a
+    fingerprint, computed on access (the stored review is matched to the corpus by
+    looking up its records, rarely by walking every document)."""
+
+    def __init__(self, documents: Mapping[str, Any], fingerprints: Mapping[str, int]) -> None:
+        self._docs = documents
+        self._fps = fingerprints
+
+    def __getitem__(self, doc_id: str) -> Any:
+        doc, fp = self._docs.get(doc_id), self._fps.get(doc_id)
+        if doc is None or fp is None:
+            raise KeyError(doc_id)
+        return identity(doc, fp)
+
+    def __contains__(self, doc_id: object) -> bool:
+        return doc_id in self._fps and doc_id in self._docs
+
+    def __iter__(self) -> Any:
+        docs = self._docs
+        return (i for i in self._fps if i in docs)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
 
 
 def _frozen(mapping: Mapping) -> Mapping:

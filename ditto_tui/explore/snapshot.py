@@ -45,6 +45,14 @@ class Snapshot:
     _arrays: list = field(default_factory=list, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
+    def __repr__(self) -> str:
+        # short: a repr of every fingerprint and document (100,000s) is seconds of CPU, and
+        # Textual writes one for each argument of a worker it starts
+        return (
+            f"Snapshot(generation={self.generation}, epoch={self.epoch}, "
+            f"documents={len(self.fingerprints)}, scanning={self.scanning})"
+        )
+
     def __len__(self) -> int:
         return len(self.fingerprints)
 

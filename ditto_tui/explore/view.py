@@ -16,7 +16,7 @@ import itertools
 from array import array
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from ditto_tui.core.clusters import Family, FamilyLike
 from ditto_tui.core.family_listing import FamilyListing
@@ -270,7 +270,12 @@ def build_view(
     keys_of: dict[int, str] = {}
     reviewed: int | None = None
     reviewable = 0
-    if review is not None:
+    # no family marked reviewed or ignored: none is left out or counted as reviewed, so
+    # no family key is needed now (computed per row when asked for; O(families) else)
+    unmarked = review is not None and not review.ignored and not review.reviewed
+    if unmarked:
+        reviewed, reviewable = 0, multi
+    elif review is not None:
         fps = fingerprints or {}
         reviewed = 0
         kept = []
@@ -299,7 +304,7 @@ def build_view(
         pool = kept
         pool_multi = None
     families: Sequence[Family]
-    if request.pattern.strip() and review is None:
+    if request.pattern.strip() and (review is None or unmarked):
         families = _filtered(listing, request.pattern, singletons=request.singletons)
     elif request.pattern.strip():  # the review left some families out: test what is left
         match = id_matcher(request.pattern)
@@ -400,7 +405,11 @@ def build_view(
     else:
         shown_multi = sum(1 for f in families if f.size > 1)
     keep_row = _row_of_keep(families, identity, row_of, request, renames)
-    keys: Sequence[str] = [keys_of.get(id(f), "") for f in families] if review is not None else ()
+    keys: Sequence[str] = ()
+    if unmarked:
+        keys = _FamilyKeys(families, documents, fingerprints or {})
+    elif review is not None:
+        keys = [keys_of.get(id(f), "") for f in families]
     view = FamilyView(
         reviewed=reviewed,
         reviewable=reviewable,
@@ -427,6 +436,27 @@ def build_view(
     if same and previous is not None and previous.generation == generation:
         _remember_view(listing, view)
     return view
+
+
+class _FamilyKeys(Sequence[str]):
+    """The family key of each of ``families`` ("" for singletons), computed on access."""
+
+    def __init__(
+        self,
+        families: Sequence[Family],
+        documents: Mapping[str, Document],
+        fingerprints: Mapping[str, int],
+    ) -> None:
+        self._families, self._documents, self._fps = families, documents, fingerprints
+
+    def __len__(self) -> int:
+        return len(self._families)
+
+    def __getitem__(self, row: Any) -> Any:
+        if isinstance(row, slice):
+            return [self[i] for i in range(*row.indices(len(self)))]
+        family = self._families[row]
+        return key_of(family.members, self._documents, self._fps) if family.size > 1 else ""
 
 
 def filter_families(

@@ -33,9 +33,9 @@ def count_joins(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     calls: list[int] = []
     real = index_module.UniquePairs.compute
 
-    def counting(u, k, digest=None):
+    def counting(u, k, digest=None, **options):
         calls.append(len(u))
-        return real(u, k, digest)
+        return real(u, k, digest, **options)
 
     monkeypatch.setattr(index_module.UniquePairs, "compute", staticmethod(counting))
     return calls
