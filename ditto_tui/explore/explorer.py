@@ -63,6 +63,7 @@ WARM_AFTER = 1.0  # seconds without changes before other k are precomputed
 HOLD_MAX = 2.0  # while scanning: scan batches wait at most this long to be applied
 HOLD_BULK = 10_000  # held documents from which waiting for a scan's end pays (see _hold)
 GC_BULK_AFTER = 0.25  # seconds a scan runs before its loading freezes the heap (_bulk_gc)
+GC_BULK_FULL = 100  # while loading: young collections between two full ones (default 10)
 
 
 # -- events -----------------------------------------------------------------------------
@@ -235,6 +236,7 @@ class Explorer:
         self._warm_more = True  # other listings may be worth precomputing
         self._preloaded = False
         self._gc_frozen = False  # a long scan froze the heap (see _bulk_gc)
+        self._gc_thresholds: tuple[int, int, int] = gc.get_threshold()
         self._held: _Batch | None = None  # scan batches not applied yet (see _hold)
         self._held_since = 0.0
         self._scan_began = 0.0
@@ -1030,18 +1032,27 @@ class Explorer:
         self._settle_gc(len(snap))
 
     def _bulk_gc(self) -> None:
-        """A long scan is loading documents: move everything alive now out of the garbage
+        """A scan is loading documents (called when it starts, then at its progress reports
+        once it has run ``GC_BULK_AFTER``): move everything alive now out of the garbage
         collector's sight (``gc.freeze``, O(1)), so that the collections its allocations
         trigger look at what came since, not at the whole heap again and again (full
-        collections over the app and the documents so far cost about 0.3 s per 100,000
-        documents while a scan runs). Undone by :meth:`_settle_gc` once things are quiet."""
-        self._gc_frozen = True
+        collections over the app and the documents so far cost 0.3-2 s per 100,000
+        documents while a scan runs), and make full collections rarer. Undone by
+        :meth:`_settle_gc` once everything is loaded and warm."""
+        if not self._gc_frozen:
+            self._gc_frozen = True
+            self._gc_thresholds = gc.get_threshold()
+            # and fewer full collections of what is left (the young objects of the load)
+            first, second, third = self._gc_thresholds
+            gc.set_threshold(first, second, max(third, GC_BULK_FULL))
         gc.freeze()
 
     def _settle_gc(self, documents: int) -> None:
         """Everything is loaded and warm: a large corpus stays out of the collector's sight
         (:func:`_freeze_heap`); a smaller one frozen by :meth:`_bulk_gc` is handed back to
         it (cycles among those objects are collected again)."""
+        if self._gc_frozen:
+            gc.set_threshold(*self._gc_thresholds)
         if documents >= FREEZE_FROM:
             _freeze_heap(documents)
         elif self._gc_frozen:

@@ -348,6 +348,11 @@ def build_view(
             for row, ident in enumerate(identity):
                 if not ident:
                     identity[row] = old_identity[families[row].centre] = next(_identities)
+    elif same and previous is not None and not previous.families:
+        # nothing was shown (e.g. the first view of a scan): every family is new
+        identity = _fresh_identities(len(families))
+        if previous.generation != generation:
+            delta = ViewDelta(new=sum(1 for f in families if f.size > 1))
     elif same and previous is not None:
         old_rows = previous.row_of
         # a family the index did not recompute is the same object: no vote needed

@@ -221,3 +221,41 @@ def test_huge_families_get_an_approximate_centre_and_an_upper_bound_diameter(mon
     centre, diameter, exact = describe_family(members, np.array(fps, np.uint64))
     assert not exact and centre in docs
     assert ref_diameter(members, docs) <= diameter <= 64
+
+
+@settings(max_examples=60, deadline=None)
+@given(fps=fingerprint_sets(max_size=120), k=st.integers(0, 10), threads=st.integers(2, 4))
+def test_the_join_on_several_threads_gives_the_same_arrays(
+    fps: list[int], k: int, threads: int
+) -> None:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(pairs_module, "_THREADS_FROM", 0)  # threads even for tiny inputs
+        check_threaded_join(fps, k, threads)
+
+
+def check_threaded_join(fps: list[int], k: int, threads: int) -> None:
+    u = np.unique(np.array(fps, dtype=np.uint64))
+    design = TableDesign(k + 2, 2)  # several tables to share
+    one = unique_pairs(u, k, design)
+    many = unique_pairs(u, k, design, threads=threads)
+    for x, y in zip(one, many, strict=True):
+        assert np.array_equal(x, y)  # same pairs, same order
+    expected = sorted((a, b) for a, b, _ in ref_pairs(u.tolist(), k))
+    assert sorted(zip(many[0].tolist(), many[1].tolist(), strict=True)) == expected
+
+
+def test_a_failing_join_thread_fails_the_join(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(pairs_module, "_THREADS_FROM", 0)
+    real = pairs_module._runs
+    calls: list[int] = []
+
+    def runs(u, blocks, chosen):  # type: ignore[no-untyped-def]
+        calls.append(1)
+        if len(calls) == 2:
+            raise MemoryError("no room")
+        return real(u, blocks, chosen)
+
+    monkeypatch.setattr(pairs_module, "_runs", runs)
+    u = np.unique(np.random.default_rng(1).integers(0, 2**63, 500, dtype=np.uint64))
+    with pytest.raises(MemoryError):
+        unique_pairs(u, 3, TableDesign(5, 2), threads=2)

@@ -1,0 +1,130 @@
+"""Start-up paths of the explorer: the heap while a scan loads, the stored review matched
+per record, snapshots that print short, views without family keys when none is marked."""
+
+from __future__ import annotations
+
+import gc
+import time
+
+import pytest
+
+import ditto_tui.explore.explorer as explorer_module
+from ditto_tui.core.family_listing import FamilyListing
+from ditto_tui.explore import Explorer, MemorySource
+from ditto_tui.explore.explorer import _Identities
+from ditto_tui.explore.review import ReviewState, identity, key_of
+from ditto_tui.explore.snapshot import Snapshot
+from ditto_tui.explore.view import ViewRequest, build_view
+
+
+def fingerprints(n: int) -> dict[str, int]:
+    return {f"d/{i:05d}": (i // 3) * 0x0101_0101_0101_0101 ^ (i % 3) for i in range(n)}
+
+
+def test_the_heap_is_frozen_while_a_scan_loads_and_handed_back_after() -> None:
+    gc.unfreeze()
+    thresholds = gc.get_threshold()
+    source = MemorySource(fingerprints(600), batch=100, delay=0.05)
+    seen: list[tuple[int, tuple[int, int, int]]] = []
+    explorer = Explorer(source, watch=False)
+    explorer.on_event = lambda _e: seen.append((gc.get_freeze_count(), gc.get_threshold()))
+    explorer.start()
+    try:
+        assert explorer.wait_idle(30)
+        assert max(count for count, _ in seen) > 0  # frozen while loading
+        assert max(t[2] for _, t in seen) >= explorer_module.GC_BULK_FULL
+        # a small corpus, no UI: handed back at the end, thresholds as they were
+        assert gc.get_freeze_count() == 0
+        assert gc.get_threshold() == thresholds
+    finally:
+        explorer.close()
+        gc.unfreeze()
+
+
+def test_a_large_corpus_stays_frozen_once_warm(monkeypatch: pytest.MonkeyPatch) -> None:
+    gc.unfreeze()
+    monkeypatch.setattr(explorer_module, "FREEZE_FROM", 100)
+    monkeypatch.setattr(explorer_module, "WARM_AFTER", 0.0)
+    explorer = Explorer(MemorySource(fingerprints(300), batch=100), watch=False, max_k=2)
+    explorer.request_view(ViewRequest(k=1))
+    explorer.start()
+    try:
+        assert explorer.wait_idle(30)
+        deadline = time.monotonic() + 30
+        while explorer._warm_more and time.monotonic() < deadline:
+            time.sleep(0.01)
+        explorer.wait_idle(30)
+        assert gc.get_freeze_count() > 0
+    finally:
+        explorer.close()
+        gc.unfreeze()
+
+
+def test_identities_are_computed_on_access_and_equal_the_full_map() -> None:
+    source = MemorySource(fingerprints(50))
+    source.scan()
+    docs, fps = source.documents, dict(source.fingerprints)
+    fps["gone"] = 7  # a fingerprint without a document is left out
+    lazy = _Identities(docs, fps)
+    full = {i: identity(docs[i], fp) for i, fp in fps.items() if i in docs}
+    assert dict(lazy.items()) == full
+    assert len(lazy) == len(full) and "gone" not in lazy and lazy.get("gone") is None
+    assert lazy["d/00007"] == full["d/00007"]
+
+
+def test_a_snapshot_prints_short() -> None:
+    snap = Snapshot(3, 1, 8, fingerprints={f"d{i}": i for i in range(10_000)})
+    text = repr(snap)
+    assert len(text) < 120 and "documents=10000" in text
+
+
+def test_a_view_without_marked_families_has_the_same_counts_and_keys() -> None:
+    source = MemorySource(fingerprints(90))
+    explorer = Explorer(source, watch=False)
+    explorer.start()
+    try:
+        assert explorer.wait_idle(30)
+        listing = explorer.families(1)
+        assert isinstance(listing, FamilyListing)
+        snap = explorer.snapshot
+        unmarked = ReviewState(active=True)
+        marked = ReviewState(active=True, reviewed=frozenset({"no such key"}))
+        for request in (ViewRequest(k=1), ViewRequest(k=1, singletons=True),
+                        ViewRequest(k=1, pattern="d/0001")):
+            views = [
+                build_view(listing, request, snap.documents, generation=snap.generation,
+                           epoch=snap.epoch, total=len(snap), review=review,
+                           fingerprints=snap.fingerprints)
+                for review in (unmarked, marked)
+            ]
+            fast, full = views
+            assert list(fast.families) == list(full.families)
+            assert (fast.reviewed, fast.reviewable) == (full.reviewed, full.reviewable)
+            assert list(fast.keys) == list(full.keys)
+            multi = [f for f in fast.families if f.size > 1]
+            assert multi and fast.keys[0] == key_of(
+                fast.families[0].members, snap.documents, snap.fingerprints)
+    finally:
+        explorer.close()
+
+
+def test_the_first_view_after_an_empty_one_counts_every_family_new() -> None:
+    source = MemorySource(fingerprints(90))
+    explorer = Explorer(source, watch=False)
+    explorer.start()
+    try:
+        assert explorer.wait_idle(30)
+        listing = explorer.families(1)
+        snap = explorer.snapshot
+        request = ViewRequest(k=1, singletons=True)
+        empty = build_view(FamilyListing(), request, {}, generation=snap.generation - 1,
+                           epoch=snap.epoch, total=0)
+        view = build_view(listing, request, snap.documents, generation=snap.generation,
+                          epoch=snap.epoch, total=len(snap), previous=empty)
+        assert view.delta is not None and view.delta.new == listing.multi_count > 0
+        assert (view.delta.gone, view.delta.changed, view.delta.grew) == (0, 0, 0)
+        assert len(set(view.identity)) == len(view.families)
+        assert not set(view.identity) & set(empty.identity)
+        assert view.row_of[listing[0].members[-1]] == 0
+    finally:
+        explorer.close()
