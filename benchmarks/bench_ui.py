@@ -308,7 +308,7 @@ def text_folder(n: int) -> Path:
     of 300-3,000 characters of the Python standard library's sources (real text, so real
     fingerprint distances), about a third in near-duplicate families (a few words edited)."""
     root = WORK / f"folder-{n}"
-    done = root / ".complete"
+    done = WORK / f"folder-{n}.complete"
     if done.exists():
         return root
     import shutil
@@ -366,9 +366,14 @@ async def open_folder(root: Path, n: int, *, settle_after: bool) -> float:
                            review=True, review_dir=WORK / f"review-{root.name}")
             async with app.run_test(size=(120, 40)) as pilot:
                 screen = app.main_screen
-                while True:
-                    view = screen.view
-                    if view is not None and not app.scanning and view.documents == n:
+                while True:  # the families of the whole folder, after its scan, painted
+                    view, snap = screen.view, app.snapshot
+                    if (
+                        view is not None
+                        and not app.scanning
+                        and view.generation == snap.generation
+                        and view.documents == len(snap) >= n
+                    ):
                         stamp = probe.painted_since(start, view.families)
                         if stamp is not None:
                             break

@@ -723,7 +723,7 @@ class NearIndex:
             docs = np.flatnonzero(self._doc_u >= 0)
             doc_id = self._doc_id
             names = cast("list[str]", [doc_id[d] for d in docs.tolist()])
-            order = sorted(range(len(names)), key=lambda i: names[i])
+            order = sorted(range(len(names)), key=names.__getitem__)
             self._ord_docs = docs[np.array(order, np.int64)] if order else docs
             self._ord_names = np.empty(len(names), object)
             self._ord_names[:] = [names[i] for i in order]

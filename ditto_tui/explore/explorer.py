@@ -235,7 +235,7 @@ class Explorer:
         self._last_change = 0.0
         self._warm_more = True  # other listings may be worth precomputing
         self._preloaded = False
-        self._gc_frozen = False  # a long scan froze the heap (see _bulk_gc)
+        self._gc_frozen = False  # a scan froze the heap (see _bulk_gc)
         self._gc_thresholds: tuple[int, int, int] = gc.get_threshold()
         self._held: _Batch | None = None  # scan batches not applied yet (see _hold)
         self._held_since = 0.0
@@ -320,8 +320,8 @@ class Explorer:
         for source in self._created:
             self._close_source(source)
         self._created.clear()
-        if self._gc_frozen and len(self._fps) < FREEZE_FROM:
-            self._settle_gc(0)  # closed before everything was warm
+        if self._gc_frozen:  # closed before everything was warm
+            self._settle_gc(len(self._fps))
         if self.review_store is not None:
             with contextlib.suppress(Exception):
                 self.review_store.close()
