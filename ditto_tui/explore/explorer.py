@@ -62,8 +62,7 @@ NOTICE_POLL = 0.5
 WARM_AFTER = 1.0  # seconds without changes before other k are precomputed
 HOLD_MAX = 2.0  # while scanning: scan batches wait at most this long to be applied
 HOLD_BULK = 10_000  # held documents from which waiting for a scan's end pays (see _hold)
-GC_BULK_AFTER = 0.25  # seconds a scan runs before its loading freezes the heap (_bulk_gc)
-GC_BULK_FULL = 100  # while loading: young collections between two full ones (default 10)
+GC_BULK_FULL = 100  # while a scan loads: young collections between two full ones (default 10)
 
 
 # -- events -----------------------------------------------------------------------------
@@ -404,25 +403,20 @@ class Explorer:
         return True
 
     def _scan(self, source: Any, epoch: int, start_watch: bool, switched: bool, paused: bool) -> None:
-        self._bulk_gc()  # (the heap of the app's start is not looked at again while loading)
+        self._bulk_gc()
         if start_watch:
             self._start_watching(source, epoch, paused=paused)
         last = 0.0
-        began = time.monotonic()
 
         def on_progress(progress: ScanProgress) -> None:
             nonlocal last
             now = time.monotonic()
             self._progress = (epoch, progress.done, progress.total, now)
-            if now - began >= GC_BULK_AFTER:
-                self._bulk_gc()
             if now - last >= PROGRESS_INTERVAL or progress.total == progress.done:
                 last = now
                 self.on_event(ScanProgressed(progress.done, progress.total, progress.elapsed))
 
         def on_batch(batch: ChangeBatch) -> None:
-            if time.monotonic() - began >= GC_BULK_AFTER:
-                self._bulk_gc()
             self._ops.put(_Batch(epoch, batch, watch=False))
 
         error = None
@@ -1032,19 +1026,19 @@ class Explorer:
         self._settle_gc(len(snap))
 
     def _bulk_gc(self) -> None:
-        """A scan is loading documents (called when it starts, then at its progress reports
-        once it has run ``GC_BULK_AFTER``): move everything alive now out of the garbage
-        collector's sight (``gc.freeze``, O(1)), so that the collections its allocations
-        trigger look at what came since, not at the whole heap again and again (full
-        collections over the app and the documents so far cost 0.3-2 s per 100,000
-        documents while a scan runs), and make full collections rarer. Undone by
+        """A scan starts loading documents: full collections (over the app and every
+        document so far: 0.3-2 s per 100,000 documents while a scan runs) are made rarer,
+        and what is alive now (the app's start-up heap, after a young collection) is moved
+        out of the collector's sight (``gc.freeze``). Objects made during the scan are not
+        frozen: cyclic garbage among them is still collected. Undone by
         :meth:`_settle_gc` once everything is loaded and warm."""
-        if not self._gc_frozen:
-            self._gc_frozen = True
-            self._gc_thresholds = gc.get_threshold()
-            # and fewer full collections of what is left (the young objects of the load)
-            first, second, third = self._gc_thresholds
-            gc.set_threshold(first, second, max(third, GC_BULK_FULL))
+        if self._gc_frozen:
+            return
+        self._gc_frozen = True
+        self._gc_thresholds = gc.get_threshold()
+        first, second, third = self._gc_thresholds
+        gc.set_threshold(first, second, max(third, GC_BULK_FULL))
+        gc.collect(1)  # (young garbage is not frozen with the rest)
         gc.freeze()
 
     def _settle_gc(self, documents: int) -> None:
