@@ -41,6 +41,35 @@ def test_the_heap_is_frozen_while_a_scan_loads_and_handed_back_after() -> None:
         gc.unfreeze()
 
 
+def test_cyclic_garbage_made_during_a_scan_is_still_collected() -> None:
+    import weakref
+
+    class Node:
+        pass
+
+    gc.unfreeze()
+    source = MemorySource(fingerprints(600), batch=50, delay=0.05)
+    explorer = Explorer(source, watch=False)
+    progressed: list[int] = []
+    explorer.on_event = lambda _e: progressed.append(1)
+    explorer.start()
+    try:
+        node = Node()
+        node.me = node  # type: ignore[attr-defined]
+        ref = weakref.ref(node)
+        del node
+        deadline = time.monotonic() + 10
+        while len(progressed) < 4 and time.monotonic() < deadline:
+            time.sleep(0.01)  # (progress reports while it is garbage)
+        assert explorer.scanning
+        gc.collect()
+        assert ref() is None
+        assert explorer.wait_idle(30)
+    finally:
+        explorer.close()
+        gc.unfreeze()
+
+
 def test_a_large_corpus_stays_frozen_once_warm(monkeypatch: pytest.MonkeyPatch) -> None:
     gc.unfreeze()
     monkeypatch.setattr(explorer_module, "FREEZE_FROM", 100)
