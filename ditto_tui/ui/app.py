@@ -96,7 +96,6 @@ class DittoApp(App):
     """
 
     CSS_PATH = "app.tcss"
-    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
     TITLE = "ditto-tui"
     COMMANDS = App.COMMANDS | {DittoCommands}
     BINDINGS = [

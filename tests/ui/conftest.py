@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from textual.css.stylesheet import Stylesheet
 from textual.widgets import Input
 
 from ditto_tui.core.pipeline import make_pipeline
@@ -25,6 +26,32 @@ def fix_mtimes(root: Path) -> None:
     for index, path in enumerate(sorted(p for p in root.rglob("*") if p.is_file())):
         stamp = BASE_MTIME + index * 3600
         os.utime(path, (stamp, stamp))
+
+
+@pytest.fixture(autouse=True, scope="session")
+def css_parsed_once() -> Iterator[None]:
+    """Every app of the session shares the parsed rules of each CSS source (test speed only).
+
+    Each app parses the same CSS again (Textual caches it per stylesheet, i.e. per app):
+    about a tenth of a UI test's start-up. The rules depend on the CSS, where it was read
+    from, its scope and the theme's variables: all of them are the key. Textual shares
+    these rule objects between parses in one app already, so they are never changed."""
+    parsed: dict[tuple, list] = {}
+    parse = Stylesheet._parse_rules
+
+    def parse_once(self: Stylesheet, css: str, read_from: tuple[str, str],
+                   is_default_rules: bool = False, tie_breaker: int = 0,
+                   scope: str = "") -> list:
+        key = (css, read_from, is_default_rules, tie_breaker, scope,
+               tuple(sorted(self._variables.items())))
+        rules = parsed.get(key)
+        if rules is None:
+            rules = parsed[key] = parse(self, css, read_from, is_default_rules, tie_breaker, scope)
+        return rules
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Stylesheet, "_parse_rules", parse_once)
+        yield
 
 
 @pytest.fixture(autouse=True)

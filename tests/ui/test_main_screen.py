@@ -223,3 +223,39 @@ async def test_dragging_the_slider_moves_k(corpus_dir, make_app):
         assert slider.value == 6
         assert app.main_screen.k == 6
         assert PRESS in family_sets(app)
+
+
+async def test_resizing_restyles_the_screen_only_when_it_turns_narrow_or_wide(
+    corpus_dir, make_app, monkeypatch
+):
+    app = make_app(corpus_dir)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        screen = app.main_screen
+        chart = screen.query_one("#k-chart")
+        assert screen.has_class("-wide") and not screen.has_class("-narrow")
+        assert chart.display
+        passes: list[int] = []
+        restyle = app.stylesheet.update_nodes
+
+        def counted(nodes, animate=False):
+            nodes = list(nodes)
+            if screen in nodes:  # a style pass over the whole screen
+                passes.append(len(nodes))
+            return restyle(nodes, animate=animate)
+
+        monkeypatch.setattr(app.stylesheet, "update_nodes", counted)
+        await pilot.resize_terminal(110, 40)
+        await pilot.resize_terminal(100, 40)
+        await settle(pilot)
+        assert passes == []  # still wide: nothing to restyle
+        await pilot.resize_terminal(99, 40)
+        await settle(pilot)
+        assert len(passes) == 1
+        assert screen.has_class("-narrow") and not screen.has_class("-wide")
+        assert not chart.display
+        await pilot.resize_terminal(120, 40)
+        await settle(pilot)
+        assert len(passes) == 2
+        assert screen.has_class("-wide") and not screen.has_class("-narrow")
+        assert chart.display

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -324,7 +324,12 @@ class MainScreen(Screen):
         self._hold_timer: Any = None
 
     # -- layout ---------------------------------------------------------------------------
+    #: from this many columns on the screen is ``-wide``, below it ``-narrow`` (the view
+    #: options and the k chart are hidden)
+    WIDE_FROM = 100
+
     def compose(self) -> ComposeResult:
+        self._set_width_class(self.app.size.width)
         yield StatusBar(id="status")
         with Horizontal(id="controls"):
             yield KSlider(self.k, self.explorer.max_k, id="k-slider")
@@ -342,6 +347,21 @@ class MainScreen(Screen):
             yield FamiliesPane(id="families-pane")
             yield DetailPane(lambda: self.explorer.source, id="detail-pane")
         yield Footer()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._set_width_class(event.size.width)
+
+    def _set_width_class(self, width: int) -> None:
+        """``-narrow`` or ``-wide`` by ``width``, restyling the screen only when that changes.
+
+        (Textual's breakpoints remove the class and add it again on every resize: two style
+        passes over the whole screen even when the width stays on the same side.)"""
+        new, old = ("-wide", "-narrow") if width >= self.WIDE_FROM else ("-narrow", "-wide")
+        if self.has_class(new) and not self.has_class(old):
+            return
+        self.add_class(new, update=False)
+        self.remove_class(old, update=False)
+        self.update_node_styles()
 
     def on_mount(self) -> None:
         self.member_table.set_review(self.review)
