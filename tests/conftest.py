@@ -8,8 +8,15 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from ditto_tui.core import kernel
+
+# No per-example time limit: on a loaded machine (xdist runs a worker more than there are
+# cores) a fast example can take longer than hypothesis's default 200 ms once, and the
+# deadline then fails a correct test. Example counts are untouched.
+settings.register_profile("ditto-tui", deadline=None)
+settings.load_profile("ditto-tui")
 
 # Tests that give themselves a private XDG_CACHE_HOME (so they never write to the user's
 # fingerprint cache) must still find the compiled kernels: without this, each of them
