@@ -4,7 +4,8 @@ ditto`` (or ``html``).
 The test session's controller runs both at once before its xdist workers get tests (see
 ``conftest.py``), so on a fresh machine the kernels are compiled once, in parallel, instead
 of once per worker; the workers then load them from the cache. It compiles every
-signature the suite uses: read-only byte arrays, the spans form and the normalizer.
+signature the suite uses: read-only byte arrays, the spans form and the normalizer; then
+it saves the kernel's machine code for the native path (``ditto_tui.core.native``).
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ def compile_kernel(kind: str) -> None:
         html.feature_list(b"<p class=a>one</p>", 100)
     else:
         raise SystemExit(f"unknown kernel {kind!r}")
+    kernel.select("native")
+    kernel.warm(kind)  # builds and saves the machine code when the cache has none
 
 
 if __name__ == "__main__":

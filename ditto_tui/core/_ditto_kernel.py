@@ -19,7 +19,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ditto_tui.core.normalize import _ascii_table, _code_point_table
+from ditto_tui.core._ditto_tables import ASCII_MAP, PAIRS, SPREAD, TABLE, pair_table, spread_table
+
+__all__ = ["fingerprint", "fingerprint_spans", "normalize_utf8", "pair_table", "spread_table"]
 
 _OFFSET = np.uint64(0xCBF29CE484222325)
 _PRIME = np.uint64(0x100000001B3)
@@ -32,15 +34,6 @@ _HIGH = np.uint64(0x8080808080808080)
 _LOW7 = np.uint64(0x7F7F7F7F7F7F7F7F)
 _SPACES = np.uint64(0x2020202020202020)
 _LTS = np.uint64(0x3C3C3C3C3C3C3C3C)
-
-
-def spread_table() -> np.ndarray:
-    """uint64[256]: byte k of entry v is bit k of v."""
-    v = np.arange(256, dtype=np.uint64)
-    out = np.zeros(256, dtype=np.uint64)
-    for k in range(8):
-        out |= ((v >> np.uint64(k)) & np.uint64(1)) << np.uint64(8 * k)
-    return out
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -312,13 +305,19 @@ def _utf8_size(lead):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def vote(buf, start, end, ascii, char_n, word_n, spread, pairs):  # pragma: no cover - compiled
+def vote_into(buf, start, end, ascii, char_n, word_n, spread, pairs, totals, planes, block,
+              states):  # pragma: no cover - compiled
     """Fingerprint (uint64) of the normalized text ``buf[start:end]``: Charikar's sum over
     every char_n-code-point window and every word_n-word window, FNV-1a 64 each; the
-    hash of the whole text when there is no window at all. ``ascii``: no byte >= 0x80."""
-    totals = np.zeros(64, dtype=np.int64)
-    planes = np.zeros(4, dtype=np.uint64)
-    block = np.empty(_BLOCK, dtype=np.uint64)
+    hash of the whole text when there is no window at all. ``ascii``: no byte >= 0x80.
+
+    Allocates nothing: ``totals`` (int64[64]), ``planes`` (uint64[4]), ``block``
+    (uint64[3840]) and ``states`` (uint64[char_n]) are work space, overwritten.
+    """
+    for k in range(64):
+        totals[k] = 0
+    for k in range(4):
+        planes[k] = 0
     filled = 0
     windows = 0
     length = end - start
@@ -385,7 +384,6 @@ def vote(buf, start, end, ascii, char_n, word_n, spread, pairs):  # pragma: no c
                             filled = 0
                     w0, w1, w2, w3 = w1, w2, w3, _OFFSET
             else:
-                states = np.empty(char_n, dtype=np.uint64)
                 slot = 0  # the state of the window starting at the current code point
                 seen = 0
                 p = start
@@ -414,23 +412,31 @@ def vote(buf, start, end, ascii, char_n, word_n, spread, pairs):  # pragma: no c
             spaces += buf[k] == 0x20
         words = spaces + 1  # strings.Split: k separators give k + 1 fields
         if words >= word_n:
-            starts = np.empty(words + 1, dtype=np.int64)  # starts[w + 1] - 1 ends word w
-            starts[0] = start
-            w = 1
-            for k in range(start, end):
-                if buf[k] == 0x20:
-                    starts[w] = k + 1
-                    w += 1
-            starts[words] = end + 1
+            # The window of words first .. first + word_n - 1 is buf[s:e]: s starts its
+            # first word, e is the space (or the end) after its last; both only move on.
+            s = start
+            e = start
+            for w in range(word_n):
+                if w:
+                    e += 1
+                while e < end and buf[e] != 0x20:
+                    e += 1
             for first in range(words - word_n + 1):
-                s = starts[first]
-                stop = starts[first + word_n] - 1
+                if first:
+                    while buf[s] != 0x20:
+                        s += 1
+                    s += 1
+                    e += 1
+                    while e < end and buf[e] != 0x20:
+                        e += 1
+                k = s
                 h = _OFFSET
-                if stop - s >= 2:
-                    h = pairs[(np.intp(buf[s]) << 8) | buf[s + 1]]
-                    s += 2
-                for k in range(s, stop):
+                if e - k >= 2:
+                    h = pairs[(np.intp(buf[k]) << 8) | buf[k + 1]]
+                    k += 2
+                while k < e:
                     h = (h ^ buf[k]) * _PRIME
+                    k += 1
                 block[filled] = h
                 filled += 1
                 if filled == _BLOCK:
@@ -460,6 +466,27 @@ def vote(buf, start, end, ascii, char_n, word_n, spread, pairs):  # pragma: no c
 
 
 @njit(cache=True, nogil=True)
+def vote(buf, start, end, ascii, char_n, word_n, spread, pairs):  # pragma: no cover - compiled
+    """``vote_into`` with its own work space."""
+    return vote_into(buf, start, end, ascii, char_n, word_n, spread, pairs,
+                     np.empty(64, dtype=np.int64), np.empty(4, dtype=np.uint64),
+                     np.empty(_BLOCK, dtype=np.uint64), np.empty(max(char_n, 1), dtype=np.uint64))
+
+
+@njit(cache=True, nogil=True)
+def spans_into(data, offsets, sizes, char_n, word_n, ascii_map, table, spread, pairs,
+               out, work, totals, planes, block, states):  # pragma: no cover - compiled
+    """Write the fingerprint of ``data[offsets[i] : offsets[i] + sizes[i]]`` to ``out[i]``
+    for each span; allocates nothing (``work`` holds ``3 * max(sizes) + 2`` bytes, the
+    others as for ``vote_into``)."""
+    for i in range(offsets.size):
+        part = data[offsets[i] : offsets[i] + sizes[i]]
+        end, ascii = normalize_into(part, ascii_map, table, work)
+        out[i] = vote_into(work, 1, end, ascii, char_n, word_n, spread, pairs,
+                           totals, planes, block, states)
+
+
+@njit(cache=True, nogil=True)
 def _fingerprint(data, char_n, word_n, ascii_map, table, spread, pairs):  # pragma: no cover
     out = np.empty(3 * data.size + 2, dtype=np.uint8)
     end, ascii = normalize_into(data, ascii_map, table, out)
@@ -482,16 +509,7 @@ def _normalize(data, ascii_map, table):  # pragma: no cover - compiled
     return out[1:end].copy()
 
 
-def pair_table() -> np.ndarray:
-    """uint64[65536]: the FNV-1a 64 state after the two bytes ``i >> 8`` and ``i & 255``."""
-    first = (np.uint64(0xCBF29CE484222325) ^ np.arange(256, dtype=np.uint64)) * _PRIME
-    return ((first[:, None] ^ np.arange(256, dtype=np.uint64)[None, :]) * _PRIME).ravel()
-
-
-_ASCII_MAP = np.frombuffer(_ascii_table()[:128], dtype=np.uint8).copy()
-_TABLE = _code_point_table()
-_SPREAD = spread_table()
-_PAIRS = pair_table()
+_ASCII_MAP, _TABLE, _SPREAD, _PAIRS = ASCII_MAP, TABLE, SPREAD, PAIRS
 
 
 def fingerprint(data: bytes, char_n: int, word_n: int) -> int:

@@ -1,21 +1,27 @@
-"""Which engine computes fingerprints: the compiled (numba) kernel or the numpy code.
+"""Which engine computes fingerprints: the compiled kernel or the numpy code.
 
-Both give bit-identical fingerprints; the compiled kernel is several times faster, the
+All give bit-identical fingerprints; the compiled kernel is several times faster, the
 numpy code needs nothing but numpy. The choice comes from the environment variable
 ``DITTO_TUI_KERNEL``:
 
-- ``numba``: use the compiled kernel from the first document on;
+- ``native``: use the compiled kernel from the first document on, as machine code
+  saved by an earlier process and run without importing numba (``native``); the first
+  process on a machine compiles it with numba and saves it. When that is not possible
+  (no numba, another CPU's code, a symbol the process lacks), numba's own dispatchers
+  are used and ``status`` says why;
+- ``numba``: use the compiled kernel through numba's dispatchers (numba imported);
 - ``numpy``: never load numba;
-- unset, empty or ``auto`` (the default): use the compiled kernel once the work done in
-  this process is large enough to pay for loading it (``AUTO_THRESHOLD`` bytes, each
+- unset, empty or ``auto`` (the default): as ``native``, once the work done in this
+  process is large enough to pay for loading it (``AUTO_THRESHOLD`` bytes, each
   document counting ``AUTO_DOC_COST`` extra), so a command on one small file never
-  waits for numba. ``warm`` loads it at once (before forking workers, say).
+  waits for it. ``warm`` loads it at once (before forking workers, say).
 
 When numba is not installed, or fails to load, the numpy code is used and ``status``
-says why. Compiled functions are cached on disk: in ``NUMBA_CACHE_DIR`` when set, else
-in ``<user cache folder>/ditto-tui/numba`` (numba itself falls back to its own user
-folder if that one is not writable). The first use on a machine compiles them (a few
-seconds, once); later processes load them from the cache.
+says why. Compiled code is cached on disk: in ``NUMBA_CACHE_DIR`` when set, else in
+``<user cache folder>/ditto-tui/numba`` (numba itself falls back to its own user
+folder if that one is not writable); the machine code run without numba is in its
+``native`` sub-folder. The first use on a machine compiles (several seconds, once);
+later processes load it from the cache.
 """
 
 from __future__ import annotations
@@ -42,7 +48,7 @@ __all__ = [
 ]
 
 ENV = "DITTO_TUI_KERNEL"
-KERNELS = ("numba", "numpy")
+KERNELS = ("native", "numba", "numpy")
 #: Bytes of documents (auto mode) after which the compiled kernel is loaded.
 AUTO_THRESHOLD = 8 * 1024 * 1024
 #: What one document counts toward ``AUTO_THRESHOLD`` besides its bytes.
@@ -53,8 +59,10 @@ _MODULES = {"ditto": "ditto_tui.core._ditto_kernel", "html": "ditto_tui.core._ht
 _lock = threading.Lock()
 _forced: str | None = None
 _environment: str | None = None
-_modules: dict[str, ModuleType] = {}
+_modules: dict[str, ModuleType] = {}  # kind -> numba's compiled functions
 _failure: str | None = None
+_native: dict[str, Any] = {}  # kind -> its machine code run without numba
+_native_failure: dict[str, str] = {}  # kind -> why its machine code is not run natively
 _work = 0
 
 
@@ -73,7 +81,8 @@ def _mode() -> str:
 
 
 def select(name: str | None) -> None:
-    """Force ``"numba"`` or ``"numpy"`` in this process (``None``: back to the environment)."""
+    """Force ``"native"``, ``"numba"`` or ``"numpy"`` in this process (``None``: back to
+    the environment). Kernels loaded already stay loaded (a new process starts clean)."""
     global _forced, _environment
     if name is not None and name not in KERNELS:
         raise ValueError(f"unknown kernel {name!r} (expected one of {', '.join(KERNELS)})")
@@ -91,34 +100,82 @@ def cache_dir() -> str:
     return os.path.join(platformdirs.user_cache_dir("ditto-tui", appauthor=False), "numba")
 
 
-def _load(kinds: tuple[str, ...] = tuple(_MODULES)) -> bool:
-    """Import the compiled kernels of ``kinds`` once (numba itself with the first); False
-    (and ``status`` says why) when that fails."""
-    global _failure
-    if all(kind in _modules for kind in kinds):
-        return True
-    if _failure is not None:
-        return False
-    with _lock:
-        if all(kind in _modules for kind in kinds) or _failure is not None:
-            return _failure is None
-        try:
-            first = not _modules
-            os.environ.setdefault("NUMBA_CACHE_DIR", cache_dir())
-            import numba
+def _compiled(kind: str, mode: str) -> Any:
+    """What runs ``kind``'s kernel in ``mode`` now (None: nothing loaded yet)."""
+    if mode != "numba" and kind in _native:
+        return _native[kind]
+    if mode == "numba" or kind in _native_failure:
+        return _modules.get(kind)
+    return None
 
-            settings = vars(numba.config)
-            if not settings.get("CACHE_DIR"):  # numba was imported before the variable was set
-                settings["CACHE_DIR"] = os.environ["NUMBA_CACHE_DIR"]
-            loaded = {kind: importlib.import_module(_MODULES[kind]) for kind in kinds}
-            cached = all(_load_cached(module) for module in loaded.values())
-            if first and not cached:
-                _start_numba()
-        except Exception as exc:  # noqa: BLE001 - any failure means: use numpy
-            _failure = f"{type(exc).__name__}: {exc}"
-            return False
-        _modules.update(loaded)
+
+def _load(kinds: tuple[str, ...] = tuple(_MODULES)) -> bool:
+    """Load the compiled kernels of ``kinds`` once: their native machine code unless the
+    mode is ``numba``, else (or when that fails) numba's, numba itself with the first;
+    False (and ``status`` says why) when that fails."""
+    mode = _mode()
+    if all(_compiled(kind, mode) is not None for kind in kinds):
         return True
+    with _lock:
+        if mode != "numba":
+            for kind in kinds:
+                if kind not in _native and kind not in _native_failure:
+                    _load_native(kind)
+        missing = tuple(kind for kind in kinds if _compiled(kind, mode) is None)
+        if not missing:
+            return True
+        return _failure is None and _load_numba(missing)
+
+
+def _load_native(kind: str) -> None:
+    """Load ``kind``'s saved machine code (compiling and saving it first if this machine
+    has none), or note in ``_native_failure`` why not."""
+    from ditto_tui.core import native
+
+    if kind not in native.KINDS:
+        _native_failure[kind] = "no native entry points"
+        return
+    folder = os.environ.get("NUMBA_CACHE_DIR") or cache_dir()
+    try:
+        try:
+            addresses = native.load(folder, kind)
+        except native.Missing:
+            _numba_settings()
+            failure = native.save_built(folder, kind)
+            if failure is not None:
+                raise RuntimeError(failure) from None
+            addresses = native.load(folder, kind)
+        _native[kind] = native.KINDS[kind](addresses)
+    except Exception as exc:  # noqa: BLE001 - any failure means: numba's own path
+        _native_failure[kind] = f"{type(exc).__name__}: {exc}"
+
+
+def _numba_settings() -> Any:
+    """Import numba with its cache folder set; the module."""
+    os.environ.setdefault("NUMBA_CACHE_DIR", cache_dir())
+    import numba
+
+    settings = vars(numba.config)
+    if not settings.get("CACHE_DIR"):  # numba was imported before the variable was set
+        settings["CACHE_DIR"] = os.environ["NUMBA_CACHE_DIR"]
+    return numba
+
+
+def _load_numba(kinds: tuple[str, ...]) -> bool:
+    """Import the numba kernels of ``kinds`` (under the lock)."""
+    global _failure
+    try:
+        first = not _modules
+        _numba_settings()
+        loaded = {kind: importlib.import_module(_MODULES[kind]) for kind in kinds}
+        cached = all(_load_cached(module) for module in loaded.values())
+        if first and not cached:
+            _start_numba()
+    except Exception as exc:  # noqa: BLE001 - any failure means: use numpy
+        _failure = f"{type(exc).__name__}: {exc}"
+        return False
+    _modules.update(loaded)
+    return True
 
 
 def _load_cached(module: ModuleType) -> bool:
@@ -203,40 +260,55 @@ def warm(*kinds: str) -> bool:
     return _mode() != "numpy" and _load(kinds or tuple(_MODULES))
 
 
-def _get(kind: str, size: int, docs: int = 1) -> ModuleType | None:
+def _get(kind: str, size: int, docs: int = 1) -> Any:
     global _work
     mode = _mode()
     if mode == "numpy":
         return None
-    module = _modules.get(kind)
-    if module is not None:
-        return module
-    if mode == "auto" and not _modules:
+    found = _compiled(kind, mode)
+    if found is not None:
+        return found
+    if mode == "auto" and not (_modules or _native):
         _work += size + docs * AUTO_DOC_COST
         if _work < AUTO_THRESHOLD:
             return None
-    return _modules.get(kind) if _load((kind,)) else None
+    return _compiled(kind, mode) if _load((kind,)) else None
 
 
-def ditto(size: int, docs: int = 1) -> ModuleType | None:
+def ditto(size: int, docs: int = 1) -> Any:
     """The compiled ditto/2 kernel for ``docs`` documents of ``size`` bytes in all, or
-    None for numpy."""
+    None for numpy. It has ``fingerprint``, ``fingerprint_spans`` and ``normalize_utf8``."""
     return _get("ditto", size, docs)
 
 
-def html(size: int) -> ModuleType | None:
-    """The compiled html-distance kernel for a page of ``size`` bytes, or None for numpy."""
+def html(size: int) -> Any:
+    """The compiled html-distance kernel for a page of ``size`` bytes, or None for numpy.
+    It has ``fingerprint`` and ``feature_list``."""
     return _get("html", size)
 
 
-def active() -> str:
-    """``"numba"`` when the compiled kernel is loaded in this process, else ``"numpy"``."""
-    return "numba" if _modules and _mode() != "numpy" else "numpy"
+def active(kind: str | None = None) -> str:
+    """What runs ``kind``'s kernel (None: the loaded ones) in this process: ``"native"``
+    (machine code without numba), ``"numba"`` (any through numba) or ``"numpy"``."""
+    mode = _mode()
+    if mode == "numpy":
+        return "numpy"
+    found = [_compiled(k, mode) for k in ([kind] if kind else _MODULES)]
+    found = [compiled for compiled in found if compiled is not None]
+    if not found:
+        return "numpy"
+    return "numba" if any(isinstance(compiled, ModuleType) for compiled in found) else "native"
 
 
 def status() -> str:
-    """One line for humans: the mode, what is loaded, and why numba is not, if it failed."""
-    text = f"kernel mode {_mode()} ({ENV}), active {active()}, cache {cache_dir()}"
+    """One line for humans: the mode, what is loaded, and why numba or the native code
+    is not in use, if either failed."""
+    text = f"kernel mode {_mode()} ({ENV}), active {active()}"
+    if _modules or _native:
+        text += " (" + ", ".join(f"{kind} {active(kind)}" for kind in _MODULES) + ")"
+    text += f", cache {cache_dir()}"
+    for kind, why in sorted(_native_failure.items()):
+        text += f"; {kind} not native: {why}"
     if _failure is not None:
         text += f"; numba unavailable: {_failure}"
     return text
