@@ -15,22 +15,28 @@ newline rules apply to it), and a shingle whose hash is 0 (Go stops summing ther
 
 from __future__ import annotations
 
-from importlib import resources
-
 import numpy as np
 from numba import njit
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from ditto_tui.core._ditto_kernel import _vote_block, spread_table
+from ditto_tui.core._ditto_kernel import _vote_block
+from ditto_tui.core._html_tables import (
+    _ATTRS,
+    _MORE_ATTRS,
+    _MORE_ROOM,
+    _NEEDS_PYTHON,
+    _SLOTS,
+    ATOM_FLAT,
+    ATOM_STARTS,
+    SLOTS_TABLE,
+    SPREAD,
+    _Scratch,
+)
 
 _OFFSET = np.uint64(0xCBF29CE484222325)
 _PRIME = np.uint64(0x100000001B3)
 _BLOCK = 3840
-_NEEDS_PYTHON = 1
-_MORE_ATTRS = 2  # a tag has more attributes than ``attrs`` holds: call again, larger
-_MORE_ROOM = 3  # the features do not fit ``feat`` or ``fstart``: call again, larger
-_ATTRS = 64  # kept attributes per tag the first call has room for
 
 _TEXT, _START, _END, _SELF, _COMMENT, _DOCTYPE = 1, 2, 3, 4, 5, 6
 _PREFIX = np.frombuffer(b"?FABCED", dtype=np.uint8).copy()  # type -> prefix letter
@@ -46,34 +52,6 @@ _DOCTYPE_NAME = np.frombuffer(b"DOCTYPE", dtype=np.uint8).copy()
 _VALUED = (b"class", b"name", b"rel")
 _VALUED_FLAT = np.frombuffer(b"".join(_VALUED), dtype=np.uint8).copy()
 _VALUED_STARTS = np.cumsum([0] + [len(x) for x in _VALUED]).astype(np.int64)
-_SLOTS = 1024  # atom hash table size (a power of two, > 2x the atoms)
-
-
-def _atoms() -> list[bytes]:
-    text = resources.files("ditto_tui.core.data").joinpath("html-distance-atoms.txt")
-    names = text.read_text(encoding="utf-8").splitlines()
-    return [n.strip().encode("ascii") for n in names if n.strip() and n[0] != "#"]
-
-
-def _fnv1a_py(data: bytes) -> int:
-    h = 0xCBF29CE484222325
-    for b in data:
-        h = ((h ^ b) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
-    return h
-
-
-def atom_table() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(slots, flat names, starts): open addressing on FNV-1a of the name, -1 = empty."""
-    names = _atoms()
-    flat = np.frombuffer(b"".join(names), dtype=np.uint8).copy()
-    starts = np.cumsum([0] + [len(x) for x in names]).astype(np.int64)
-    slots = np.full(_SLOTS, -1, dtype=np.int64)
-    for i, name in enumerate(names):
-        s = _fnv1a_py(name) & (_SLOTS - 1)
-        while slots[s] != -1:
-            s = (s + 1) & (_SLOTS - 1)
-        slots[s] = i
-    return slots, flat, starts
 
 
 @intrinsic
@@ -708,6 +686,18 @@ def features(buf, max_tokens, slots, flat, starts, attrs, feat, fstart):  # prag
 @njit(cache=True, nogil=True)
 def _fingerprint(buf, shingle, max_tokens, slots, flat, starts, spread, attrs, feat,
                  fstart):  # pragma: no cover - compiled
+    return fingerprint_into(buf, shingle, max_tokens, slots, flat, starts, spread, attrs,
+                            feat, fstart, np.empty(64, dtype=np.int64),
+                            np.empty(4, dtype=np.uint64), np.empty(_BLOCK, dtype=np.uint64),
+                            np.empty(max(shingle, 1), dtype=np.uint64))
+
+
+@njit(cache=True, nogil=True)
+def fingerprint_into(buf, shingle, max_tokens, slots, flat, starts, spread, attrs, feat,
+                     fstart, totals, planes, block, states):  # pragma: no cover - compiled
+    """(status, fingerprint) of a page (status as for ``features``); allocates nothing:
+    ``totals`` (int64[64]), ``planes`` (uint64[4]), ``block`` (uint64[3840]) and
+    ``states`` (uint64[shingle]) are work space, overwritten."""
     status, nf = features(buf, max_tokens, slots, flat, starts, attrs, feat, fstart)
     feat = _borrow(feat)
     fstart = _borrow(fstart)
@@ -715,9 +705,10 @@ def _fingerprint(buf, shingle, max_tokens, slots, flat, starts, spread, attrs, f
         return status, np.uint64(0)
     if nf == 0:
         return 0, np.uint64(0xFFFFFFFFFFFFFFFF)
-    totals = np.zeros(64, dtype=np.int64)
-    planes = np.zeros(4, dtype=np.uint64)
-    block = np.empty(_BLOCK, dtype=np.uint64)
+    for k in range(64):
+        totals[k] = 0
+    for k in range(4):
+        planes[k] = 0
     filled = 0
     # One running FNV-1 state per open window (shingle of them): every feature goes into
     # all of them at once, so the states' multiply chains run side by side. The window
@@ -746,7 +737,6 @@ def _fingerprint(buf, shingle, max_tokens, slots, flat, starts, spread, attrs, f
                     filled = 0
             older, newer = newer, fresh
     else:
-        states = np.empty(shingle, dtype=np.uint64)
         slot = 0  # the state of the window opening at the current feature
         for j in range(1 - shingle, nf):
             for t in range(shingle):
@@ -786,30 +776,7 @@ def _fingerprint(buf, shingle, max_tokens, slots, flat, starts, spread, attrs, f
     return 0, fp
 
 
-_SLOTS_TABLE, _ATOM_FLAT, _ATOM_STARTS = atom_table()
-_SPREAD = spread_table()
-
-
-class _Scratch:
-    """The kernel's work arrays for one page; ``grown`` enlarges the one a status asks for."""
-
-    def __init__(self, size: int, attrs: int = _ATTRS, room: int = 0) -> None:
-        # Most pages fit the first time: features take fewer bytes than the page.
-        room = room or 512 + size
-        self.arrays = (np.empty((attrs, 4), dtype=np.int64), np.empty(room, dtype=np.uint8),
-                       np.empty(1 + room // 4, dtype=np.int64))
-
-    def grown(self, status: int) -> bool:
-        """True when ``status`` asked for larger arrays (now in place: call again)."""
-        attrs, feat, fstart = self.arrays
-        if status == _MORE_ATTRS:
-            self.arrays = (np.empty((4 * len(attrs), 4), dtype=np.int64), feat, fstart)
-        elif status == _MORE_ROOM:
-            self.arrays = (attrs, np.empty(4 * feat.size, dtype=np.uint8),
-                           np.empty(4 * fstart.size, dtype=np.int64))
-        else:
-            return False
-        return True
+_SLOTS_TABLE, _ATOM_FLAT, _ATOM_STARTS, _SPREAD = SLOTS_TABLE, ATOM_FLAT, ATOM_STARTS, SPREAD
 
 
 def fingerprint(data: bytes, shingle: int, max_tokens: int) -> int | None:

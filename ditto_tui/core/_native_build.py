@@ -92,10 +92,51 @@ _DITTO_ENTRIES: dict[str, tuple[Any, Any]] = {
     "normalize": (_ditto_normalize, _I64(_P(_U8), _I64, _P(_U8), _P(_U32), _I64, _P(_U8), _I64)),
 }
 
-_KINDS: dict[str, tuple[str, dict[str, tuple[Any, Any]]]] = {"ditto": ("ditto_tui.core._ditto_kernel", _DITTO_ENTRIES)}
+
+# -- html-distance ----------------------------------------------------------------------
+# Globals resolved in the lean namespace of _html_kernel: fingerprint_into, features.
+
+def _html_fingerprint(buf, n, shingle, max_tokens, slots, slots_len, flat, flat_len, starts,
+                      starts_len, spread, attrs, attrs_rows, feat, feat_len, fstart, fstart_len,
+                      totals, planes, block, states, states_len, result):  # pragma: no cover
+    status, fp = fingerprint_into(  # noqa: F821
+        carray(buf, (n,)), shingle, max_tokens, carray(slots, (slots_len,)),
+        carray(flat, (flat_len,)), carray(starts, (starts_len,)), carray(spread, (256,)),
+        carray(attrs, (attrs_rows, 4)), carray(feat, (feat_len,)), carray(fstart, (fstart_len,)),
+        carray(totals, (64,)), carray(planes, (4,)), carray(block, (3840,)),
+        carray(states, (states_len,)))
+    carray(result, (1,))[0] = fp
+    return status
+
+
+def _html_features(buf, n, max_tokens, slots, slots_len, flat, flat_len, starts, starts_len,
+                   attrs, attrs_rows, feat, feat_len, fstart, fstart_len,
+                   result):  # pragma: no cover - compiled
+    status, nf = features(  # noqa: F821
+        carray(buf, (n,)), max_tokens, carray(slots, (slots_len,)), carray(flat, (flat_len,)),
+        carray(starts, (starts_len,)), carray(attrs, (attrs_rows, 4)), carray(feat, (feat_len,)),
+        carray(fstart, (fstart_len,)))
+    carray(result, (1,))[0] = nf
+    return status
+
+
+_HTML_ENTRIES: dict[str, tuple[Any, Any]] = {
+    "fingerprint": (_html_fingerprint, _I64(
+        _P(_U8), _I64, _I64, _I64, _P(_I64), _I64, _P(_U8), _I64, _P(_I64), _I64, _P(_U64),
+        _P(_I64), _I64, _P(_U8), _I64, _P(_I64), _I64, _P(_I64), _P(_U64), _P(_U64), _P(_U64),
+        _I64, _P(_U64))),
+    "features": (_html_features, _I64(
+        _P(_U8), _I64, _I64, _P(_I64), _I64, _P(_U8), _I64, _P(_I64), _I64, _P(_I64), _I64,
+        _P(_U8), _I64, _P(_I64), _I64, _P(_I64))),
+}
+
+_KINDS: dict[str, tuple[str, dict[str, tuple[Any, Any]]]] = {
+    "ditto": ("ditto_tui.core._ditto_kernel", _DITTO_ENTRIES),
+    "html": ("ditto_tui.core._html_kernel", _HTML_ENTRIES),
+}
 
 def build(kind: str) -> Built:
-    """Compile ``kind``'s entry points (``"ditto"``) into one object for this CPU.
+    """Compile ``kind``'s entry points (``"ditto"``, ``"html"``) into one object for this CPU.
 
     Raises when an entry cannot be compiled without numba's runtime, or when the
     object would need anything but the C library functions in ``ALLOWED``.

@@ -35,12 +35,13 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["ABI", "ALLOWED", "KINDS", "Missing", "NativeDitto", "key", "load", "save_built"]
+__all__ = ["ABI", "ALLOWED", "KINDS", "Missing", "NativeDitto", "NativeHtml", "key", "load", "save_built"]
 
 #: Bump when the entries' arguments change.
 ABI = 1
 _HERE = Path(__file__).resolve().parent
-_SOURCES = {"ditto": ("_ditto_kernel.py", "_native_build.py", "native.py")}
+_SOURCES = {"ditto": ("_ditto_kernel.py", "_native_build.py", "native.py"),
+            "html": ("_html_kernel.py", "_ditto_kernel.py", "_native_build.py", "native.py")}
 _NAME_SAFE = re.compile(r"[^A-Za-z0-9_.-]")
 #: What an object may need from outside: C library functions LLVM emits for its intrinsics.
 ALLOWED = frozenset({"memset", "memcpy", "memmove", "__bzero", "bzero", "__chkstk",
@@ -317,5 +318,77 @@ class NativeDitto:
         return out[1 : result >> 1].tobytes()
 
 
+# -- html-distance -----------------------------------------------------------------------
+
+_HTML_FINGERPRINT = ctypes.CFUNCTYPE(_I, _P, _I, _I, _I, _P, _I, _P, _I, _P, _I, _P, _P, _I,
+                                     _P, _I, _P, _I, _P, _P, _P, _P, _I, _P)
+_HTML_FEATURES = ctypes.CFUNCTYPE(_I, _P, _I, _I, _P, _I, _P, _I, _P, _I, _P, _I, _P, _I, _P,
+                                  _I, _P)
+
+
+class NativeHtml:
+    """The html-distance kernel's entries; the same functions as ``_html_kernel``'s."""
+
+    kind = "native"
+
+    def __init__(self, addresses: dict[str, int]) -> None:
+        from ditto_tui.core._html_tables import ATOM_FLAT, ATOM_STARTS, SLOTS_TABLE, SPREAD
+
+        self._tables = (SLOTS_TABLE, ATOM_FLAT, ATOM_STARTS, SPREAD)
+        self._atoms = (_pointer(SLOTS_TABLE), SLOTS_TABLE.size, _pointer(ATOM_FLAT),
+                       ATOM_FLAT.size, _pointer(ATOM_STARTS), ATOM_STARTS.size)
+        self._spread = _pointer(SPREAD)
+        self._fingerprint: Callable[..., int] = _HTML_FINGERPRINT(addresses["fingerprint"])
+        self._features: Callable[..., int] = _HTML_FEATURES(addresses["features"])
+        self._work = _Work()
+
+    @staticmethod
+    def _scratch_args(arrays: tuple[np.ndarray, np.ndarray, np.ndarray]) -> tuple[int, ...]:
+        attrs, feat, fstart = arrays
+        return (_pointer(attrs), attrs.shape[0], _pointer(feat), feat.size, _pointer(fstart),
+                fstart.size)
+
+    def fingerprint(self, data: bytes, shingle: int, max_tokens: int) -> int | None:
+        """The html-distance fingerprint of a page, or None when the Python pipeline must
+        do it."""
+        from ditto_tui.core._html_tables import _Scratch
+
+        buf = np.frombuffer(data, dtype=np.uint8)
+        scratch = _Scratch(buf.size)
+        result = np.zeros(1, dtype=np.uint64)
+        fixed = self._work
+        totals, planes, block, states = fixed.pointers
+        states_len = fixed.arrays[3].size
+        if shingle > states_len:
+            extra = np.empty(shingle, dtype=np.uint64)
+            states, states_len = _pointer(extra), shingle
+        while True:
+            status = self._fingerprint(
+                _pointer(buf), buf.size, shingle, max_tokens, *self._atoms, self._spread,
+                *self._scratch_args(scratch.arrays), totals, planes, block, states, states_len,
+                _pointer(result))
+            if not scratch.grown(status):
+                return None if status else int(result[0])
+
+    def feature_list(self, data: bytes, max_tokens: int, attrs: int = 64,
+                     room: int = 0) -> list[bytes] | None:
+        """The page's features in order (for tests), or None when Python must do it."""
+        from ditto_tui.core._html_tables import _Scratch
+
+        buf = np.frombuffer(data, dtype=np.uint8)
+        scratch = _Scratch(buf.size, attrs, room)
+        result = np.zeros(1, dtype=np.int64)
+        while True:
+            status = self._features(_pointer(buf), buf.size, max_tokens, *self._atoms,
+                                    *self._scratch_args(scratch.arrays), _pointer(result))
+            if not scratch.grown(status):
+                break
+        if status:
+            return None
+        _, feat, fstart = scratch.arrays
+        raw = feat.tobytes()
+        return [raw[fstart[i] : fstart[i + 1]] for i in range(int(result[0]))]
+
+
 #: kind -> the class that wraps its entry points.
-KINDS: dict[str, Callable[[dict[str, int]], Any]] = {"ditto": NativeDitto}
+KINDS: dict[str, Callable[[dict[str, int]], Any]] = {"ditto": NativeDitto, "html": NativeHtml}

@@ -20,7 +20,7 @@ def engine_kernel(request: pytest.FixtureRequest) -> Iterator[str]:
     try:
         if name != "numpy":
             assert kernel.warm(), kernel.status()
-        assert kernel.active("ditto") == name, kernel.status()
+        assert kernel.active() == name, kernel.status()
         yield name
     finally:
         kernel.select(None)

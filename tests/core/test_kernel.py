@@ -152,3 +152,23 @@ def test_a_later_process_runs_the_cached_kernels_without_starting_numbas_compile
     started, values = out.splitlines()
     assert started == "numba False"  # numba's compiler registries were never loaded
     assert values == json.dumps([namespace["fps"], namespace["pages"]])
+
+
+def test_a_later_process_runs_the_saved_machine_code_without_importing_numba() -> None:
+    pytest.importorskip("numba")
+    kernel.select("numpy")
+    try:
+        namespace: dict[str, object] = {}
+        exec(_SAMPLES, namespace)  # the expected values, from the numpy code
+    finally:
+        kernel.select(None)
+    _run(_SAMPLES, DITTO_TUI_KERNEL="native")  # saved for this machine after this
+    out = _run(
+        "import sys\n" + _SAMPLES + "from ditto_tui.core import kernel\n"
+        "print(kernel.active('ditto'), kernel.active('html'), 'numba' in sys.modules)\n"
+        "print(json.dumps([fps, pages]))",
+        DITTO_TUI_KERNEL="native",
+    )
+    started, values = out.splitlines()
+    assert started == "native native False"
+    assert values == json.dumps([namespace["fps"], namespace["pages"]])
