@@ -18,7 +18,8 @@ log-uniform between 1 KB and 5 MB. Prints one figure a line as ``name value unit
 
 - ``fingerprint_1proc_ascii_mbps`` / ``fingerprint_1proc_nonascii_mbps``: the in-process
   figure over the ASCII (prose, code) and the UTF-8 (accented, Cyrillic/Greek, CJK) files
-  only, with the compiled kernel (``_numpy`` twins: the numpy engine, for comparison);
+  only, with the compiled kernel run natively (``_numba`` twins: through numba's dispatchers,
+  ``_numpy`` twins: the numpy engine, for comparison);
 - ``fingerprint_cli_small_files_docs_per_s``: ``ditto-tui fingerprint --no-cache`` over
   20,000 files of 1-4 KB, whole process, wall time;
 - ``fingerprint_cli_mbox_mbps``: the same over one mbox of 20,000 messages (headers and
@@ -26,11 +27,12 @@ log-uniform between 1 KB and 5 MB. Prints one figure a line as ``name value unit
 - ``fingerprint_cli_one_file_s``: the command on one small file (median of 5, warm compile
   cache: the start-up cost);
 - ``fingerprint_cli_fixed_cpu_s``: CPU seconds of the command on one small file with the
-  compiled kernel loaded (``DITTO_TUI_KERNEL=numba``): the fixed cost of a process that
-  fingerprints with numba (start-up, imports, numba, the kernel's cache load);
+  compiled kernel loaded (``DITTO_TUI_KERNEL=native``): the fixed cost of a process that
+  fingerprints with the compiled kernel (start-up, imports, loading its machine code);
+  ``fingerprint_cli_fixed_numba_cpu_s`` the same through numba (``DITTO_TUI_KERNEL=numba``);
 - ``kernel_cold_compile_s`` / ``kernel_cache_load_s``: the first run of the command with an
-  empty numba cache (``DITTO_TUI_KERNEL=numba``, one text file and one HTML page) and the
-  same run with the cache filled, whole process.
+  empty cache (``DITTO_TUI_KERNEL=native``, one text file and one HTML page: numba compiles
+  and saves the machine code) and the same run with the cache filled, whole process.
 
 Each command figure has a CPU-time twin (user + system of the command and its workers:
 ``_docs_per_cpu_s``, ``_cpu_mbps``, ``_cpu_s``), the one to compare on a busy machine.
@@ -232,13 +234,13 @@ def bench_kinds(files: list[Path]) -> list[str]:
         "nonascii": [p for p in files if p.stem.endswith("-utf8")],
     }
     lines = []
-    for name in ("numba", "numpy"):
+    for name in ("native", "numba", "numpy"):
         kernel.select(name)
-        if name == "numba" and not kernel.warm():
+        if name != "numpy" and not kernel.warm("ditto"):
             lines.append(f"fingerprint_1proc_ascii_mbps n/a ({kernel.status()})")
             continue
         Featurizer().fingerprint(b"warm up")
-        suffix = "" if name == "numba" else "_numpy"
+        suffix = "" if name == "native" else f"_{name}"
         for label, group in groups.items():
             if group:
                 mbps, _docs, cpu_mbps = bench_in_process(group)
@@ -349,15 +351,16 @@ def bench_cli_cases() -> list[str]:
     )
     lines.append(f"fingerprint_cli_one_file_s {seconds:.3f} s")
     lines.append(f"fingerprint_cli_one_file_cpu_s {statistics.median(_CPU_S[-5:]):.3f} s")
-    numba_env = dict(os.environ, DITTO_TUI_KERNEL="numba")
-    for _ in range(3):
-        _run_cli(["fingerprint", "--no-cache", str(one)], numba_env, lines=1)
-    lines.append(f"fingerprint_cli_fixed_cpu_s {statistics.median(_CPU_S[-3:]):.3f} s")
+    for name, label in (("native", ""), ("numba", "_numba")):
+        env = dict(os.environ, DITTO_TUI_KERNEL=name)
+        for _ in range(3):
+            _run_cli(["fingerprint", "--no-cache", str(one)], env, lines=1)
+        lines.append(f"fingerprint_cli_fixed{label}_cpu_s {statistics.median(_CPU_S[-3:]):.3f} s")
     page = WORK / "one-page.html"
     page.write_bytes(_html(random.Random(4), 20_000, "words " * 4000).encode())
     peak = _PEAK_RSS_KIB[0]  # the compile below takes more memory than a normal run
     with tempfile.TemporaryDirectory() as cache:
-        env = dict(os.environ, NUMBA_CACHE_DIR=cache, DITTO_TUI_KERNEL="numba")
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache, DITTO_TUI_KERNEL="native")
         for label in ("cold_compile", "cache_load"):
             seconds = _run_cli(["fingerprint", "--no-cache", str(one)], env, lines=1)
             seconds += _run_cli(["fingerprint", "--no-cache", "--pipeline", "html", str(page)],

@@ -127,7 +127,7 @@ def fingerprint_all(pipeline: object, pages: list[bytes]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=7)
-    parser.add_argument("--kernel", choices=kernel.KERNELS, default="numba")
+    parser.add_argument("--kernel", choices=kernel.KERNELS, default="native")
     args = parser.parse_args()
     rounds = args.rounds
     kernel.select(args.kernel)
@@ -159,11 +159,11 @@ def main() -> None:
     seconds = best_seconds(lambda warm: fingerprint_all(warm, unseen), rounds, warmed)
     print(f"html_unseen_mbps {sum(map(len, unseen)) / seconds / 1e6:.2f} MB/s")
     print(f"html_structure_1proc_mbps {sum(map(len, unseen)) / seconds / 1e6:.2f} MB/s")
-    if args.kernel == "numba":
+    if args.kernel != "numpy":
         kernel.select("numpy")
         seconds = best_seconds(lambda warm: fingerprint_all(warm, unseen), rounds, warmed)
         print(f"html_structure_1proc_numpy_mbps {sum(map(len, unseen)) / seconds / 1e6:.2f} MB/s")
-        kernel.select("numba")
+        kernel.select(args.kernel)
     # The worst case for the shingle hashing: one page of identical tags.
     same = b"<div class='x'>" * 5000
     seconds = best_seconds(lambda fresh: fresh.fingerprint(same), rounds, HtmlStructure)
