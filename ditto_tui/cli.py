@@ -37,6 +37,7 @@ SUBCOMMANDS = (
     "dedupe", "undo",
     "explain",
     "report",
+    "kernel",
 )
 
 
@@ -311,6 +312,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("version", help="print the version and pipeline identity",
                    description="Print the package version and the pipeline identity.")
+    sub.add_parser("kernel", help="load the compiled kernels and say what runs them",
+                   description="Load the compiled kernels (compiling them on the first use on "
+                               "this machine) and print which engine runs each pipeline and "
+                               "why, if one is not the compiled kernel run natively. "
+                               "DITTO_TUI_KERNEL chooses: native, numba, numpy or auto.")
 
     from ditto_tui.scale.cli import add_open_parser, add_spark_parser
 
@@ -769,6 +775,14 @@ def cmd_version(args: argparse.Namespace, out: Output) -> int:
     return 0
 
 
+def cmd_kernel(args: argparse.Namespace, out: Output) -> int:
+    from ditto_tui.core import kernel
+
+    kernel.warm()
+    out.line(kernel.status())
+    return 0
+
+
 def cmd_explore(args: argparse.Namespace, out: Output) -> int:
     if not os.path.isdir(args.path):
         raise CommandError(f"{args.path}: not a folder")
@@ -844,6 +858,7 @@ COMMANDS = {
     "compare": cmd_compare,
     "export": cmd_export,
     "version": cmd_version,
+    "kernel": cmd_kernel,
     "spark": cmd_spark,
     "open": cmd_open,
     "dedupe": cmd_dedupe,

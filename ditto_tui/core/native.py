@@ -20,7 +20,6 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import hashlib
-import importlib.util
 import json
 import os
 import platform
@@ -49,14 +48,15 @@ ALLOWED = frozenset({"memset", "memcpy", "memmove", "__bzero", "bzero", "__chkst
 
 
 def _package_version(name: str) -> str:
-    """The installed version of ``name`` without importing it ('' when unknown)."""
-    spec = importlib.util.find_spec(name)
-    if spec is None or not spec.submodule_search_locations:
-        return ""
-    folder = Path(next(iter(spec.submodule_search_locations)))
-    for candidate in ("_version.py", "__init__.py"):
-        with contextlib.suppress(OSError):
-            text = (folder / candidate).read_text(encoding="utf-8", errors="replace")
+    """The installed version of package ``name``, read from its files on ``sys.path``
+    without importing it ('' when not found)."""
+    for entry in sys.path:
+        folder = Path(entry or ".") / name
+        for candidate in ("_version.py", "__init__.py"):
+            try:
+                text = (folder / candidate).read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
             found = re.search(r"""["']?version["']?\s*[:=]\s*["']([0-9][^"']*)["']""", text)
             if found:
                 return found.group(1)

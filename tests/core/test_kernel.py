@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -172,3 +173,78 @@ def test_a_later_process_runs_the_saved_machine_code_without_importing_numba() -
     started, values = out.splitlines()
     assert started == "native native False"
     assert values == json.dumps([namespace["fps"], namespace["pages"]])
+
+
+def _saved_native_folder() -> Path:
+    """The test session's cache folder, with both kernels' machine code saved."""
+    _run("from ditto_tui.core import kernel\nkernel.warm()", DITTO_TUI_KERNEL="native")
+    return Path(kernel.cache_dir())
+
+
+def test_auto_mode_loads_saved_machine_code_for_a_megabyte_without_numba() -> None:
+    pytest.importorskip("numba")
+    _saved_native_folder()
+    out = _run(
+        "import sys\n"
+        "from ditto_tui.core import Featurizer, kernel\n"
+        "Featurizer().fingerprint(b'word ' * 100_000)  # 0.5 MB: not worth loading\n"
+        "print(kernel.active(), 'llvmlite' in sys.modules)\n"
+        "Featurizer().fingerprint(b'word ' * 400_000)  # 2.5 MB in all\n"
+        "print(kernel.active(), 'numba' in sys.modules)"
+    )
+    assert out.splitlines() == ["numpy False", "native False"]
+
+
+def test_auto_mode_compiles_nothing_below_its_threshold_when_nothing_is_saved(tmp_path: Path) -> None:
+    out = _run(
+        "import os, sys\n"
+        "from ditto_tui.core import Featurizer, kernel\n"
+        "Featurizer().fingerprint(b'word ' * 1_000_000)  # 5 MB\n"
+        "print(kernel.active(), 'numba' in sys.modules, os.listdir(os.environ['NUMBA_CACHE_DIR']))",
+        NUMBA_CACHE_DIR=str(tmp_path),
+    )
+    assert out == "numpy False []"
+
+
+def test_damaged_machine_code_is_refused_and_the_status_says_why(tmp_path: Path) -> None:
+    pytest.importorskip("numba")
+    shutil.copytree(_saved_native_folder() / "native", tmp_path / "native")
+    for code in (tmp_path / "native").glob("ditto-*.o"):
+        damaged = bytearray(code.read_bytes())
+        damaged[len(damaged) // 2] ^= 0xFF
+        code.write_bytes(bytes(damaged))
+    out = _run(
+        "import sys\n"
+        "sys.modules['numba'] = None  # no way back through numba either\n"
+        "from ditto_tui.core import Featurizer, kernel, make_pipeline\n"
+        "fp = Featurizer().fingerprint(b'Hello, World')\n"
+        "page = make_pipeline('html').fingerprint(b'<p class=a>x</p>')\n"
+        "print(kernel.active('ditto'), kernel.active('html'))\n"
+        "print(kernel.status())",
+        DITTO_TUI_KERNEL="native", NUMBA_CACHE_DIR=str(tmp_path),
+    )
+    first, status = out.splitlines()
+    assert first == "numpy native"
+    assert "ditto not native: RuntimeError: the saved object is damaged" in status
+    assert "numba unavailable: ModuleNotFoundError" in status
+
+
+def test_saved_machine_code_is_used_only_for_its_key_and_only_with_known_symbols(
+    tmp_path: Path,
+) -> None:
+    pytest.importorskip("numba")
+    from ditto_tui.core import native
+
+    shutil.copytree(_saved_native_folder() / "native", tmp_path / "native")
+    assert set(native.load(str(tmp_path), "ditto")) == {"spans", "normalize"}
+    (meta,) = [p for p in (tmp_path / "native").glob("ditto-*.json")]
+    record = json.loads(meta.read_text())
+    assert native._elf_undefined((meta.with_suffix(".o")).read_bytes()) in (None, [])
+    record["symbols"] = ["numba_do_raise"]
+    meta.write_text(json.dumps(record))
+    with pytest.raises(RuntimeError, match="needs numba_do_raise"):
+        native.load(str(tmp_path), "ditto")
+    record["key"]["numba"] = "0.0"  # built by another numba: build again
+    meta.write_text(json.dumps(record))
+    with pytest.raises(native.Missing):
+        native.load(str(tmp_path), "ditto")
