@@ -260,6 +260,10 @@ _CPU_S: list[float] = []  # CPU seconds (user + system, workers included) of eac
 
 def _run_cli(args: list[str], env: dict[str, str] | None = None, lines: int | None = None) -> float:
     """Wall seconds of one ``ditto-tui`` run; raises on failure or on a wrong line count."""
+    # An installed program runs from compiled bytecode: a PYTHONDONTWRITEBYTECODE left in
+    # the environment would compile every module from source in every run (~0.1 s).
+    env = {k: v for k, v in (os.environ if env is None else env).items()
+           if k != "PYTHONDONTWRITEBYTECODE"}
     start = time.perf_counter()
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         proc = subprocess.Popen([_command(), *args], stdout=out, stderr=err, env=env)

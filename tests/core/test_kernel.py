@@ -248,3 +248,20 @@ def test_saved_machine_code_is_used_only_for_its_key_and_only_with_known_symbols
     meta.write_text(json.dumps(record))
     with pytest.raises(native.Missing):
         native.load(str(tmp_path), "ditto")
+
+
+def test_the_object_reader_lists_what_an_object_needs_from_outside() -> None:
+    llvm = pytest.importorskip("llvmlite.binding")
+    from ditto_tui.core import native
+
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+    module = llvm.parse_assembly(
+        "declare void @numba_do_raise(ptr)\n"
+        "define void @entry(ptr %p) {\n  call void @numba_do_raise(ptr %p)\n  ret void\n}\n"
+    )
+    machine = llvm.Target.from_default_triple().create_target_machine()
+    found = native._elf_undefined(machine.emit_object(module))
+    if found is None:
+        pytest.skip("not an ELF platform")
+    assert found == ["numba_do_raise"]
