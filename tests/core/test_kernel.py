@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import shutil
@@ -265,3 +266,15 @@ def test_the_object_reader_lists_what_an_object_needs_from_outside() -> None:
     if found is None:
         pytest.skip("not an ELF platform")
     assert found == ["numba_do_raise"]
+
+
+def test_the_kernel_command_says_what_runs_each_pipeline() -> None:
+    environment = {k: v for k, v in os.environ.items() if k != kernel.ENV}
+    done = subprocess.run([sys.executable, "-m", "ditto_tui", "kernel"], capture_output=True,
+                          text=True, env={**environment, kernel.ENV: "numpy"}, cwd=ROOT, check=True)
+    assert done.stdout.startswith("kernel mode numpy (DITTO_TUI_KERNEL), active numpy")
+    if importlib.util.find_spec("numba") is not None:
+        done = subprocess.run([sys.executable, "-m", "ditto_tui", "kernel"], capture_output=True,
+                              text=True, env={**environment, kernel.ENV: "native"}, cwd=ROOT,
+                              check=True)
+        assert "active native (ditto native, html native)" in done.stdout
