@@ -12,10 +12,8 @@ numpy code needs nothing but numpy. The choice comes from the environment variab
 - ``numba``: use the compiled kernel through numba's dispatchers (numba imported);
 - ``numpy``: never load numba;
 - unset, empty or ``auto`` (the default): as ``native``, once the work done in this
-  process is large enough to pay for loading it (each document counting
-  ``AUTO_DOC_COST`` bytes extra): ``AUTO_NATIVE_THRESHOLD`` bytes when this machine has
-  the machine code saved already (loading it costs about 0.05 s), else
-  ``AUTO_THRESHOLD`` (it must be compiled first), so a command on one small file never
+  process is large enough to pay for loading it (``AUTO_THRESHOLD`` bytes, each
+  document counting ``AUTO_DOC_COST`` extra), so a command on one small file never
   waits for it. ``warm`` loads it at once (before forking workers, say).
 
 When numba is not installed, or fails to load, the numpy code is used and ``status``
@@ -37,7 +35,6 @@ from typing import Any, cast
 
 __all__ = [
     "AUTO_DOC_COST",
-    "AUTO_NATIVE_THRESHOLD",
     "AUTO_THRESHOLD",
     "ENV",
     "KERNELS",
@@ -54,9 +51,7 @@ ENV = "DITTO_TUI_KERNEL"
 KERNELS = ("native", "numba", "numpy")
 #: Bytes of documents (auto mode) after which the compiled kernel is loaded.
 AUTO_THRESHOLD = 8 * 1024 * 1024
-#: Bytes of documents (auto mode) after which saved native machine code is loaded.
-AUTO_NATIVE_THRESHOLD = 1024 * 1024
-#: What one document counts toward the thresholds besides its bytes.
+#: What one document counts toward ``AUTO_THRESHOLD`` besides its bytes.
 AUTO_DOC_COST = 4096
 
 _MODULES = {"ditto": "ditto_tui.core._ditto_kernel", "html": "ditto_tui.core._html_kernel"}
@@ -114,11 +109,10 @@ def _compiled(kind: str, mode: str) -> Any:
     return None
 
 
-def _load(kinds: tuple[str, ...] = tuple(_MODULES), build: bool = True) -> bool:
+def _load(kinds: tuple[str, ...] = tuple(_MODULES)) -> bool:
     """Load the compiled kernels of ``kinds`` once: their native machine code unless the
     mode is ``numba``, else (or when that fails) numba's, numba itself with the first;
-    False (and ``status`` says why) when that fails. ``build`` False: only machine code
-    saved already, nothing compiled, numba not imported."""
+    False (and ``status`` says why) when that fails."""
     mode = _mode()
     if all(_compiled(kind, mode) is not None for kind in kinds):
         return True
@@ -126,16 +120,16 @@ def _load(kinds: tuple[str, ...] = tuple(_MODULES), build: bool = True) -> bool:
         if mode != "numba":
             for kind in kinds:
                 if kind not in _native and kind not in _native_failure:
-                    _load_native(kind, build)
+                    _load_native(kind)
         missing = tuple(kind for kind in kinds if _compiled(kind, mode) is None)
         if not missing:
             return True
-        return build and _failure is None and _load_numba(missing)
+        return _failure is None and _load_numba(missing)
 
 
-def _load_native(kind: str, build: bool = True) -> None:
-    """Load ``kind``'s saved machine code (with ``build``, compiling and saving it first
-    if this machine has none), or note in ``_native_failure`` why not."""
+def _load_native(kind: str) -> None:
+    """Load ``kind``'s saved machine code (compiling and saving it first if this machine
+    has none), or note in ``_native_failure`` why not."""
     from ditto_tui.core import native
 
     if kind not in native.KINDS:
@@ -146,8 +140,6 @@ def _load_native(kind: str, build: bool = True) -> None:
         try:
             addresses = native.load(folder, kind)
         except native.Missing:
-            if not build:
-                return
             _numba_settings()
             failure = native.save_built(folder, kind)
             if failure is not None:
@@ -278,29 +270,9 @@ def _get(kind: str, size: int, docs: int = 1) -> Any:
         return found
     if mode == "auto" and not (_modules or _native):
         _work += size + docs * AUTO_DOC_COST
-        if _work < AUTO_NATIVE_THRESHOLD:
-            return None
         if _work < AUTO_THRESHOLD:
-            if not _native_saved(kind):
-                return None
-            return _compiled(kind, mode) if _load((kind,), build=False) else None
+            return None
     return _compiled(kind, mode) if _load((kind,)) else None
-
-
-_saved: dict[str, bool] = {}
-
-
-def _native_saved(kind: str) -> bool:
-    """Whether the cache folder holds machine code of ``kind`` (for some machine and some
-    version: a quick look, not the check ``native.load`` makes)."""
-    if kind not in _saved:
-        folder = os.path.join(os.environ.get("NUMBA_CACHE_DIR") or cache_dir(), "native")
-        try:
-            names = os.listdir(folder)
-        except OSError:
-            names = []
-        _saved[kind] = any(n.startswith(f"{kind}-") and n.endswith(".o") for n in names)
-    return _saved[kind]
 
 
 def ditto(size: int, docs: int = 1) -> Any:

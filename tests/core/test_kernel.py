@@ -182,20 +182,6 @@ def _saved_native_folder() -> Path:
     return Path(kernel.cache_dir())
 
 
-def test_auto_mode_loads_saved_machine_code_for_a_megabyte_without_numba() -> None:
-    pytest.importorskip("numba")
-    _saved_native_folder()
-    out = _run(
-        "import sys\n"
-        "from ditto_tui.core import Featurizer, kernel\n"
-        "Featurizer().fingerprint(b'word ' * 100_000)  # 0.5 MB: not worth loading\n"
-        "print(kernel.active(), 'llvmlite' in sys.modules)\n"
-        "Featurizer().fingerprint(b'word ' * 400_000)  # 2.5 MB in all\n"
-        "print(kernel.active(), 'numba' in sys.modules)"
-    )
-    assert out.splitlines() == ["numpy False", "native False"]
-
-
 def test_auto_mode_compiles_nothing_below_its_threshold_when_nothing_is_saved(tmp_path: Path) -> None:
     out = _run(
         "import os, sys\n"
