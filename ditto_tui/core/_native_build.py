@@ -169,9 +169,16 @@ def build(kind: str) -> Built:
         if not var.is_declaration:
             var.linkage = "internal"
     machine = codegen._tm
-    options = llvm.create_pipeline_tuning_options(speed_level=3)
-    passes = llvm.create_pass_builder(machine, options)
-    passes.getModulePassManager().run(module, passes)
+    # Fold the status codes (every function body is optimised already: only what the
+    # internal linkage newly allows), then drop the dead exception paths and declarations.
+    passes = llvm.create_pass_builder(machine, llvm.create_pipeline_tuning_options())
+    manager = llvm.create_new_module_pass_manager()
+    manager.add_ipsccp_pass()
+    manager.add_simplify_cfg_pass()
+    manager.add_aggressive_dce_pass()
+    manager.add_global_dead_code_eliminate_pass()
+    manager.add_strip_dead_prototype_pass()
+    manager.run(module, passes)
     needed = sorted(
         {f.name for f in module.functions if f.is_declaration and not f.name.startswith("llvm.")}
         | {v.name for v in module.global_variables if v.is_declaration}
