@@ -116,6 +116,10 @@ def _load(kinds: tuple[str, ...] = tuple(_MODULES)) -> bool:
     mode = _mode()
     if all(_compiled(kind, mode) is not None for kind in kinds):
         return True
+    if _failure is not None and (
+        mode == "numba" or all(kind in _native or kind in _native_failure for kind in kinds)
+    ):
+        return False  # tried everything already
     with _lock:
         if mode != "numba":
             for kind in kinds:
@@ -135,7 +139,7 @@ def _load_native(kind: str) -> None:
     if kind not in native.KINDS:
         _native_failure[kind] = "no native entry points"
         return
-    folder = os.environ.get("NUMBA_CACHE_DIR") or cache_dir()
+    folder = cache_dir()
     try:
         try:
             addresses = native.load(folder, kind)
