@@ -4,9 +4,9 @@ Imported only by ``ditto_tui.core.native`` when its object cache has nothing for
 machine. The kernel module's compiled functions are compiled again here without numba's
 memory runtime (``_nrt=False``: code that would allocate does not compile) and behind
 ``cfunc`` entry points with explicit pointer + length arguments, so the caller passes
-every array. The linked module is then optimised as a whole with everything but the
-entries made internal: numba's status codes, which no kernel function ever sets, fold
-away, and with them the exception paths that would call into numba and Python. What
+every array. In the linked module everything but the entries is made internal, and
+interprocedural constant propagation folds numba's status codes (no kernel function ever
+sets them) and with them the exception paths that would call into numba and Python. What
 the object still needs from outside is listed (``Built.symbols``); an entry that can
 raise, or needs numba's runtime, makes ``build`` fail instead.
 """

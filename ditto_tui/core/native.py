@@ -10,9 +10,9 @@ about 0.05 s instead of the 0.5 s of importing numba and its runtime.
 
 The entries allocate nothing (the caller passes every array, allocated with numpy) and
 raise nothing. Before linking, every symbol the object needs from outside must be one of
-the C library functions ``_native_build.ALLOWED`` lists and must resolve in this
-process; otherwise, or on any other surprise, ``load`` returns None and a reason, and
-the caller uses numba's own path.
+the C library functions ``ALLOWED`` lists and must resolve in this process; otherwise,
+or on any other surprise, ``load`` raises with the reason (``Missing`` when nothing is
+saved for this machine), and the caller uses numba's own path.
 """
 
 from __future__ import annotations
