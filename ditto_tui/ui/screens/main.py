@@ -651,6 +651,17 @@ class MainScreen(Screen):
                         wanted.setdefault(family.centre)
         return list(wanted)
 
+    def listing_warmed(self, k: int, mode: str) -> None:
+        """The listing at ``k`` was computed ahead: when it is the next one up or down,
+        read the excerpts of its first rows now (the view shown asked for them before the
+        listing existed), so that a k step there is drawn once, complete."""
+        view = self.view
+        if view is None or mode != view.request.mode or abs(k - view.request.k) != 1:
+            return
+        missing = self.excerpts_wanted()
+        if missing:
+            self.load_excerpts(missing)
+
     @work(thread=True, exclusive=True, group="excerpts")
     def load_excerpts(self, missing: list[str]) -> None:
         """Read the first bytes of the representatives ``missing`` (in order)."""
