@@ -239,7 +239,7 @@ class Frames:
         return sum(1 for frame in self.drawn if name in frame)
 
 
-async def test_filtering_below_the_pane_height_draws_the_list_once() -> None:
+async def test_filtering_draws_the_list_once_and_the_pane_only_when_it_changes() -> None:
     # 50 families of two (far apart): more rows than the pane holds at 120x40
     bases = [(i * 0x9E37_79B9_7F4A_7C15) & FAR for i in range(1, 51)]
     fps = {}
@@ -252,8 +252,14 @@ async def test_filtering_below_the_pane_height_draws_the_list_once() -> None:
         screen = app.main_screen
         table = screen.query_one(FamilyTable)
         assert len(table.rows) == 50 and table.show_vertical_scrollbar
-        await pilot.press("slash", "x")
+        await pilot.press("slash")
         await quiet(pilot)
+        with Frames() as frames:  # every family matches: the pane's title stays
+            await pilot.press("x")
+            await quiet(pilot)
+        assert screen.view is not None and screen.view.request.pattern == "x"
+        assert frames.of("FamilyTable") == 1
+        assert frames.of("FamiliesPane") == 0, frames.drawn  # (its border is not redrawn)
         with Frames() as frames:  # 10 families left: the scrollbar goes
             await pilot.press("0")
             await quiet(pilot)

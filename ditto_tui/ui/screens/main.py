@@ -438,7 +438,8 @@ class MainScreen(Screen):
         )
         if self.is_mounted:
             self._hold_frames()
-            self.families_pane.show_waiting()
+            if self._held is None:  # (not the screen on top: no frame waits for the view)
+                self.families_pane.show_waiting()
             self.update_status()
 
     def _hold_frames(self) -> None:
@@ -449,7 +450,15 @@ class MainScreen(Screen):
         held = self.app.batch_update()
         held.__enter__()
         self._held = held
-        self._hold_timer = self.set_timer(HOLD_FRAMES_S, self._release_frames)
+        self._hold_timer = self.set_timer(HOLD_FRAMES_S, self._view_is_late)
+
+    def _view_is_late(self) -> None:
+        """The frames held for a view wait no longer: "clustering…" is drawn (only now: a
+        view shown in time would erase it in the same frame, and the pane with its
+        table would be drawn for nothing)."""
+        if not self.view_current():
+            self.families_pane.show_waiting()
+        self._release_frames()
 
     def _release_frames(self) -> None:
         held, self._held = self._held, None
