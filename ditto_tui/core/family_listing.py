@@ -136,9 +136,9 @@ class _SearchText:
         folded = [m.casefold() for f in listing.multi for m in f.members]
         folded.extend(doc.casefold() for doc in listing.singles)
         text = _SEP.join(folded)
-        #: no id holds the separator (else ids are searched one by one, in ``folded``)
-        self.usable = text.count(_SEP) == max(0, len(folded) - 1)
-        self.folded: list[str] | None = None if self.usable else folded
+        usable = text.count(_SEP) == max(0, len(folded) - 1)  # no id holds the separator
+        #: the ids, kept only when one holds the separator (then searched one by one)
+        self.folded: list[str] | None = None if usable else folded
         self.data = np.frombuffer(_utf8(text), np.uint8)
         separators = np.flatnonzero(self.data == 0)
         self.starts = np.concatenate(([0], separators + 1)).astype(np.int64)  # byte offsets
@@ -154,10 +154,10 @@ class _SearchText:
         n = int(np.searchsorted(self.row, rows, side="left"))  # members of those rows
         if not needle:
             return list(range(rows))
-        if self.folded is not None or _SEP in needle:
-            folded = self.folded if self.folded is not None else self._members()
+        if self.folded is not None:
+            folded = self.folded
             return sorted({int(self.row[i]) for i in range(n) if needle in folded[i]})
-        if not n:
+        if not n or _SEP in needle:  # (no id holds the separator)
             return []
         end = int(self.starts[n]) - 1 if n < len(self.starts) else len(self.data)
         pattern = np.frombuffer(_utf8(needle), np.uint8)
@@ -176,7 +176,3 @@ class _SearchText:
             hit_rows = hit_rows[np.concatenate(([True], hit_rows[1:] != hit_rows[:-1]))]
         found_rows: list[int] = hit_rows.tolist()
         return found_rows
-
-    def _members(self) -> list[str]:
-        """The ids again, from the byte array (only for a needle holding ``_SEP``)."""
-        return self.data.tobytes().decode("utf-8", "surrogatepass").split(_SEP)
