@@ -9,7 +9,8 @@
   the list starts or stops filling the pane, its scrollbar comes or goes in the same frame
   (one layout, the list drawn once).
 - The excerpts of the first rows at k−1 and k+1 are read once those listings exist, so
-  the first k step after the app settles is drawn once, complete.
+  the first k step after the app settles is drawn once, complete; rows shown without
+  their excerpt hold the frame until those are read (briefly).
 - The view builder: notes and identities of a listing computed once, not per view.
 """
 
@@ -31,6 +32,7 @@ from ditto_tui.explore import MemorySource
 from ditto_tui.explore import explorer as explorer_module
 from ditto_tui.explore.view import ViewRequest, build_view, family_notes, filter_families
 from ditto_tui.ui.app import DittoApp
+from ditto_tui.ui.screens import main as main_module
 from ditto_tui.ui.screens.main import MainScreen
 from ditto_tui.ui.widgets.detail_pane import DetailPane
 from ditto_tui.ui.widgets.family_table import FamilyTable
@@ -310,10 +312,10 @@ async def test_the_first_k_step_finds_its_excerpts_read(monkeypatch: Any) -> Non
         loads = 0
         original = screen.load_excerpts
 
-        def counted(missing: list[str]) -> Any:
+        def counted(*args: Any) -> Any:
             nonlocal loads
             loads += 1
-            return original(missing)
+            return original(*args)
 
         screen.load_excerpts = counted  # type: ignore[method-assign]
         await pilot.press("right_square_bracket")
@@ -322,6 +324,42 @@ async def test_the_first_k_step_finds_its_excerpts_read(monkeypatch: Any) -> Non
         # on screen with its excerpt from the start: nothing was left to read
         assert screen.table.cell_text(row, "excerpt") == "text of d1.txt"
         assert loads == 0
+
+
+class SlowSource(MemorySource):
+    """A corpus whose files take 5 ms each to read."""
+
+    def read_text(self, id: str, *, limit: int | None = None) -> str:
+        time.sleep(0.005)
+        return super().read_text(id, limit=limit)
+
+
+async def test_a_filter_showing_unread_rows_draws_them_once_with_their_excerpts(
+    monkeypatch: Any,
+) -> None:
+    monkeypatch.setattr(main_module, "HOLD_FRAMES_S", 1.0)  # (a loaded machine is slow)
+    bases = [(i * 0x9E37_79B9_7F4A_7C15) & FAR for i in range(1, 261)]
+    fps = {}
+    for i, base in enumerate(bases):  # 260 families: the first 200 rows are read ahead
+        fps[f"x{i:03d}a.txt"] = base
+        fps[f"x{i:03d}b.txt"] = base ^ 1
+    texts = {doc: f"text of {doc}" for doc in fps}
+    app = DittoApp(SlowSource(fps, texts=texts), watch=False, max_k=3, k=2)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await quiet(pilot)
+        screen = app.main_screen
+        await pilot.press("slash", "x")
+        await quiet(pilot)
+        assert "x250a.txt" not in screen.excerpts
+        with Frames() as frames:  # x200 to x259: rows never read
+            await pilot.press("2")
+            await quiet(pilot)
+            await asyncio.sleep(0.1)
+            await pilot.pause()
+        table = screen.table
+        assert len(table.rows) == 60
+        assert table.cell_text(0, "excerpt") == "text of x200a.txt"
+        assert frames.of("FamilyTable") == 1, frames.drawn  # the rows and their excerpts
 
 
 def fam(members: list[str], diameter: int, exact: bool = True) -> Family:

@@ -322,6 +322,7 @@ class MainScreen(Screen):
         self._family_moves = 0
         self._held: Any = None  # the app's batch update while frames wait for a view
         self._hold_timer: Any = None
+        self._awaiting_excerpts = False  # frames held until the rows on screen have theirs
 
     # -- layout ---------------------------------------------------------------------------
     #: from this many columns on the screen is ``-wide``, below it ``-narrow`` (the view
@@ -461,6 +462,7 @@ class MainScreen(Screen):
         self._release_frames()
 
     def _release_frames(self) -> None:
+        self._awaiting_excerpts = False
         held, self._held = self._held, None
         timer, self._hold_timer = self._hold_timer, None
         if timer is not None:
@@ -521,16 +523,31 @@ class MainScreen(Screen):
             self._show_selected_family(self.table.selected)
         self.update_status()
         missing = self.excerpts_wanted()
+        shown_first = self._visible_in(missing)
         if missing:
-            self.load_excerpts(missing)
+            self.load_excerpts(missing, shown_first)
         chart = self.query_one(KChart)
         chart.k = self.k
         chart.poll()
         if view.delta is not None:
             self.notify(view.delta.describe(), title="Corpus changed", markup=False, timeout=4)
+        if shown_first and self._held is not None:
+            # rows on screen without their excerpt: frames resume when those are read
+            # (usually a few milliseconds), or at the hold's time limit, whichever is first
+            self._awaiting_excerpts = True
+            return
         # frames resume once the widgets changed above have asked for their repaint (their
         # message loops run first): all of them in the next frame, none in a later one
         asyncio.get_running_loop().call_soon(self._release_frames)
+
+    def _visible_in(self, missing: list[str]) -> int:
+        """How many of ``missing`` (in order) to read to have every row on screen."""
+        view = self.view
+        if not missing or view is None:
+            return 0
+        top = int(self.table.scroll_offset.y)
+        shown = {f.centre for f in view.families[top : top + max(1, self.table.size.height - 1)]}
+        return max((i + 1 for i, centre in enumerate(missing) if centre in shown), default=0)
 
     def show_snapshot(self, snapshot: Snapshot, touched: frozenset[str]) -> None:
         """A new state of the index (the matching view follows from the explorer)."""
@@ -672,8 +689,9 @@ class MainScreen(Screen):
             self.load_excerpts(missing)
 
     @work(thread=True, exclusive=True, group="excerpts")
-    def load_excerpts(self, missing: list[str]) -> None:
-        """Read the first bytes of the representatives ``missing`` (in order)."""
+    def load_excerpts(self, missing: list[str], first: int = 0) -> None:
+        """Read the first bytes of the representatives ``missing`` (in order); the first
+        ``first`` (those on screen) are handed over as soon as they are read."""
         worker = get_current_worker()
         source = self.explorer.source
         documents = self.snapshot.documents
@@ -694,7 +712,7 @@ class MainScreen(Screen):
             except Exception:  # not readable (yet): leave it blank, retry on the next refresh
                 continue
             pending.append((centre, line))
-            if len(pending) >= 64 or index == len(missing) - 1:
+            if len(pending) >= 64 or index + 1 in (first, len(missing)):
                 self.app.call_from_thread(self._set_excerpts, pending)
                 pending = []
         if pending and not worker.is_cancelled:
@@ -704,6 +722,9 @@ class MainScreen(Screen):
         for centre, text in pairs:
             self.excerpts[centre] = text
             self.table.set_excerpt(centre, text)
+        if self._awaiting_excerpts:  # (the rows on screen have theirs: draw them)
+            self._awaiting_excerpts = False
+            asyncio.get_running_loop().call_soon(self._release_frames)
 
     # -- events -------------------------------------------------------------------------------
     @on(KSlider.Changed)
