@@ -685,8 +685,8 @@ class MainScreen(Screen):
         if view is None or mode != view.request.mode or abs(k - view.request.k) != 1:
             return
         missing = self.excerpts_wanted()
-        if missing:
-            self.load_excerpts(missing)
+        if missing:  # (rows on screen still missing theirs come first, as in show_view)
+            self.load_excerpts(missing, self._visible_in(missing))
 
     @work(thread=True, exclusive=True, group="excerpts")
     def load_excerpts(self, missing: list[str], first: int = 0) -> None:
