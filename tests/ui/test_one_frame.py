@@ -420,3 +420,14 @@ def test_a_filter_view_carries_identities_and_shares_the_listing() -> None:
         assert [ident[f.centre] for f in view.families] == list(view.identity)
         assert view.shown_multi == len(view.families)
         previous = view
+
+
+async def test_excerpts_arriving_while_the_app_closes_are_dropped() -> None:
+    app = make_app(k=3)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await quiet(pilot)
+        screen = app.main_screen
+        await screen.table.remove()  # as when the app tears its widgets down
+        screen.listing_warmed(4, "chain")  # a listing computed ahead meanwhile
+        screen._set_excerpts([("a1.txt", "late")])  # and a read that ends then
+        await pilot.pause()

@@ -684,6 +684,8 @@ class MainScreen(Screen):
         view = self.view
         if view is None or mode != view.request.mode or abs(k - view.request.k) != 1:
             return
+        if not self.query(FamilyTable):  # (the app is closing: its widgets are going)
+            return
         missing = self.excerpts_wanted()
         if missing:  # (rows on screen still missing theirs come first, as in show_view)
             self.load_excerpts(missing, self._visible_in(missing))
@@ -719,6 +721,8 @@ class MainScreen(Screen):
             self.app.call_from_thread(self._set_excerpts, pending)
 
     def _set_excerpts(self, pairs: list[tuple[str, str]]) -> None:
+        if not self.query(FamilyTable):  # (the app closed while they were read)
+            return
         for centre, text in pairs:
             self.excerpts[centre] = text
             self.table.set_excerpt(centre, text)
