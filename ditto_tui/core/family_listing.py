@@ -102,11 +102,10 @@ class FamilyListing(Sequence[Family]):
         return got
 
     def prepare_search(self) -> None:
-        """Build the search text (and its array) now, e.g. in a worker when the user
-        opens the filter box, instead of at the first key typed."""
+        """Build the search text now, e.g. in a worker when the user opens the filter
+        box, instead of at the first key typed."""
         if self._search is None:
             self._search = _SearchText(self)
-        self._search.array()
 
     def rows_matching(self, needle: str, *, singletons: bool = True) -> list[int]:
         """Rows (in order) of the families with a member whose casefolded id contains
@@ -118,22 +117,31 @@ class FamilyListing(Sequence[Family]):
 
 
 _SEP = "\0"  # never part of a file name
-_NUMPY_STRINGS = hasattr(np, "strings") and hasattr(np.dtypes, "StringDType")  # numpy >= 2
+
+
+def _utf8(text: str) -> bytes:
+    # (ids may hold lone surrogates: undecodable file names; they encode consistently)
+    return text.encode("utf-8", "surrogatepass")
 
 
 class _SearchText:
-    """Every member id of a listing, casefolded, as one text and as a numpy string
-    array, with the row of each: substring search at C speed."""
+    """Every member id of a listing, casefolded, as one UTF-8 byte array (ids separated
+    by ``_SEP``), with the offset and the row of each: substring search in numpy.
+
+    In UTF-8 a code point's first byte is never one of another's following bytes, so
+    the needle's bytes match only where its characters do: a byte search is the
+    substring search."""
 
     def __init__(self, listing: FamilyListing) -> None:
         folded = [m.casefold() for f in listing.multi for m in f.members]
-        self.multi_members = len(folded)
         folded.extend(doc.casefold() for doc in listing.singles)
-        self.folded = folded
-        self.text = _SEP.join(folded)
-        self.usable = self.text.count(_SEP) == max(0, len(folded) - 1)
-        lengths = np.fromiter(map(len, folded), np.int64, len(folded))
-        self.starts = np.cumsum(lengths + 1) - lengths - 1  # offset of every member
+        text = _SEP.join(folded)
+        usable = text.count(_SEP) == max(0, len(folded) - 1)  # no id holds the separator
+        #: the ids, kept only when one holds the separator (then searched one by one)
+        self.folded: list[str] | None = None if usable else folded
+        self.data = np.frombuffer(_utf8(text), np.uint8)
+        separators = np.flatnonzero(self.data == 0)
+        self.starts = np.concatenate(([0], separators + 1)).astype(np.int64)  # byte offsets
         sizes = np.fromiter((f.size for f in listing.multi), np.int64, len(listing.multi))
         self.row = np.concatenate(
             [
@@ -141,41 +149,28 @@ class _SearchText:
                 np.arange(len(listing.singles), dtype=np.int64) + len(sizes),
             ]
         )
-        self._array: np.ndarray | None = None
-
-    def array(self) -> np.ndarray | None:
-        """The member ids as a numpy string array (numpy >= 2; built once)."""
-        if self._array is None and _NUMPY_STRINGS:
-            self._array = np.array(self.folded, dtype=np.dtypes.StringDType())
-        return self._array
 
     def rows(self, needle: str, rows: int) -> list[int]:
         n = int(np.searchsorted(self.row, rows, side="left"))  # members of those rows
         if not needle:
             return list(range(rows))
-        if not self.usable or _SEP in needle:
-            hits = [i for i in range(n) if needle in self.folded[i]]
-            return sorted({int(self.row[i]) for i in hits})
-        end = int(self.starts[n - 1]) + len(self.folded[n - 1]) if n else 0
-        text = self.text
-        if text.count(needle, 0, end) > max(256, n // 16):  # broad: test every member
-            if not _NUMPY_STRINGS:  # numpy < 2
-                folded = self.folded
-                found = np.array([i for i in range(n) if needle in folded[i]], np.int64)
-            else:
-                array = self.array()
-                assert array is not None
-                found = np.flatnonzero(np.strings.find(array[:n], needle) >= 0)
-        else:  # selective: jump from match to match
-            positions = []
-            at = text.find(needle, 0, end)
-            while at >= 0:
-                positions.append(at)
-                stop = text.find(_SEP, at, end)
-                if stop < 0:
-                    break
-                at = text.find(needle, stop + 1, end)
-            found = np.searchsorted(self.starts, np.array(positions, np.int64), side="right") - 1
+        if self.folded is not None:
+            folded = self.folded
+            return sorted({int(self.row[i]) for i in range(n) if needle in folded[i]})
+        if not n or _SEP in needle:  # (no id holds the separator)
+            return []
+        end = int(self.starts[n]) - 1 if n < len(self.starts) else len(self.data)
+        pattern = np.frombuffer(_utf8(needle), np.uint8)
+        if len(pattern) > end:
+            return []
+        data = self.data
+        # where the first byte is, then keep those followed by the next byte, and so on
+        at = np.flatnonzero(data[: end - len(pattern) + 1] == pattern[0])
+        for offset in range(1, len(pattern)):
+            if not len(at):
+                break
+            at = at[data[at + offset] == pattern[offset]]
+        found = np.searchsorted(self.starts, at, side="right") - 1  # member of each match
         hit_rows: np.ndarray = self.row[found]  # nondecreasing (members in row order)
         if len(hit_rows) > 1:
             hit_rows = hit_rows[np.concatenate(([True], hit_rows[1:] != hit_rows[:-1]))]

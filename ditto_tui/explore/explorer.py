@@ -100,6 +100,16 @@ class ViewBuilt(ExplorerEvent):
 
 
 @dataclass(frozen=True, slots=True)
+class ListingWarmed(ExplorerEvent):
+    """The listing of (``k``, ``mode``) at ``generation`` was computed ahead of a request
+    (it is in that generation's snapshot now)."""
+
+    k: int
+    mode: str
+    generation: int
+
+
+@dataclass(frozen=True, slots=True)
 class WatchStateChanged(ExplorerEvent):
     state: str
 
@@ -1021,6 +1031,7 @@ class Explorer:
         for kk in order:
             if (kk, request.mode) not in snap.listings:
                 self._compute_listing(kk, request.mode)
+                self.on_event(ListingWarmed(kk, request.mode, snap.generation))
                 return
         self._warm_more = False
         self._settle_gc(len(snap))

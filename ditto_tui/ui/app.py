@@ -229,6 +229,8 @@ class DittoApp(App):
                     markup=False,
                 )
                 self._switch_title = ""
+        elif isinstance(event, events.ListingWarmed):
+            screen.listing_warmed(event.k, event.mode)
         elif isinstance(event, events.WatchStateChanged):
             screen.update_status()
         elif isinstance(event, events.SourceReplaced):

@@ -5,13 +5,20 @@
   change is rebuilt.
 - Frames wait (briefly) for the view a key asked for: the k slider, the list, the members
   and the preview change in one frame.
-- Typing in the filter box lays out nothing and shows the character with its list.
+- Typing in the filter box lays out nothing and shows the character with its list; when
+  the list starts or stops filling the pane, its scrollbar comes or goes in the same frame
+  (one layout, the list drawn once).
+- The excerpts of the first rows at k−1 and k+1 are read once those listings exist, so
+  the first k step after the app settles is drawn once, complete; rows shown without
+  their excerpt hold the frame until those are read (briefly).
 - The view builder: notes and identities of a listing computed once, not per view.
 """
 
 from __future__ import annotations
 
 import asyncio
+import threading
+import time
 from typing import Any
 
 from hypothesis import given, settings
@@ -22,10 +29,13 @@ from ditto_tui.core.clusters import Family
 from ditto_tui.core.family_listing import FamilyListing
 from ditto_tui.core.family_notes import family_note
 from ditto_tui.explore import MemorySource
+from ditto_tui.explore import explorer as explorer_module
 from ditto_tui.explore.view import ViewRequest, build_view, family_notes, filter_families
 from ditto_tui.ui.app import DittoApp
+from ditto_tui.ui.screens import main as main_module
 from ditto_tui.ui.screens.main import MainScreen
 from ditto_tui.ui.widgets.detail_pane import DetailPane
+from ditto_tui.ui.widgets.family_table import FamilyTable
 from ditto_tui.ui.widgets.member_table import MemberTable
 from tests.ui.conftest import wait_for
 
@@ -199,6 +209,159 @@ async def test_typing_in_the_filter_lays_out_nothing() -> None:
         assert layouts == 0
 
 
+class Frames:
+    """The widgets drawn in each frame, and the screen layouts, while it is open."""
+
+    def __init__(self) -> None:
+        self.drawn: list[set[str]] = []
+        self.layouts = 0
+
+    def __enter__(self) -> Frames:
+        self._refresh = original_refresh = Screen._compositor_refresh
+        self._layout = original_layout = Screen._refresh_layout
+        frames = self
+
+        def refresh(screen: Screen) -> None:
+            frames.drawn.append({type(w).__name__ for w in screen._dirty_widgets})
+            original_refresh(screen)
+
+        def layout(screen: Screen, *args: Any, **kwargs: Any) -> None:
+            frames.layouts += 1
+            original_layout(screen, *args, **kwargs)
+
+        Screen._compositor_refresh = refresh  # type: ignore[method-assign]
+        Screen._refresh_layout = layout  # type: ignore[method-assign]
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        Screen._compositor_refresh = self._refresh  # type: ignore[method-assign]
+        Screen._refresh_layout = self._layout  # type: ignore[method-assign]
+
+    def of(self, name: str) -> int:
+        return sum(1 for frame in self.drawn if name in frame)
+
+
+async def test_filtering_draws_the_list_once_and_the_pane_only_when_it_changes() -> None:
+    # 50 families of two (far apart): more rows than the pane holds at 120x40
+    bases = [(i * 0x9E37_79B9_7F4A_7C15) & FAR for i in range(1, 51)]
+    fps = {}
+    for i, base in enumerate(bases):
+        fps[f"x{i:02d}a.txt"] = base
+        fps[f"x{i:02d}b.txt"] = base ^ 1
+    app = DittoApp(MemorySource(fps), watch=False, max_k=3, k=2)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await quiet(pilot)
+        screen = app.main_screen
+        table = screen.query_one(FamilyTable)
+        assert len(table.rows) == 50 and table.show_vertical_scrollbar
+        await pilot.press("slash")
+        await quiet(pilot)
+        with Frames() as frames:  # every family matches: the pane's title stays
+            await pilot.press("x")
+            await quiet(pilot)
+        assert screen.view is not None and screen.view.request.pattern == "x"
+        assert frames.of("FamilyTable") == 1
+        assert frames.of("FamiliesPane") == 0, frames.drawn  # (its border is not redrawn)
+        with Frames() as frames:  # 10 families left: the scrollbar goes
+            await pilot.press("0")
+            await quiet(pilot)
+            await asyncio.sleep(0.1)
+            await pilot.pause()
+        assert len(table.rows) == 10 and not table.show_vertical_scrollbar
+        assert frames.layouts == 1
+        assert frames.of("FamilyTable") == 1, frames.drawn
+        with Frames() as frames:  # and comes back
+            await pilot.press("backspace")
+            await quiet(pilot)
+            await asyncio.sleep(0.1)
+            await pilot.pause()
+        assert len(table.rows) == 50 and table.show_vertical_scrollbar
+        assert frames.layouts == 1
+        assert frames.of("FamilyTable") == 1, frames.drawn
+
+
+async def test_the_first_k_step_finds_its_excerpts_read(monkeypatch: Any) -> None:
+    # the other k are computed ahead only once the list at k=3 is on screen (as when a
+    # large corpus settles): their first rows' excerpts cannot be read with that view
+    monkeypatch.setattr(explorer_module, "WARM_AFTER", 0.0)
+    warming = threading.Event()
+    warm_one = explorer_module.Explorer._warm_one
+
+    def warm_when_allowed(self: Any) -> None:
+        if warming.is_set():
+            warm_one(self)
+        else:
+            time.sleep(0.01)
+
+    monkeypatch.setattr(explorer_module.Explorer, "_warm_one", warm_when_allowed)
+    d = 0x0F0F_0F0F_0F0F_0F0F
+    fps = corpus() | {"d1.txt": d, "d2.txt": d ^ 0b1111}  # a family from k=4 only
+    texts = {doc: f"text of {doc}" for doc in fps}
+    app = DittoApp(MemorySource(fps, texts=texts), watch=False, max_k=8, k=3)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = app.main_screen
+        await quiet(pilot)
+        assert app.snapshot.listing(4, "chain") is None
+        warming.set()
+        await wait_for(
+            pilot,
+            lambda: all(app.snapshot.listing(k, "chain") is not None for k in range(9)),
+        )
+        await quiet(pilot)
+        assert not any("d1.txt" in f.members for f in screen.table.rows)
+        loads = 0
+        original = screen.load_excerpts
+
+        def counted(*args: Any) -> Any:
+            nonlocal loads
+            loads += 1
+            return original(*args)
+
+        screen.load_excerpts = counted  # type: ignore[method-assign]
+        await pilot.press("right_square_bracket")
+        await wait_for(pilot, lambda: screen.view_current() and screen.k == 4)
+        row = next(i for i, f in enumerate(screen.table.rows) if "d1.txt" in f.members)
+        # on screen with its excerpt from the start: nothing was left to read
+        assert screen.table.cell_text(row, "excerpt") == "text of d1.txt"
+        assert loads == 0
+
+
+class SlowSource(MemorySource):
+    """A corpus whose files take 5 ms each to read."""
+
+    def read_text(self, id: str, *, limit: int | None = None) -> str:
+        time.sleep(0.005)
+        return super().read_text(id, limit=limit)
+
+
+async def test_a_filter_showing_unread_rows_draws_them_once_with_their_excerpts(
+    monkeypatch: Any,
+) -> None:
+    monkeypatch.setattr(main_module, "HOLD_FRAMES_S", 1.0)  # (a loaded machine is slow)
+    bases = [(i * 0x9E37_79B9_7F4A_7C15) & FAR for i in range(1, 261)]
+    fps = {}
+    for i, base in enumerate(bases):  # 260 families: the first 200 rows are read ahead
+        fps[f"x{i:03d}a.txt"] = base
+        fps[f"x{i:03d}b.txt"] = base ^ 1
+    texts = {doc: f"text of {doc}" for doc in fps}
+    app = DittoApp(SlowSource(fps, texts=texts), watch=False, max_k=3, k=2)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await quiet(pilot)
+        screen = app.main_screen
+        await pilot.press("slash", "x")
+        await quiet(pilot)
+        assert "x250a.txt" not in screen.excerpts
+        with Frames() as frames:  # x200 to x259: rows never read
+            await pilot.press("2")
+            await quiet(pilot)
+            await asyncio.sleep(0.1)
+            await pilot.pause()
+        table = screen.table
+        assert len(table.rows) == 60
+        assert table.cell_text(0, "excerpt") == "text of x200a.txt"
+        assert frames.of("FamilyTable") == 1, frames.drawn  # the rows and their excerpts
+
+
 def fam(members: list[str], diameter: int, exact: bool = True) -> Family:
     members = sorted(members)
     return Family(tuple(members), members[0], diameter, exact)
@@ -257,3 +420,14 @@ def test_a_filter_view_carries_identities_and_shares_the_listing() -> None:
         assert [ident[f.centre] for f in view.families] == list(view.identity)
         assert view.shown_multi == len(view.families)
         previous = view
+
+
+async def test_excerpts_arriving_while_the_app_closes_are_dropped() -> None:
+    app = make_app(k=3)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await quiet(pilot)
+        screen = app.main_screen
+        await screen.table.remove()  # as when the app tears its widgets down
+        screen.listing_warmed(4, "chain")  # a listing computed ahead meanwhile
+        screen._set_excerpts([("a1.txt", "late")])  # and a read that ends then
+        await pilot.pause()

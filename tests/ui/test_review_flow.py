@@ -347,3 +347,24 @@ async def test_a_saved_k_comes_back_unless_the_command_line_gives_one(places, se
 
     args = build_parser().parse_args(["explore", str(root)])
     assert args.k is None and args.mode is None  # "not given", so the saved view decides
+
+
+async def test_a_saved_filter_comes_back_in_the_filter_box(places, sessions):
+    """Reopening with a filter typed last time: the app starts with it, in its box."""
+    from textual.widgets import Input
+
+    root, cache, _ = places
+    app = open_app(root, cache, sessions)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("slash", "d", "o", "c", "1")
+        await wait_for(pilot, lambda: app.main_screen.pattern == "doc1")
+    app = open_app(root, cache, sessions)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        screen = app.main_screen
+        assert screen.pattern == "doc1"
+        assert screen.query_one("#filter", Input).value == "doc1"
+        assert [sorted(f.members) for f in screen.table.rows] == [
+            ["a/doc1.txt", "b/doc1.txt", "c/doc1.txt"]
+        ]

@@ -322,6 +322,7 @@ class MainScreen(Screen):
         self._family_moves = 0
         self._held: Any = None  # the app's batch update while frames wait for a view
         self._hold_timer: Any = None
+        self._awaiting_excerpts = False  # frames held until the rows on screen have theirs
 
     # -- layout ---------------------------------------------------------------------------
     #: from this many columns on the screen is ``-wide``, below it ``-narrow`` (the view
@@ -438,7 +439,8 @@ class MainScreen(Screen):
         )
         if self.is_mounted:
             self._hold_frames()
-            self.families_pane.show_waiting()
+            if self._held is None:  # (not the screen on top: no frame waits for the view)
+                self.families_pane.show_waiting()
             self.update_status()
 
     def _hold_frames(self) -> None:
@@ -449,9 +451,18 @@ class MainScreen(Screen):
         held = self.app.batch_update()
         held.__enter__()
         self._held = held
-        self._hold_timer = self.set_timer(HOLD_FRAMES_S, self._release_frames)
+        self._hold_timer = self.set_timer(HOLD_FRAMES_S, self._view_is_late)
+
+    def _view_is_late(self) -> None:
+        """The frames held for a view wait no longer: "clustering…" is drawn (only now: a
+        view shown in time would erase it in the same frame, and the pane with its
+        table would be drawn for nothing)."""
+        if not self.view_current():
+            self.families_pane.show_waiting()
+        self._release_frames()
 
     def _release_frames(self) -> None:
+        self._awaiting_excerpts = False
         held, self._held = self._held, None
         timer, self._hold_timer = self._hold_timer, None
         if timer is not None:
@@ -512,16 +523,31 @@ class MainScreen(Screen):
             self._show_selected_family(self.table.selected)
         self.update_status()
         missing = self.excerpts_wanted()
+        shown_first = self._visible_in(missing)
         if missing:
-            self.load_excerpts(missing)
+            self.load_excerpts(missing, shown_first)
         chart = self.query_one(KChart)
         chart.k = self.k
         chart.poll()
         if view.delta is not None:
             self.notify(view.delta.describe(), title="Corpus changed", markup=False, timeout=4)
+        if shown_first and self._held is not None:
+            # rows on screen without their excerpt: frames resume when those are read
+            # (usually a few milliseconds), or at the hold's time limit, whichever is first
+            self._awaiting_excerpts = True
+            return
         # frames resume once the widgets changed above have asked for their repaint (their
         # message loops run first): all of them in the next frame, none in a later one
         asyncio.get_running_loop().call_soon(self._release_frames)
+
+    def _visible_in(self, missing: list[str]) -> int:
+        """How many of ``missing`` (in order) to read to have every row on screen."""
+        view = self.view
+        if not missing or view is None:
+            return 0
+        top = int(self.table.scroll_offset.y)
+        shown = {f.centre for f in view.families[top : top + max(1, self.table.size.height - 1)]}
+        return max((i + 1 for i, centre in enumerate(missing) if centre in shown), default=0)
 
     def show_snapshot(self, snapshot: Snapshot, touched: frozenset[str]) -> None:
         """A new state of the index (the matching view follows from the explorer)."""
@@ -651,9 +677,23 @@ class MainScreen(Screen):
                         wanted.setdefault(family.centre)
         return list(wanted)
 
+    def listing_warmed(self, k: int, mode: str) -> None:
+        """The listing at ``k`` was computed ahead: when it is the next one up or down,
+        read the excerpts of its first rows now (the view shown asked for them before the
+        listing existed), so that a k step there is drawn once, complete."""
+        view = self.view
+        if view is None or mode != view.request.mode or abs(k - view.request.k) != 1:
+            return
+        if not self.query(FamilyTable):  # (the app is closing: its widgets are going)
+            return
+        missing = self.excerpts_wanted()
+        if missing:  # (rows on screen still missing theirs come first, as in show_view)
+            self.load_excerpts(missing, self._visible_in(missing))
+
     @work(thread=True, exclusive=True, group="excerpts")
-    def load_excerpts(self, missing: list[str]) -> None:
-        """Read the first bytes of the representatives ``missing`` (in order)."""
+    def load_excerpts(self, missing: list[str], first: int = 0) -> None:
+        """Read the first bytes of the representatives ``missing`` (in order); the first
+        ``first`` (those on screen) are handed over as soon as they are read."""
         worker = get_current_worker()
         source = self.explorer.source
         documents = self.snapshot.documents
@@ -674,16 +714,21 @@ class MainScreen(Screen):
             except Exception:  # not readable (yet): leave it blank, retry on the next refresh
                 continue
             pending.append((centre, line))
-            if len(pending) >= 64 or index == len(missing) - 1:
+            if len(pending) >= 64 or index + 1 in (first, len(missing)):
                 self.app.call_from_thread(self._set_excerpts, pending)
                 pending = []
         if pending and not worker.is_cancelled:
             self.app.call_from_thread(self._set_excerpts, pending)
 
     def _set_excerpts(self, pairs: list[tuple[str, str]]) -> None:
+        if not self.query(FamilyTable):  # (the app closed while they were read)
+            return
         for centre, text in pairs:
             self.excerpts[centre] = text
             self.table.set_excerpt(centre, text)
+        if self._awaiting_excerpts:  # (the rows on screen have theirs: draw them)
+            self._awaiting_excerpts = False
+            asyncio.get_running_loop().call_soon(self._release_frames)
 
     # -- events -------------------------------------------------------------------------------
     @on(KSlider.Changed)

@@ -26,6 +26,8 @@ class FilterInput(Input):
     """An :class:`~textual.widgets.Input` of fixed size; ``on_edit()`` runs per edit."""
 
     virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False)
+    #: (a class default: Input's constructor sets a given value, which runs the watcher)
+    _on_edit: Callable[[], None] | None = None
 
     def __init__(self, *args: Any, on_edit: Callable[[], None] | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -188,11 +188,12 @@ class VirtualTable(CachedStyles, ScrollView, can_focus=True):
             and old.height > 1  # (rows shown before and after: the first fill lays out)
             and size.height > 1
             and old.width == size.width
-            and (old.height > height) == (size.height > height)
         ):
-            # Only the number of rows changed and the scrollbar stays (or stays away):
-            # no layout of the whole screen (which costs a full repaint per key), just
-            # this widget and its scrollbar.
+            # Only the number of rows changed: no layout of the whole screen for the
+            # virtual size, just this widget and its scrollbar. When the scrollbar appears
+            # or goes, showing it lays out once, now (in this frame, with the rows); had
+            # the virtual size laid out, the scrollbar would follow in a second layout
+            # and frame, and the rows be drawn twice.
             self.set_reactive(Widget.virtual_size, size)
             self._scroll_update(size)
             self.scroll_y = self.validate_scroll_y(self.scroll_y)
