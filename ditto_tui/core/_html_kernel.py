@@ -800,8 +800,4 @@ def feature_list(data: bytes, max_tokens: int, attrs: int = _ATTRS,
                               *scratch.arrays)
         if not scratch.grown(status):
             break
-    if status:
-        return None
-    _, feat, fstart = scratch.arrays
-    raw = feat.tobytes()
-    return [raw[fstart[i] : fstart[i + 1]] for i in range(nf)]
+    return None if status else scratch.features(nf)

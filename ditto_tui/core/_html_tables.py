@@ -71,3 +71,9 @@ class _Scratch:
         else:
             return False
         return True
+
+    def features(self, count: int) -> list[bytes]:
+        """The first ``count`` features the kernel wrote, as bytes."""
+        _, feat, fstart = self.arrays
+        raw = feat.tobytes()
+        return [raw[fstart[i] : fstart[i + 1]] for i in range(count)]

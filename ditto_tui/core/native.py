@@ -239,6 +239,15 @@ class _Work(threading.local):
                        np.empty(_BLOCK, dtype=np.uint64), np.empty(64, dtype=np.uint64))
         self.pointers = tuple(_pointer(a) for a in self.arrays)
 
+    def vote_args(self, windows: int) -> tuple[tuple[int, ...], np.ndarray | None]:
+        """(totals, planes, block, states, states_len) pointers for windows of ``windows``
+        items, and the larger states array made for them (keep it alive for the call)."""
+        totals, planes, block, states = self.pointers
+        if windows <= self.arrays[3].size:
+            return (totals, planes, block, states, self.arrays[3].size), None
+        extra = np.empty(windows, dtype=np.uint64)
+        return (totals, planes, block, _pointer(extra), windows), extra
+
 
 class NativeDitto:
     """The ditto/2 kernel's entries; the same functions as ``_ditto_kernel``'s."""
@@ -264,17 +273,12 @@ class NativeDitto:
         if int(sizes.min()) < 0 or int(offsets.min()) < 0 or int((offsets + sizes).max()) > buf.size:
             raise ValueError("a span lies outside the data")
         work = np.empty(3 * int(sizes.max()) + 2, dtype=np.uint8)
-        fixed = self._work
-        totals, planes, block, states = fixed.pointers
-        states_len = fixed.arrays[3].size
-        if char_n > states_len:
-            extra = np.empty(char_n, dtype=np.uint64)
-            states, states_len = _pointer(extra), char_n
+        vote, _extra = self._work.vote_args(char_n)
         ascii_map, table, table_len = self._table_args
         spread, pairs = self._vote_args
         self._spans(_pointer(buf), buf.size, _pointer(offsets), _pointer(sizes), count, char_n,
                     word_n, ascii_map, table, table_len, spread, pairs, _pointer(out),
-                    _pointer(work), work.size, totals, planes, block, states, states_len)
+                    _pointer(work), work.size, *vote)
         return out
 
     def fingerprint(self, data: bytes, char_n: int, word_n: int) -> int:
@@ -356,17 +360,11 @@ class NativeHtml:
         buf = np.frombuffer(data, dtype=np.uint8)
         scratch = _Scratch(buf.size)
         result = np.zeros(1, dtype=np.uint64)
-        fixed = self._work
-        totals, planes, block, states = fixed.pointers
-        states_len = fixed.arrays[3].size
-        if shingle > states_len:
-            extra = np.empty(shingle, dtype=np.uint64)
-            states, states_len = _pointer(extra), shingle
+        vote, _extra = self._work.vote_args(shingle)
         while True:
             status = self._fingerprint(
                 _pointer(buf), buf.size, shingle, max_tokens, *self._atoms, self._spread,
-                *self._scratch_args(scratch.arrays), totals, planes, block, states, states_len,
-                _pointer(result))
+                *self._scratch_args(scratch.arrays), *vote, _pointer(result))
             if not scratch.grown(status):
                 return None if status else int(result[0])
 
@@ -383,11 +381,7 @@ class NativeHtml:
                                     *self._scratch_args(scratch.arrays), _pointer(result))
             if not scratch.grown(status):
                 break
-        if status:
-            return None
-        _, feat, fstart = scratch.arrays
-        raw = feat.tobytes()
-        return [raw[fstart[i] : fstart[i + 1]] for i in range(int(result[0]))]
+        return None if status else scratch.features(int(result[0]))
 
 
 #: kind -> the class that wraps its entry points.
