@@ -136,14 +136,21 @@ _SAMPLES = (
 )
 
 
-def test_a_later_process_runs_the_cached_kernels_without_starting_numbas_compiler() -> None:
-    pytest.importorskip("numba")
+def _numpy_values() -> str:
+    """The samples' fingerprints and page fingerprints from the numpy code, as the
+    subprocesses print them."""
     kernel.select("numpy")
     try:
         namespace: dict[str, object] = {}
-        exec(_SAMPLES, namespace)  # the expected values, from the numpy code
+        exec(_SAMPLES, namespace)
     finally:
         kernel.select(None)
+    return json.dumps([namespace["fps"], namespace["pages"]])
+
+
+def test_a_later_process_runs_the_cached_kernels_without_starting_numbas_compiler() -> None:
+    pytest.importorskip("numba")
+    expected = _numpy_values()
     _run(_SAMPLES, DITTO_TUI_KERNEL="numba")  # the cache holds both kernels after this
     out = _run(
         "import sys\n" + _SAMPLES + "from ditto_tui.core import kernel\n"
@@ -153,17 +160,12 @@ def test_a_later_process_runs_the_cached_kernels_without_starting_numbas_compile
     )
     started, values = out.splitlines()
     assert started == "numba False"  # numba's compiler registries were never loaded
-    assert values == json.dumps([namespace["fps"], namespace["pages"]])
+    assert values == expected
 
 
 def test_a_later_process_runs_the_saved_machine_code_without_importing_numba() -> None:
     pytest.importorskip("numba")
-    kernel.select("numpy")
-    try:
-        namespace: dict[str, object] = {}
-        exec(_SAMPLES, namespace)  # the expected values, from the numpy code
-    finally:
-        kernel.select(None)
+    expected = _numpy_values()
     _run(_SAMPLES, DITTO_TUI_KERNEL="native")  # saved for this machine after this
     out = _run(
         "import sys\n" + _SAMPLES + "from ditto_tui.core import kernel\n"
@@ -173,7 +175,7 @@ def test_a_later_process_runs_the_saved_machine_code_without_importing_numba() -
     )
     started, values = out.splitlines()
     assert started == "native native False"
-    assert values == json.dumps([namespace["fps"], namespace["pages"]])
+    assert values == expected
 
 
 def _saved_native_folder() -> Path:

@@ -3,8 +3,10 @@ per record, snapshots that print short, views without family keys when none is m
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import time
+from collections.abc import Iterator
 
 import pytest
 
@@ -19,6 +21,18 @@ from ditto_tui.explore.view import ViewRequest, build_view
 
 def fingerprints(n: int) -> dict[str, int]:
     return {f"d/{i:05d}": (i // 3) * 0x0101_0101_0101_0101 ^ (i % 3) for i in range(n)}
+
+
+@contextlib.contextmanager
+def settled_explorer(n: int) -> Iterator[Explorer]:
+    """An explorer over ``n`` documents in memory, its scan applied; closed after."""
+    explorer = Explorer(MemorySource(fingerprints(n)), watch=False)
+    explorer.start()
+    try:
+        assert explorer.wait_idle(30)
+        yield explorer
+    finally:
+        explorer.close()
 
 
 def test_the_heap_is_frozen_while_a_scan_loads_and_handed_back_after() -> None:
@@ -108,11 +122,7 @@ def test_a_snapshot_prints_short() -> None:
 
 
 def test_a_view_without_marked_families_has_the_same_counts_and_keys() -> None:
-    source = MemorySource(fingerprints(90))
-    explorer = Explorer(source, watch=False)
-    explorer.start()
-    try:
-        assert explorer.wait_idle(30)
+    with settled_explorer(90) as explorer:
         listing = explorer.families(1)
         assert isinstance(listing, FamilyListing)
         snap = explorer.snapshot
@@ -133,16 +143,10 @@ def test_a_view_without_marked_families_has_the_same_counts_and_keys() -> None:
             multi = [f for f in fast.families if f.size > 1]
             assert multi and fast.keys[0] == key_of(
                 fast.families[0].members, snap.documents, snap.fingerprints)
-    finally:
-        explorer.close()
 
 
 def test_the_first_view_after_an_empty_one_counts_every_family_new() -> None:
-    source = MemorySource(fingerprints(90))
-    explorer = Explorer(source, watch=False)
-    explorer.start()
-    try:
-        assert explorer.wait_idle(30)
+    with settled_explorer(90) as explorer:
         listing = explorer.families(1)
         snap = explorer.snapshot
         request = ViewRequest(k=1, singletons=True)
@@ -155,5 +159,3 @@ def test_the_first_view_after_an_empty_one_counts_every_family_new() -> None:
         assert len(set(view.identity)) == len(view.families)
         assert not set(view.identity) & set(empty.identity)
         assert view.row_of[listing[0].members[-1]] == 0
-    finally:
-        explorer.close()
