@@ -13,6 +13,7 @@ from textual.color import Color
 from textual.css.styles import StylesBase
 from textual.screen import Screen
 from textual.strip import Strip
+from textual.style import Style as VisualStyle
 from textual.visual import Visual, visualize
 from textual.widget import Widget
 
@@ -101,6 +102,7 @@ class Footer(Widget, can_focus=False):
         self._scroll = 0  # columns of keys scrolled out on the left
         self._overflow = 0  # columns of keys that do not fit
         self._spans: list[tuple[int, int, int]] = []  # (start, end, key index) on screen
+        self._drawn: dict[tuple[Key, tuple], Strip] = {}
 
     # -- what the bar shows ----------------------------------------------------------------
     def keys_for(self, screen: Screen) -> tuple[Key, ...]:
@@ -170,16 +172,36 @@ class Footer(Widget, can_focus=False):
         )
         return style, background
 
-    def _key_strip(self, key: Key, hovered: bool) -> Strip:
-        """One key as Textual's footer draws it (the palette's key with its edge)."""
+    def _look(self, hovered: bool, disabled: bool) -> tuple:
+        """Everything a key's cells depend on: its styles (and the palette edge's)."""
         item = ["key-bar--item"]
         if hovered:
             item.append("key-bar--item-hover")
-        if key.disabled:
+        if disabled:
             item.append("key-bar--item-disabled")
         key_style, _ = self._layered(*item, "key-bar--key")
         description_style, _ = self._layered(*item, "key-bar--description")
         base, background = self._layered(*item)
+        edge, edge_color = self.get_component_styles("key-bar--palette").border_left
+        _, beneath = self._layered()
+        inside = Style.from_color(bgcolor=background.rich_color) if background.a else Style()
+        edge_style = inside + Style.from_color((beneath + edge_color).rich_color)
+        return (key_style, description_style, base, self.get_visual_style(*item),
+                inside, "▏" if edge == "vkey" else " ", edge_style)
+
+    def _key_strip(self, key: Key, look: tuple) -> Strip:
+        """One key as Textual's footer draws it (the palette's key with its edge); the same
+        key in the same styles is drawn once."""
+        strip = self._drawn.get((key, look))
+        if strip is None:
+            if len(self._drawn) > 256:  # styles of old themes
+                self._drawn.clear()
+            strip = self._drawn[key, look] = self._draw_key(key, *look)
+        return strip
+
+    def _draw_key(self, key: Key, key_style: Style, description_style: Style, base: Style,
+                  visual_style: VisualStyle, inside: Style, edge: str,
+                  edge_style: Style) -> Strip:
         if key.palette:  # compact: no room around the key, one space before the description
             parts = [(key.display, key_style)]
             if key.description:
@@ -191,15 +213,10 @@ class Footer(Widget, can_focus=False):
         text = Text.assemble(*parts)
         text.stylize_before(base)
         visual: Visual = visualize(self, text)
-        [strip] = Visual.to_strips(self, visual, text.cell_len, 1, self.get_visual_style(*item))
+        [strip] = Visual.to_strips(self, visual, text.cell_len, 1, visual_style)
         if not key.palette:
             return strip
-        edge, edge_color = self.get_component_styles("key-bar--palette").border_left
-        _, beneath = self._layered()
-        inside = Style.from_color(bgcolor=background.rich_color) if background.a else Style()
-        left = Segment("▏" if edge == "vkey" else " ",
-                       inside + Style.from_color((beneath + edge_color).rich_color))
-        return Strip([left, *strip, Segment(" ", inside)])
+        return Strip([Segment(edge, edge_style), *strip, Segment(" ", inside)])
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width
@@ -208,7 +225,14 @@ class Footer(Widget, can_focus=False):
         self._spans = []
         if y or not self.keys:
             return Strip.blank(width, blank)
-        strips = [self._key_strip(key, index == self._hover) for index, key in enumerate(self.keys)]
+        looks: dict[tuple[bool, bool], tuple] = {}
+        strips = []
+        for index, key in enumerate(self.keys):
+            state = (index == self._hover, key.disabled)
+            look = looks.get(state)
+            if look is None:
+                look = looks[state] = self._look(*state)
+            strips.append(self._key_strip(key, look))
         palette = strips.pop() if self.keys[-1].palette else None
         room = max(0, width - (palette.cell_length if palette else 0))
         total = sum(strip.cell_length for strip in strips)
