@@ -259,3 +259,42 @@ async def test_resizing_restyles_the_screen_only_when_it_turns_narrow_or_wide(
         assert len(passes) == 2
         assert screen.has_class("-wide") and not screen.has_class("-narrow")
         assert chart.display
+
+
+async def test_a_focus_change_redraws_what_it_changes_not_the_whole_screen(
+    corpus_dir, make_app, monkeypatch
+):
+    app = make_app(corpus_dir)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        screen = app.main_screen
+        pane = screen.query_one("#families-pane")
+        members = screen.query_one(MemberTable)
+        compositor = screen._compositor
+        full: list[bool] = []
+        redrawn: list = []
+        render_full, render_partial = compositor.render_full_update, compositor.render_partial_update
+
+        def counted_full(*args, **kwargs):
+            full.append(True)
+            return render_full(*args, **kwargs)
+
+        def counted_partial(*args, **kwargs):
+            redrawn.extend(compositor._dirty_regions)
+            return render_partial(*args, **kwargs)
+
+        monkeypatch.setattr(compositor, "render_full_update", counted_full)
+        monkeypatch.setattr(compositor, "render_partial_update", counted_partial)
+        assert screen.query_one(FamilyTable).has_focus
+        await pilot.press("tab")
+        await settle(pilot)
+        assert members.has_focus and not full
+        # the families pane's border (its focus colour) and the member list's cursor
+        for region in (pane.region, members.region):
+            assert any(region.overlaps(dirty) for dirty in redrawn)
+        redrawn.clear()
+        await pilot.press("shift+tab")
+        await settle(pilot)
+        assert screen.query_one(FamilyTable).has_focus and not full
+        for region in (pane.region, members.region):
+            assert any(region.overlaps(dirty) for dirty in redrawn)

@@ -20,8 +20,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.message import Message
-from textual.reactive import reactive
+from textual.reactive import Reactive, reactive
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Input
 from textual.worker import get_current_worker
 
@@ -89,6 +90,10 @@ class MainScreen(Screen):
     ``explorer`` is the corpus and its index; ``k``/``mode`` the initial view;
     ``root_label`` what the status line calls the corpus.
     """
+
+    #: a focus change restyles and repaints the widgets it changes; Textual's screen also
+    #: repaints all of itself (every line of every widget drawn again: most of a Tab press)
+    focused: Reactive[Widget | None] = Reactive(None, repaint=False)
 
     BINDINGS = [
         Binding(
