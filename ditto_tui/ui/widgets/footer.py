@@ -46,6 +46,9 @@ class Footer(Widget, can_focus=False):
     """
 
     ALLOW_SELECT = False
+    #: keys drawn, by the key and everything its cells depend on (shared by every bar: a
+    #: new screen's bar draws the keys it has in common with the last one at no cost)
+    _drawn: dict[tuple[Key, tuple], Strip] = {}
     COMPONENT_CLASSES = {
         "key-bar--item",
         "key-bar--item-hover",
@@ -102,7 +105,6 @@ class Footer(Widget, can_focus=False):
         self._scroll = 0  # columns of keys scrolled out on the left
         self._overflow = 0  # columns of keys that do not fit
         self._spans: list[tuple[int, int, int]] = []  # (start, end, key index) on screen
-        self._drawn: dict[tuple[Key, tuple], Strip] = {}
 
     # -- what the bar shows ----------------------------------------------------------------
     def keys_for(self, screen: Screen) -> tuple[Key, ...]:
@@ -191,12 +193,13 @@ class Footer(Widget, can_focus=False):
 
     def _key_strip(self, key: Key, look: tuple) -> Strip:
         """One key as Textual's footer draws it (the palette's key with its edge); the same
-        key in the same styles is drawn once."""
-        strip = self._drawn.get((key, look))
+        key in the same styles is drawn once (strips are immutable)."""
+        drawn = Footer._drawn
+        strip = drawn.get((key, look))
         if strip is None:
-            if len(self._drawn) > 256:  # styles of old themes
-                self._drawn.clear()
-            strip = self._drawn[key, look] = self._draw_key(key, *look)
+            if len(drawn) > 512:  # keys and styles of long ago (other themes, other screens)
+                drawn.clear()
+            strip = drawn[key, look] = self._draw_key(key, *look)
         return strip
 
     def _draw_key(self, key: Key, key_style: Style, description_style: Style, base: Style,
