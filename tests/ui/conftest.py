@@ -92,7 +92,11 @@ def make_app(tmp_path: Path) -> Iterator[Callable[..., DittoApp]]:
 
 
 async def settle(pilot, timeout: float = 15.0) -> None:
-    """Wait until the scan is over and no worker is running, then let messages drain."""
+    """Wait until the scan is over and no worker is running, then let messages drain.
+
+    Quiet means so at three checks in a row, each after a pause: a pause lets the app
+    process what is queued and returns only once the process (every thread of it) has
+    been idle for a 20 ms window."""
     app = pilot.app
     deadline = time.monotonic() + timeout
     quiet = 0
@@ -107,7 +111,6 @@ async def settle(pilot, timeout: float = 15.0) -> None:
         if quiet >= 3:
             await pilot.pause()
             return
-        await asyncio.sleep(0.02)
     raise TimeoutError("the app did not settle")
 
 
