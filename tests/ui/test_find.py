@@ -187,3 +187,48 @@ async def test_find_on_a_large_document_runs_in_a_worker(tmp_path, make_app):
         bar.input.value = "needle"
         await wait_for(pilot, lambda: status(bar).startswith("1 of 1"), timeout=30)
         assert "needle" in preview.render_line(preview.row_of_line(20_000) - int(preview.scroll_offset.y)).text
+
+
+async def test_moving_the_focus_in_the_comparison_redraws_only_what_it_changes(
+    corpus_dir, make_app, monkeypatch
+):
+    app = make_app(corpus_dir)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await open_family(pilot, "heating")
+        app.main_screen.query_one(MemberTable).focus()
+        await pilot.press("c")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, CompareScreen)
+        view = screen.query_one(SideBySideDiff)
+        bar = screen.query_one("#diff-find", FindBar)
+        await pilot.press("slash", *"deepak", "enter")
+        await wait_for(pilot, lambda: status(bar).startswith("1 of 2"))
+        view.focus()
+        await settle(pilot)
+        compositor = screen._compositor
+        full: list[bool] = []
+        redrawn: list = []
+        render_full, render_partial = compositor.render_full_update, compositor.render_partial_update
+
+        def counted_full(*args, **kwargs):
+            full.append(True)
+            return render_full(*args, **kwargs)
+
+        def counted_partial(*args, **kwargs):
+            redrawn.extend(compositor._dirty_regions)
+            return render_partial(*args, **kwargs)
+
+        monkeypatch.setattr(compositor, "render_full_update", counted_full)
+        monkeypatch.setattr(compositor, "render_partial_update", counted_partial)
+        field = bar.query_one(Input)
+        field.focus()  # back into the open find bar, then out again
+        await settle(pilot)
+        assert field.has_focus and not full
+        assert any(field.region.overlaps(dirty) for dirty in redrawn)
+        redrawn.clear()
+        view.focus()
+        await settle(pilot)
+        assert view.has_focus and not full
+        assert any(field.region.overlaps(dirty) for dirty in redrawn)

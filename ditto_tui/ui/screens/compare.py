@@ -14,7 +14,9 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.reactive import Reactive
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.worker import get_current_worker
 
 from ditto_tui.core.display import html_text, visible_lines
@@ -38,6 +40,10 @@ class CompareScreen(FindBarHolder, Screen):
 
     ``snapshot`` gives the fingerprints and document kinds, ``reader`` (the corpus
     source) the texts, read in a worker."""
+
+    #: a focus change (the find bar and back) repaints the widgets it restyles, not the
+    #: whole screen (see MainScreen.focused)
+    focused: Reactive[Widget | None] = Reactive(None, repaint=False)
 
     BINDINGS = [
         Binding("escape,q", "app.pop_screen", "Back"),
