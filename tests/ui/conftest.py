@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
 import shutil
 import time
@@ -115,11 +114,11 @@ async def settle(pilot, timeout: float = 15.0) -> None:
 
 
 async def wait_for(pilot, condition: Callable[[], bool], timeout: float = 10.0) -> None:
-    """Poll ``condition`` while the app runs; TimeoutError if it never holds."""
+    """Poll ``condition`` while the app runs, after each pause (which returns once the
+    process has been idle for 20 ms); TimeoutError if it never holds."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         await pilot.pause()
         if condition():
             return
-        await asyncio.sleep(0.05)
     raise TimeoutError("condition never held")
