@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from textual.command import CommandList
+
 from ditto_tui.ui import screenshot
 from ditto_tui.ui.screenshot import screenshot_folder, screenshot_name, write_screenshot
 
@@ -47,7 +49,9 @@ async def test_palette_screenshot_without_downloads_saves_here_and_says_where(
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("ctrl+p", *"screenshot")
-        await pilot.pause(0.3)
+        commands = app.screen.query_one(CommandList)  # wait for the palette's search
+        await wait_for(pilot, lambda: commands.highlighted is not None and "Screenshot" in str(
+            commands.get_option_at_index(commands.highlighted).prompt))
         await pilot.press("enter")
         await wait_for(pilot, lambda: any(here.glob("*.svg")))
         saved = next(here.glob("*.svg"))
