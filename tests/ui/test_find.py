@@ -9,6 +9,7 @@ from ditto_tui.ui.screens.compare import CompareScreen
 from ditto_tui.ui.screens.neighbours import NeighboursScreen
 from ditto_tui.ui.widgets.family_table import FamilyTable
 from ditto_tui.ui.widgets.find_bar import FindBar
+from ditto_tui.ui.widgets.footer import Footer
 from ditto_tui.ui.widgets.member_table import MemberTable
 from ditto_tui.ui.widgets.preview import Preview
 from ditto_tui.ui.widgets.side_by_side import SideBySideDiff
@@ -18,6 +19,11 @@ from .conftest import settle, wait_for
 
 def status(bar: FindBar) -> str:
     return bar.query_one("#find-status").text.plain
+
+
+def keys(app) -> list[str]:
+    """What the key bar of the screen shown says each key does."""
+    return [key.description for key in app.screen.query_one(Footer).keys]
 
 
 def styled(widget, y: int, style) -> list[str]:
@@ -159,8 +165,11 @@ async def test_find_and_go_to_line_in_the_comparison(corpus_dir, make_app):
         cells = [s for s in view.render_line(row) if s.style and s.style.bgcolor == current.bgcolor]
         assert [s.text for s in cells] == ["Deepak"]
         assert text.index("Deepak") < text.rindex("Deepak")  # both sides on the row
+        assert {"Next match", "Prev match"} <= set(keys(app))
         await pilot.press("escape")
         assert view.found is None
+        await pilot.pause()
+        assert "Next match" not in keys(app) and "Next change" in keys(app)  # the key bar too
         await pilot.press("n")  # no find: n is the next change again
         assert view.current_hunk == 0
 

@@ -103,6 +103,8 @@ class Searchable(_WidgetBase):
     def search(self, query: str) -> None:
         """Find ``query`` (empty: end the find). The result arrives from a worker."""
         self._find_serial += 1
+        if bool(query) != bool(self.find_query):
+            self.refresh_bindings()  # n/N (and Esc) step through matches only during a find
         self.find_query = query
         if not query:
             self.found = None
