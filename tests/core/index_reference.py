@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Sequence
+from typing import TypeVar
+
 import numpy as np
 from hypothesis import strategies as st
 
 MAX64 = (1 << 64) - 1
+T = TypeVar("T")
 
 
 def dist(a: int, b: int) -> int:
@@ -60,23 +65,34 @@ def ref_diameter(members: list[str], docs: dict[str, int]) -> int:
     return max(dist(docs[a], docs[b]) for a in members for b in members)
 
 
+@functools.cache
+def _positions(n: int) -> st.SearchStrategy[int]:
+    return st.sampled_from(tuple(range(n)))
+
+
+def pick(draw: st.DrawFn, items: Sequence[T]) -> T:
+    """``draw(st.sampled_from(items))`` for a list that changes from draw to draw: the same
+    choice (an index, shrinking towards the first item) without building and validating a
+    new strategy each time, which cost more than the rest of the example's drawing."""
+    return items[draw(_positions(len(items)))]
+
+
+_BASES = st.lists(
+    st.one_of(st.integers(0, MAX64), st.sampled_from([0, MAX64])), min_size=1, max_size=4
+)
+_FLIPS = st.lists(st.integers(0, 63), max_size=4)
+
+
 @st.composite
 def fingerprint_sets(draw: st.DrawFn, max_size: int = 60) -> list[int]:
     """Fingerprints with duplicates and chains: a few random bases, each member made by
     flipping a few bits of an earlier member (so near-duplicate chains drift apart)."""
-    bases = draw(
-        st.lists(
-            st.one_of(st.integers(0, MAX64), st.sampled_from([0, MAX64])), min_size=1, max_size=4
-        )
-    )
+    bases = draw(_BASES)
     n = draw(st.integers(0, max_size))
     out: list[int] = []
     for _ in range(n):
-        if out and draw(st.booleans()):
-            fp = draw(st.sampled_from(out))
-        else:
-            fp = draw(st.sampled_from(bases))
-        for bit in draw(st.lists(st.integers(0, 63), max_size=4)):
+        fp = pick(draw, out) if out and draw(st.booleans()) else pick(draw, bases)
+        for bit in draw(_FLIPS):
             fp ^= 1 << bit
         out.append(fp)
     return out
