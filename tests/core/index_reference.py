@@ -81,6 +81,7 @@ _BASES = st.lists(
     st.one_of(st.integers(0, MAX64), st.sampled_from([0, MAX64])), min_size=1, max_size=4
 )
 _FLIPS = st.lists(st.integers(0, 63), max_size=4)
+_FROM_EARLIER = st.booleans()
 
 
 @st.composite
@@ -91,7 +92,7 @@ def fingerprint_sets(draw: st.DrawFn, max_size: int = 60) -> list[int]:
     n = draw(st.integers(0, max_size))
     out: list[int] = []
     for _ in range(n):
-        fp = pick(draw, out) if out and draw(st.booleans()) else pick(draw, bases)
+        fp = pick(draw, out) if out and draw(_FROM_EARLIER) else pick(draw, bases)
         for bit in draw(_FLIPS):
             fp ^= 1 << bit
         out.append(fp)
