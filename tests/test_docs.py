@@ -50,9 +50,24 @@ def _pages() -> list[Path]:
     return sorted(p for p in DOCS.rglob("*.md") if FENCE.search(p.read_text(encoding="utf-8")))
 
 
-@pytest.mark.parametrize("page", _pages(), ids=lambda p: p.name)
-def test_console_blocks_show_real_output(page: Path, tmp_path: Path) -> None:
-    for command, expected in _sessions(page.read_text(encoding="utf-8")):
+def _blocks() -> list[tuple[Path, str]]:
+    """Every console block, named by its page and first line: one test each, so that the
+    runner can spread a long page's blocks over its workers (each block starts with an
+    empty cache; the commands of one block run in order)."""
+    blocks = []
+    for page in _pages():
+        text = page.read_text(encoding="utf-8")
+        for block in FENCE.finditer(text):
+            line = text.count("\n", 0, block.start()) + 1
+            blocks.append(pytest.param(page, block.group(0), id=f"{page.name}:{line}"))
+    return blocks
+
+
+@pytest.mark.parametrize(("page", "block"), _blocks())
+def test_console_blocks_show_real_output(page: Path, block: str, tmp_path: Path) -> None:
+    sessions = _sessions(block)
+    assert sessions, f"{page.name}: a console block without a command"
+    for command, expected in sessions:
         got = _run(command, str(tmp_path / "cache"))
         assert got == expected, f"{page.name}: output of `{command}` changed (see --update)"
 

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Sequence
+from typing import TypeVar
+
 import numpy as np
 from hypothesis import strategies as st
 
 MAX64 = (1 << 64) - 1
+T = TypeVar("T")
 
 
 def dist(a: int, b: int) -> int:
@@ -60,39 +65,68 @@ def ref_diameter(members: list[str], docs: dict[str, int]) -> int:
     return max(dist(docs[a], docs[b]) for a in members for b in members)
 
 
+@functools.cache
+def _positions(n: int) -> st.SearchStrategy[int]:
+    return st.sampled_from(tuple(range(n)))
+
+
+def pick(draw: st.DrawFn, items: Sequence[T]) -> T:
+    """``draw(st.sampled_from(items))`` for a list that changes from draw to draw: the same
+    choice (an index, shrinking towards the first item) without building and validating a
+    new strategy each time, which cost more than the rest of the example's drawing."""
+    return items[draw(_positions(len(items)))]
+
+
+_BASES = st.lists(
+    st.one_of(st.integers(0, MAX64), st.sampled_from([0, MAX64])), min_size=1, max_size=4
+)
+_FLIPS = st.lists(st.integers(0, 63), max_size=4)
+_FROM_EARLIER = st.booleans()
+
+
 @st.composite
 def fingerprint_sets(draw: st.DrawFn, max_size: int = 60) -> list[int]:
     """Fingerprints with duplicates and chains: a few random bases, each member made by
     flipping a few bits of an earlier member (so near-duplicate chains drift apart)."""
-    bases = draw(
-        st.lists(
-            st.one_of(st.integers(0, MAX64), st.sampled_from([0, MAX64])), min_size=1, max_size=4
-        )
-    )
+    bases = draw(_BASES)
     n = draw(st.integers(0, max_size))
     out: list[int] = []
     for _ in range(n):
-        if out and draw(st.booleans()):
-            fp = draw(st.sampled_from(out))
-        else:
-            fp = draw(st.sampled_from(bases))
-        for bit in draw(st.lists(st.integers(0, 63), max_size=4)):
+        fp = pick(draw, out) if out and draw(_FROM_EARLIER) else pick(draw, bases)
+        for bit in draw(_FLIPS):
             fp ^= 1 << bit
         out.append(fp)
     return out
 
 
+# the set bits of every 16-bit value, counted from its binary digits
+_BITS16 = np.array([bin(v).count("1") for v in range(1 << 16)], dtype=np.uint8)
+
+
 def ref_pairs_np(fps: np.ndarray, k: int) -> list[tuple[int, int, int]]:
-    """``ref_pairs`` for a few thousand fingerprints: a double loop whose inner loop
-    counts the set bits of the XORs with ``np.unpackbits``."""
+    """``ref_pairs`` for a few thousand fingerprints (see ``ref_pair_arrays``)."""
+    i, j, d = ref_pair_arrays(fps, k)
+    return list(zip(i.tolist(), j.tolist(), d.tolist(), strict=True))
+
+
+def ref_pair_arrays(fps: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Positions i < j and distances of every pair within k, sorted by (i, j): each block
+    of rows is XORed with every later fingerprint, and the set bits of an XOR are the sum
+    of the set bits of its four 16-bit quarters (a table lookup each)."""
     u = np.asarray(fps, dtype=np.uint64)
-    out: list[tuple[int, int, int]] = []
-    for i in range(len(u) - 1):
-        x = u[i] ^ u[i + 1 :]
-        d = np.unpackbits(x.view(np.uint8).reshape(-1, 8), axis=1).sum(axis=1)
-        js = np.flatnonzero(d <= k)
-        out.extend(zip([i] * len(js), (js + i + 1).tolist(), d[js].tolist(), strict=True))
-    return out
+    parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    for start in range(0, len(u), 128):
+        rows = u[start : start + 128]
+        x = rows[:, None] ^ u[None, start:]  # row r is fingerprint start + r
+        quarters = _BITS16[x.view(np.uint16)].reshape(len(rows), -1, 4)
+        d = quarters[..., 0] + quarters[..., 1] + quarters[..., 2] + quarters[..., 3]
+        r, c = np.nonzero(d <= k)
+        keep = c > r  # j > i: each pair once, none with itself
+        parts.append((r[keep] + start, c[keep] + start, d[r[keep], c[keep]].astype(np.int64)))
+    if not parts:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)
+    i, j, d = (np.concatenate(column) for column in zip(*parts, strict=True))
+    return i, j, d
 
 
 def biased_fingerprints(rng: np.random.Generator, n: int, p_one: np.ndarray) -> np.ndarray:

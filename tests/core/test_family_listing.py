@@ -11,7 +11,13 @@ from ditto_tui.core.family_listing import FamilyListing
 from ditto_tui.core.id_filter import id_matcher
 from ditto_tui.core.index import NearIndex
 from ditto_tui.explore.view import filter_families
-from tests.core.index_reference import fingerprint_sets, ref_clusters, ref_diameter, ref_medoid
+from tests.core.index_reference import (
+    fingerprint_sets,
+    pick,
+    ref_clusters,
+    ref_diameter,
+    ref_medoid,
+)
 
 IDS = [f"d{i}" for i in range(30)] + ["", "é", "Ω", "a/b", "Z", "ß", "SS"]
 
@@ -26,6 +32,11 @@ def ref_listing(docs: dict[str, int], k: int) -> list[Family]:
     return out
 
 
+_KINDS = st.sampled_from(["add", "add", "remove"])
+_FLIPS = st.lists(st.integers(0, 63), max_size=2)
+_IDS = st.sampled_from(IDS)
+
+
 @st.composite
 def batches(draw: st.DrawFn) -> list[list[tuple[str, str, int]]]:
     """Batches of add/change/remove operations over a small id and fingerprint pool."""
@@ -34,11 +45,11 @@ def batches(draw: st.DrawFn) -> list[list[tuple[str, str, int]]]:
     for _ in range(draw(st.integers(1, 12))):
         batch = []
         for _ in range(draw(st.integers(1, 6))):
-            kind = draw(st.sampled_from(["add", "add", "remove"]))
-            fp = draw(st.sampled_from(pool))
-            for bit in draw(st.lists(st.integers(0, 63), max_size=2)):
+            kind = draw(_KINDS)
+            fp = pick(draw, pool)
+            for bit in draw(_FLIPS):
                 fp ^= 1 << bit
-            batch.append((kind, draw(st.sampled_from(IDS)), fp))
+            batch.append((kind, draw(_IDS), fp))
         out.append(batch)
     return out
 

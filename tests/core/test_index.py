@@ -13,6 +13,7 @@ from tests.core.index_reference import (
     MAX64,
     dist,
     fingerprint_sets,
+    pick,
     ref_clusters,
     ref_diameter,
     ref_medoid,
@@ -32,6 +33,11 @@ def small_index(max_k: int) -> NearIndex:
     return ix
 
 
+_KINDS = st.sampled_from(["add", "add", "add", "remove"])
+_FLIPS = st.lists(st.integers(0, 63), max_size=2)
+_IDS = st.sampled_from(IDS)
+
+
 @st.composite
 def operations(draw: st.DrawFn) -> list[tuple[str, str, int]]:
     pool = draw(fingerprint_sets(max_size=30))
@@ -39,11 +45,11 @@ def operations(draw: st.DrawFn) -> list[tuple[str, str, int]]:
     n = draw(st.integers(0, 60))
     ops: list[tuple[str, str, int]] = []
     for _ in range(n):
-        kind = draw(st.sampled_from(["add", "add", "add", "remove"]))
-        fp = draw(st.sampled_from(pool))
-        for bit in draw(st.lists(st.integers(0, 63), max_size=2)):
+        kind = draw(_KINDS)
+        fp = pick(draw, pool)
+        for bit in draw(_FLIPS):
             fp ^= 1 << bit
-        ops.append((kind, draw(st.sampled_from(IDS)), fp))
+        ops.append((kind, draw(_IDS), fp))
     return ops
 
 

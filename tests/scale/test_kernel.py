@@ -10,20 +10,16 @@ from hypothesis import strategies as st
 
 from ditto_tui.core.pairs import TableDesign
 from ditto_tui.scale.kernel import bucket_pairs, choose_spark_design, explode
+from tests.core.index_reference import ref_pair_arrays
 
 
 def _brute(u: np.ndarray, k: int) -> set[tuple[int, int, int]]:
-    """Every pair of distinct values within k, by a double loop (signed order); the inner
-    loop counts the set bits of the XORs with ``np.unpackbits``."""
+    """Every pair of distinct values within k, by comparing all pairs
+    (``ref_pair_arrays``), in signed order."""
     s = u.view(np.int64)
-    out = set()
-    for i in range(len(s) - 1):
-        x = (s[i] ^ s[i + 1 :]).view(np.uint8).reshape(-1, 8)
-        d = np.unpackbits(x, axis=1).sum(axis=1)
-        js = np.flatnonzero(d <= k) + i + 1
-        low, high = np.minimum(s[i], s[js]), np.maximum(s[i], s[js])
-        out.update(zip(low.tolist(), high.tolist(), d[js - i - 1].tolist(), strict=True))
-    return out
+    i, j, d = ref_pair_arrays(u, k)
+    low, high = np.minimum(s[i], s[j]), np.maximum(s[i], s[j])
+    return set(zip(low.tolist(), high.tolist(), d.tolist(), strict=True))
 
 
 def _spark_like(u: np.ndarray, k: int, design: TableDesign, parts: int, split: int) -> list:
