@@ -208,6 +208,7 @@ def small_chunks() -> ExitStack:
 # --------------------------------------------------------------------------- properties
 
 
+@pytest.mark.kernel_free
 @settings(max_examples=300, deadline=None)
 @given(st.binary(max_size=300) | tricky_docs)
 def test_decode_go_matches_byte_by_byte_decoding(data: bytes) -> None:
@@ -217,6 +218,7 @@ def test_decode_go_matches_byte_by_byte_decoding(data: bytes) -> None:
         assert decode_go(data) == expected
 
 
+@pytest.mark.kernel_free
 @settings(max_examples=300, deadline=None)
 @given(any_docs)
 def test_normalize_matches_reference(data: bytes) -> None:
@@ -241,6 +243,7 @@ def test_fingerprint_is_the_same_across_chunk_boundaries(data: bytes, char_n: in
     assert small == featurizer.fingerprint(data) == ref_sum(ref_features(data, char_n, word_n))
 
 
+@pytest.mark.kernel_free
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.integers(min_value=0, max_value=(1 << 64) - 1), max_size=700))
 def test_charikar_sum_is_the_per_bit_majority(hashes: list[int]) -> None:
@@ -255,6 +258,7 @@ def test_charikar_sum_is_the_per_bit_majority(hashes: list[int]) -> None:
     assert [int(x) for x in array] == hashes  # the input is left unchanged
 
 
+@pytest.mark.kernel_free
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.integers(min_value=0, max_value=(1 << 64) - 1), max_size=50))
 def test_popcount64_counts_set_bits(values: list[int]) -> None:
@@ -330,6 +334,7 @@ def test_empty_whitespace_and_tag_only_documents_share_one_fingerprint() -> None
         assert featurizer.fingerprint(data).hex == "cbf29ce484222325"
 
 
+@pytest.mark.kernel_free
 def test_fingerprint_hex_is_zero_padded_lowercase() -> None:
     fp = Fingerprint(0xABC)
     assert fp.hex == "0000000000000abc"
@@ -339,18 +344,21 @@ def test_fingerprint_hex_is_zero_padded_lowercase() -> None:
     assert Fingerprint.from_hex("ffffffffffffffff") == (1 << 64) - 1
 
 
+@pytest.mark.kernel_free
 @pytest.mark.parametrize("bad", ["", "0x12", "g", " 12", "12 ", "+1", "-1", "1_0", "1" * 17, "１２"])
 def test_from_hex_rejects_anything_but_hex_digits(bad: str) -> None:
     with pytest.raises(ValueError):
         Fingerprint.from_hex(bad)
 
 
+@pytest.mark.kernel_free
 @pytest.mark.parametrize("bad", [-1, 1 << 64])
 def test_fingerprint_must_fit_64_unsigned_bits(bad: int) -> None:
     with pytest.raises(ValueError):
         Fingerprint(bad)
 
 
+@pytest.mark.kernel_free
 @pytest.mark.parametrize("bad", ["12", 1.5, None])
 def test_fingerprint_is_built_from_integers_only(bad: object) -> None:
     with pytest.raises(TypeError):
@@ -358,6 +366,7 @@ def test_fingerprint_is_built_from_integers_only(bad: object) -> None:
     assert Fingerprint(np.uint64(12)) == 12
 
 
+@pytest.mark.kernel_free
 def test_signed_storage_round_trips() -> None:
     for value in (0, 1, (1 << 63) - 1, 1 << 63, (1 << 64) - 1):
         fp = Fingerprint(value)
@@ -365,6 +374,7 @@ def test_signed_storage_round_trips() -> None:
         assert Fingerprint.from_signed(fp.to_signed()) == fp
 
 
+@pytest.mark.kernel_free
 def test_distance_similarity_and_near() -> None:
     a, b = Fingerprint(0b1011), Fingerprint(0b0001)
     assert distance(a, b) == a.distance(b) == 2
@@ -376,6 +386,7 @@ def test_distance_similarity_and_near() -> None:
     assert distance(0, (1 << 64) - 1) == 64
 
 
+@pytest.mark.kernel_free
 def test_featurizer_identity_is_picklable_and_canonical() -> None:
     featurizer = Featurizer(char_n=5, word_n=2)
     assert featurizer.identity == f"{PIPELINE_VERSION};char=5;word=2"
@@ -392,6 +403,7 @@ def test_fingerprint_many_keeps_order_and_dtype() -> None:
     assert [int(x) for x in many] == [Featurizer().fingerprint(d) for d in docs]
 
 
+@pytest.mark.kernel_free
 def test_make_pipeline_builds_featurizers_and_rejects_unknown_names() -> None:
     pipeline = make_pipeline("ditto", char_n=5, word_n=1)
     assert pipeline == Featurizer(char_n=5, word_n=1)
@@ -400,6 +412,7 @@ def test_make_pipeline_builds_featurizers_and_rejects_unknown_names() -> None:
         make_pipeline("nope")
 
 
+@pytest.mark.kernel_free
 def test_make_pipeline_html_uses_the_structure_pipeline() -> None:
     pytest.importorskip("ditto_tui.core.html_structure")
     pipeline = make_pipeline("html", shingle=3)
@@ -407,6 +420,7 @@ def test_make_pipeline_html_uses_the_structure_pipeline() -> None:
     assert pipeline.identity.startswith("html-distance/1")
 
 
+@pytest.mark.kernel_free
 @pytest.mark.parametrize(
     ("html", "expected"),
     [

@@ -94,6 +94,7 @@ def _reference_fingerprint(page: bytes, shingle: int) -> int:
     return sum(1 << bit for bit in range(64) if 2 * ones[bit] >= len(hashes))
 
 
+@pytest.mark.kernel_free
 def test_the_vector_file_is_complete() -> None:
     assert len(_ROWS) == 130
     assert sum("source" in row for row in _ROWS) == 100
@@ -116,6 +117,7 @@ def test_fingerprints_match_go(row: dict[str, str], shingle: int) -> None:
     assert fingerprint.hex == row[f"shingle{shingle}"]
 
 
+@pytest.mark.kernel_free
 @pytest.mark.parametrize("row", _ROWS, ids=[row["id"] for row in _ROWS])
 def test_the_fast_tokenizer_agrees_with_the_literal_port_on_the_pages(row: dict) -> None:
     page = _PAGES[row["id"]]
@@ -136,6 +138,7 @@ def test_identity_name_and_normalised_shingle() -> None:
         HtmlStructure("3")  # type: ignore[arg-type]
 
 
+@pytest.mark.kernel_free
 def test_make_pipeline_builds_it() -> None:
     pipeline = make_pipeline("html", shingle=2)
     assert pipeline == HtmlStructure(2)
@@ -150,6 +153,7 @@ def test_the_pipeline_pickles() -> None:
     )
 
 
+@pytest.mark.kernel_free
 @pytest.mark.parametrize(
     ("name", "expected"),
     [
@@ -165,6 +169,7 @@ def test_accepts_html_files_only(name: str, expected: bool) -> None:
     assert HtmlStructure().accepts(name) is expected
 
 
+@pytest.mark.kernel_free
 def test_features_follow_the_spec() -> None:
     page = b"<!DOCTYPE html><DIV CLASS='card &amp; big' id=x><!-- c -->hi<br/></div z=1>"
     assert HtmlStructure().features(page) == [
@@ -194,6 +199,7 @@ def test_only_the_first_5000_tokens_count() -> None:
     assert pipeline.shingles(head[:-3] + b"<u>") != pipeline.shingles(head)
 
 
+@pytest.mark.kernel_free
 def test_shingle_hashes_are_fnv1_64_of_the_joined_window() -> None:
     assert fnv1_64(b"") == 0xCBF29CE484222325
     assert fnv1_64(b"a") == 0xAF63BD4C8601B7BE  # FNV-1 (not 1a) of "a"
@@ -217,6 +223,7 @@ def _summary(data: bytes) -> list[tuple[str, bytes]]:
     return [(t.type.name, data[t.start : t.end]) for t in tokenize(data)]
 
 
+@pytest.mark.kernel_free
 @pytest.mark.parametrize(
     ("page", "expected"),
     [
@@ -274,6 +281,7 @@ def test_token_boundaries(page: bytes, expected: list[tuple[str, bytes]]) -> Non
     assert _summary(page) == expected
 
 
+@pytest.mark.kernel_free
 def test_tag_names_and_attributes() -> None:
     (token,) = tokenize(b"<A HREF=x Class=\"Y\" a/b/ ==v c =w x=1 X=2 rel='&lt;&amp;&#x41;&#5'>")
     assert token.type is TokenType.START_TAG
@@ -297,6 +305,7 @@ def test_tag_names_and_attributes() -> None:
     assert (token.type, token.name, token.attrs) == (TokenType.END_TAG, b"div", ())
 
 
+@pytest.mark.kernel_free
 @pytest.mark.parametrize(
     ("raw", "attribute", "expected"),
     [
@@ -363,6 +372,7 @@ _PIECES = st.sampled_from(
 _HTMLISH = st.lists(_PIECES, max_size=40).map(b"".join)
 
 
+@pytest.mark.kernel_free
 @settings(max_examples=300, deadline=None)
 @given(_HTMLISH)
 def test_the_fast_tokenizer_agrees_with_the_literal_port(page: bytes) -> None:
@@ -430,6 +440,7 @@ def test_text_content_never_changes_the_fingerprint(words: list[str]) -> None:
     )
 
 
+@pytest.mark.kernel_free
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.binary(max_size=90), max_size=80))
 def test_vectorised_fnv_matches_the_plain_one(strings: list[bytes]) -> None:
@@ -437,6 +448,7 @@ def test_vectorised_fnv_matches_the_plain_one(strings: list[bytes]) -> None:
     assert hashes.tolist() == [fnv1_64(s) for s in strings]
 
 
+@pytest.mark.kernel_free
 @settings(max_examples=100, deadline=None)
 @given(_HTMLISH, st.sampled_from([1, 2, 3, 4, 40]))
 def test_shingle_counts_match_a_plain_count(page: bytes, shingle: int) -> None:
@@ -482,6 +494,7 @@ _SCRIPTY = st.lists(
 ).map(b"".join)
 
 
+@pytest.mark.kernel_free
 @settings(max_examples=300, deadline=None)
 @given(_HTMLISH | _SCRIPTY | _TAGGY, st.sampled_from([1, 2, 3, 5, 40, MAX_TOKENS]))
 def test_token_keys_describe_the_literal_ports_tokens(page: bytes, limit: int) -> None:
@@ -509,6 +522,7 @@ _AWKWARD = [
 ]
 
 
+@pytest.mark.kernel_free
 @pytest.mark.parametrize("limit", range(1, 25))
 def test_token_keys_read_in_parts_like_in_one(limit: int) -> None:
     # token_keys reads a long page in parts cut before "<" + letter, about 8 bytes per
@@ -519,6 +533,7 @@ def test_token_keys_read_in_parts_like_in_one(limit: int) -> None:
         assert _expand_keys(token_keys(page, limit), limit) == expected
 
 
+@pytest.mark.kernel_free
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.sampled_from(_AWKWARD) | _HTMLISH, max_size=6).map(b"".join))
 def test_a_part_cut_before_any_tag_start_loses_no_token(page: bytes) -> None:

@@ -30,6 +30,7 @@ def _raw(vector: dict) -> bytes:
     return vector["text"].encode("utf-8")
 
 
+@pytest.mark.kernel_free
 def test_the_whole_file_is_exercised() -> None:
     assert len(ALL) == 456
     assert len({v["id"] for v in ALL}) == 456
@@ -49,6 +50,7 @@ def test_vector(vector: dict) -> None:
         assert len(norm.encode("utf-8")) == vector["norm_len_bytes"]
 
 
+@pytest.mark.kernel_free
 @pytest.mark.parametrize("vector", [v for v in ALL if v["text"] is not None][:60], ids=lambda v: v["id"])
 def test_text_input_equals_its_utf8_bytes(vector: dict) -> None:
     featurizer = Featurizer(char_n=vector["charN"], word_n=vector["wordN"])
