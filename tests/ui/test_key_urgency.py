@@ -2,20 +2,18 @@
 
 - No garbage collection runs between the key and its painted frame (then collections
   resume; cycles made meanwhile are collected).
-- The GIL switch interval is short while the key waits, and back to its value after.
 - Excerpts read ahead (rows below the screen, the first rows at k±1) start only once the
   key's frame is painted; rows on screen without an excerpt are still read at once.
 - The frame is drawn as soon as the widgets asked for it, not at the screen's next refresh
   tick.
-- ``ditto_tui.ui.urgency``: begin and end come in pairs, nest, and put back only what they
-  changed.
+- ``ditto_tui.ui.urgency``: begin and end come in pairs, nest, and turn the collector back
+  on only if they turned it off.
 """
 
 from __future__ import annotations
 
 import asyncio
 import gc
-import sys
 import threading
 import weakref
 from typing import Any
@@ -48,7 +46,7 @@ class Frames:
             frames.drawn.append(view.request.k if view is not None else None)
             original(screen)
 
-        Screen._compositor_refresh = counted  # type: ignore[method-assign]
+        Screen._compositor_refresh = counted  # type: ignore[method-assign, assignment]
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -94,7 +92,7 @@ async def test_no_collection_runs_while_a_key_waits_for_its_frame(monkeypatch: A
             if view is not None and view.request.k == target[0]:
                 pending.clear()  # the key's answer is painted
 
-        Screen._compositor_refresh = drawn  # type: ignore[method-assign]
+        Screen._compositor_refresh = drawn  # type: ignore[method-assign, assignment]
         try:
             for key, k in [("right_square_bracket", 4), ("left_square_bracket", 3)] * 3:
                 target[0] = k
@@ -109,31 +107,10 @@ async def test_no_collection_runs_while_a_key_waits_for_its_frame(monkeypatch: A
         assert during == []
         # afterwards the collector runs again, and finds what was left meanwhile
         assert gc.isenabled()
-        assert sys.getswitchinterval() == 0.005
         for _ in range(3):
             [[i] for i in range(5_000)]
         gc.collect(1)  # (what survived young collections is in the middle generation)
         assert all(ref() is None for ref in cycles)
-
-
-async def test_the_switch_interval_is_short_only_while_a_key_waits() -> None:
-    app = make_app(k=3)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await quiet(pilot)
-        screen = app.main_screen
-        intervals: list[float] = []
-        show = screen.show_view
-
-        def shown(view: Any) -> None:
-            intervals.append(sys.getswitchinterval())
-            show(view)
-
-        screen.show_view = shown  # type: ignore[method-assign]
-        await pilot.press("right_square_bracket")
-        await quiet(pilot)
-        assert intervals and intervals[0] == urgency.SWITCH_INTERVAL
-        assert sys.getswitchinterval() == 0.005
-        assert not urgency.active() and gc.isenabled()
 
 
 def _fingerprints() -> dict[str, int]:
@@ -206,18 +183,15 @@ async def test_the_keys_frame_does_not_wait_for_the_refresh_tick(monkeypatch: An
 
 def test_urgency_nests_and_puts_back_what_it_changed() -> None:
     assert not urgency.active() and gc.isenabled()
-    interval = sys.getswitchinterval()
     urgency.begin()
     urgency.begin()
     assert urgency.active() and not gc.isenabled()
-    assert sys.getswitchinterval() == urgency.SWITCH_INTERVAL
     urgency.end()
     assert urgency.active() and not gc.isenabled()  # (one is still waiting)
     urgency.end()
     assert not urgency.active() and gc.isenabled()
-    assert sys.getswitchinterval() == interval
     urgency.end()  # (an end too many changes nothing)
-    assert gc.isenabled() and sys.getswitchinterval() == interval
+    assert gc.isenabled() and not urgency.active()
 
 
 def test_urgency_leaves_a_collector_its_caller_disabled_off() -> None:

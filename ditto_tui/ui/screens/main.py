@@ -433,7 +433,7 @@ class MainScreen(Screen):
     def request_view(self) -> None:
         """Ask the explorer for the view of the current state (built off this thread)."""
         self._serial += 1
-        if self.is_mounted:  # (first: the view thread then wakes up to a short switch interval)
+        if self.is_mounted:  # (first: no collection from here until the view is drawn)
             self._hold_frames()
         self.explorer.request_view(
             ViewRequest(
@@ -489,9 +489,9 @@ class MainScreen(Screen):
             self.call_after_refresh(self._after_key_frame)
 
     def _after_key_frame(self) -> None:
-        """The frame answering a key is painted: collections and the usual GIL switch
-        interval resume, and the excerpts put off during the key are read now (a reader
-        started earlier would have taken turns with the frame for the GIL)."""
+        """The frame answering a key is painted: garbage collections resume, and the
+        excerpts put off during the key are read now (a reader started earlier would have
+        taken turns with the frame for the GIL)."""
         if self._held is not None:  # (another key waits already: its frame ends this)
             return
         self._paint_now = False
