@@ -113,6 +113,22 @@ async def test_no_collection_runs_while_a_key_waits_for_its_frame(monkeypatch: A
         assert all(ref() is None for ref in cycles)
 
 
+async def test_collections_resume_when_keys_keep_frames_waiting(monkeypatch: Any) -> None:
+    monkeypatch.setattr(urgency, "MAX_S", 0.2)
+    monkeypatch.setattr(main_module, "HOLD_FRAMES_S", 30.0)  # frames wait for the view...
+    app = make_app(k=3)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await quiet(pilot)
+        screen = app.main_screen
+        screen.explorer.request_view = lambda request: None  # type: ignore[method-assign]
+        await pilot.press("right_square_bracket")  # ...which never comes
+        assert urgency.active() and not gc.isenabled()
+        await asyncio.sleep(0.4)
+        await pilot.pause()
+        assert app._batch_count == 1  # (still waiting)
+        assert not urgency.active() and gc.isenabled()
+
+
 def _fingerprints() -> dict[str, int]:
     """Families from ``corpus()``, one that exists from k=4 (d) and the largest one, from
     k=5 (e: e2, e3 and e4 are each 5 bits from e1). Read ahead from k=3 are the first rows

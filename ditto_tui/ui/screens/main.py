@@ -466,7 +466,7 @@ class MainScreen(Screen):
         if not self._urgent:
             urgency.begin()
             self._urgent = True
-            self._urgent_timer = self.set_timer(urgency.MAX_S, self._after_key_frame)
+            self._urgent_timer = self.set_timer(urgency.MAX_S, self._urgency_expired)
 
     def _view_is_late(self) -> None:
         """The frames held for a view wait no longer: "clustering…" is drawn (only now: a
@@ -497,6 +497,16 @@ class MainScreen(Screen):
         self._paint_now = False
         self._end_urgent()
         if self._read_ahead_later:
+            self._read_ahead_later = False
+            if self.is_mounted and self.query(FamilyTable):
+                self._read_ahead()
+
+    def _urgency_expired(self) -> None:
+        """Keys have kept frames waiting for urgency.MAX_S: collections resume even while
+        keys keep coming (the next key begins anew)."""
+        self._urgent_timer = None
+        self._end_urgent()
+        if self._read_ahead_later and self._held is None:
             self._read_ahead_later = False
             if self.is_mounted and self.query(FamilyTable):
                 self._read_ahead()
