@@ -4,8 +4,8 @@ A key that asks for a new view (k, filter, sort...) is answered by the view thre
 drawn in one frame of 10-30 ms of Python on the UI thread. A frame allocates thousands of
 objects (strips, segments, styles), so at 100,000 documents (``benchmarks/bench_ui.py``'s
 key loops, per step) 6-9 young collections and often a middle one ran inside every step:
-0.6-3.6 ms of UI-thread CPU, a middle collection that meets the view's large tuples 2-4
-ms (8-14 ms of wall time when the thread was preempted inside it). They are put off until
+1.1-1.4 ms of UI-thread CPU in the median, up to 6.6 ms; a middle collection alone 2-4 ms
+(4-14 ms of wall time when the thread was preempted inside it). They are put off until
 the frame is painted; the young objects are then collected at the next allocation, in
 one go. (No full collection ran in those loops: the corpus is frozen when it settles.)
 
