@@ -33,6 +33,7 @@ from ditto_tui.explore.explorer import Explorer
 from ditto_tui.explore.review import ReviewState, key_of
 from ditto_tui.explore.snapshot import Snapshot
 from ditto_tui.explore.view import SORT_KEYS, FamilyView, SortKey, ViewRequest
+from ditto_tui.ui import urgency
 from ditto_tui.ui.listing import FamilyLike, shown
 from ditto_tui.ui.screens.compare import CompareScreen
 from ditto_tui.ui.screens.neighbours import NeighboursScreen
@@ -328,6 +329,10 @@ class MainScreen(Screen):
         self._held: Any = None  # the app's batch update while frames wait for a view
         self._hold_timer: Any = None
         self._awaiting_excerpts = False  # frames held until the rows on screen have theirs
+        self._urgent = False  # a key waits for its frame (see ditto_tui.ui.urgency)
+        self._urgent_timer: Any = None
+        self._read_ahead_later = False  # excerpts to read once the key's frame is painted
+        self._paint_now = False  # the frames held for a key were released: draw at once
 
     # -- layout ---------------------------------------------------------------------------
     #: from this many columns on the screen is ``-wide``, below it ``-narrow`` (the view
@@ -428,6 +433,8 @@ class MainScreen(Screen):
     def request_view(self) -> None:
         """Ask the explorer for the view of the current state (built off this thread)."""
         self._serial += 1
+        if self.is_mounted:  # (first: no collection from here until the view is drawn)
+            self._hold_frames()
         self.explorer.request_view(
             ViewRequest(
                 k=self.k,
@@ -443,7 +450,6 @@ class MainScreen(Screen):
             )
         )
         if self.is_mounted:
-            self._hold_frames()
             if self._held is None:  # (not the screen on top: no frame waits for the view)
                 self.families_pane.show_waiting()
             self.update_status()
@@ -457,6 +463,10 @@ class MainScreen(Screen):
         held.__enter__()
         self._held = held
         self._hold_timer = self.set_timer(HOLD_FRAMES_S, self._view_is_late)
+        if not self._urgent:
+            urgency.begin()
+            self._urgent = True
+            self._urgent_timer = self.set_timer(urgency.MAX_S, self._urgency_expired)
 
     def _view_is_late(self) -> None:
         """The frames held for a view wait no longer: "clustering…" is drawn (only now: a
@@ -473,12 +483,64 @@ class MainScreen(Screen):
         if timer is not None:
             timer.stop()
         if held is not None:
+            self._paint_now = True
             held.__exit__(None, None, None)
+        if self._urgent:  # (after the frame drawn now: see _after_key_frame)
+            self.call_after_refresh(self._after_key_frame)
+
+    def _after_key_frame(self) -> None:
+        """The frame answering a key is painted: garbage collections resume, and the
+        excerpts put off during the key are read now (a reader started earlier would have
+        taken turns with the frame for the GIL)."""
+        if self._held is not None:  # (another key waits already: its frame ends this)
+            return
+        self._paint_now = False
+        self._end_urgent()
+        if self._read_ahead_later:
+            self._read_ahead_later = False
+            if self.is_mounted and self.query(FamilyTable):
+                self._read_ahead()
+
+    def _urgency_expired(self) -> None:
+        """Keys have kept frames waiting for urgency.MAX_S: collections resume even while
+        keys keep coming (the next key begins anew)."""
+        self._urgent_timer = None
+        self._end_urgent()
+        if self._read_ahead_later and self._held is None:
+            self._read_ahead_later = False
+            if self.is_mounted and self.query(FamilyTable):
+                self._read_ahead()
+
+    def _end_urgent(self) -> None:
+        timer, self._urgent_timer = self._urgent_timer, None
+        if timer is not None:
+            timer.stop()
+        if self._urgent:
+            self._urgent = False
+            urgency.end()
+
+    async def _on_idle(self, event: events.Idle) -> None:
+        """The frame that answers a key is drawn as soon as the widgets have asked for
+        their repaint, not at the screen's next refresh tick. Textual paces frames at
+        60 per second, and after a frame that took longer than a tick its next tick comes
+        one to two ticks later: a key answered just then waited up to 30 ms more for its
+        frame. (This frame is the one a tick would have drawn: the same method, at once.)"""
+        if (
+            self._paint_now
+            and self.is_current
+            and not self.app._batch_count
+            and (self._dirty_widgets or self._layout_required or self._repaint_required)
+        ):
+            self._paint_now = False
+            event.prevent_default()
+            self._on_timer_update()
 
     def on_unmount(self) -> None:
+        self._end_urgent()
         self._release_frames()
 
     def on_screen_suspend(self) -> None:
+        self._end_urgent()
         self._release_frames()
 
     def view_current(self) -> bool:
@@ -529,7 +591,13 @@ class MainScreen(Screen):
         self.update_status()
         missing = self.excerpts_wanted()
         shown_first = self._visible_in(missing)
-        if missing:
+        if missing and self._urgent:
+            # a key waits for this frame: the rows on screen are read now, the rest (read
+            # ahead for rows below and for k±1) once the frame is painted
+            if shown_first:
+                self.load_excerpts(missing[:shown_first], shown_first)
+            self._read_ahead_later = len(missing) > shown_first
+        elif missing:
             self.load_excerpts(missing, shown_first)
         chart = self.query_one(KChart)
         chart.k = self.k
@@ -691,6 +759,12 @@ class MainScreen(Screen):
             return
         if not self.query(FamilyTable):  # (the app is closing: its widgets are going)
             return
+        if self._urgent:  # a key waits for its frame: read once it is painted
+            self._read_ahead_later = True
+            return
+        self._read_ahead()
+
+    def _read_ahead(self) -> None:
         missing = self.excerpts_wanted()
         if missing:  # (rows on screen still missing theirs come first, as in show_view)
             self.load_excerpts(missing, self._visible_in(missing))
