@@ -1055,10 +1055,16 @@ class Explorer:
     def _settle_gc(self, documents: int) -> None:
         """Everything is loaded and warm: a large corpus stays out of the collector's sight
         (:func:`_freeze_heap`); a smaller one frozen by :meth:`_bulk_gc` is handed back to
-        it (cycles among those objects are collected again)."""
+        it (cycles among those objects are collected again).
+
+        Settling again later (after live changes or view requests) first collects what was
+        made since the last freeze (a full collection walks only that: milliseconds), so
+        cyclic garbage alive at that moment is not frozen for good."""
         if self._gc_frozen:
             gc.set_threshold(*self._gc_thresholds)
         if documents >= FREEZE_FROM:
+            if not self._gc_frozen:
+                gc.collect()
             _freeze_heap(documents)
         elif self._gc_frozen:
             gc.unfreeze()

@@ -103,6 +103,50 @@ def test_a_large_corpus_stays_frozen_once_warm(monkeypatch: pytest.MonkeyPatch) 
         gc.unfreeze()
 
 
+def test_garbage_alive_when_a_warm_corpus_settles_again_is_still_collected(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import weakref
+
+    class Node:
+        pass
+
+    gc.unfreeze()
+    monkeypatch.setattr(explorer_module, "FREEZE_FROM", 100)
+    monkeypatch.setattr(explorer_module, "WARM_AFTER", 0.0)
+    explorer = Explorer(MemorySource(fingerprints(300), batch=100), watch=False, max_k=2)
+
+    def settle() -> None:
+        deadline = time.monotonic() + 30
+        while explorer._warm_more and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert explorer.wait_idle(30)
+
+    explorer.request_view(ViewRequest(k=1))
+    explorer.start()
+    try:
+        assert explorer.wait_idle(30)
+        settle()
+        frozen = gc.get_freeze_count()
+        assert frozen > 0
+        gc.disable()  # (no automatic collection may find it first)
+        try:
+            node = Node()
+            node.me = node  # type: ignore[attr-defined]
+            ref = weakref.ref(node)
+            del node
+            explorer.request_view(ViewRequest(k=2))  # warmed again, then settled again
+            settle()
+            assert gc.get_freeze_count() > frozen  # (it did freeze again)
+        finally:
+            gc.enable()
+        gc.collect()
+        assert ref() is None  # collected, not frozen with the rest
+    finally:
+        explorer.close()
+        gc.unfreeze()
+
+
 def test_identities_are_computed_on_access_and_equal_the_full_map() -> None:
     source = MemorySource(fingerprints(50))
     source.scan()
