@@ -8,6 +8,11 @@ the figures): synthetic fingerprints in near-duplicate families, synthetic text.
 table's ``render_line`` ran with that view's rows). Latencies include the headless
 pilot's own key delivery and polling (1 ms), so they are upper bounds.
 
+The machine's own spread is printed too (``machine_fixed_work_*``): a fixed piece of pure
+Python, about as long as one k step's frame, timed 240 times in CPU time. On a shared
+virtual machine its p99 can be three times its median; a key's p99 cannot be steadier
+than that.
+
 Run: python benchmarks/bench_ui.py [--skip-1m] [--folder N] [--warm-only]
 """
 
@@ -418,6 +423,31 @@ def run_1m() -> dict[str, float]:
     }
 
 
+def fixed_work_ms(rounds: int = 240, target_ms: float = 16.0) -> list[float]:
+    """Thread CPU milliseconds of one fixed piece of pure Python (sized to about
+    ``target_ms`` here), each of ``rounds`` times: the machine's own spread."""
+
+    def work(n: int) -> int:
+        total = 0
+        for i in range(n):
+            total += i * i % 7
+        return total
+
+    n = 20_000
+    fastest = float("inf")
+    for _ in range(5):  # (the least disturbed of five sizes the piece)
+        start = time.thread_time()
+        work(n)
+        fastest = min(fastest, time.thread_time() - start)
+    n = max(1, int(n * target_ms / 1000 / max(fastest, 1e-6)))
+    times = []
+    for _ in range(rounds):
+        start = time.thread_time()
+        work(n)
+        times.append((time.thread_time() - start) * 1000)
+    return times
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--docs", type=int, default=100_000, help="corpus size of the 100k figures")
@@ -461,6 +491,9 @@ def main() -> int:
     print(f"live_change_{tag}_to_paint_ms {percentile(to_paint, 0.5) * 1000:.1f} ms", flush=True)
     print(f"live_change_{tag}_to_paint_p99_ms {percentile(to_paint, 0.99) * 1000:.1f} ms", flush=True)
     print(f"compare_2x100KB {asyncio.run(compare_100kb()):.1f} ms", flush=True)
+    spread = fixed_work_ms()
+    print(f"machine_fixed_work_p50_ms {percentile(spread, 0.5):.1f} ms", flush=True)
+    print(f"machine_fixed_work_p99_ms {percentile(spread, 0.99):.1f} ms", flush=True)
     if not args.skip_1m:
         out = subprocess.run(
             [sys.executable, __file__, "--only-1m"], check=True, capture_output=True, text=True
