@@ -122,3 +122,28 @@ async def wait_for(pilot, condition: Callable[[], bool], timeout: float = 10.0) 
         if condition():
             return
     raise TimeoutError("condition never held")
+
+
+class ScreenUpdates:
+    """Counts a screen's compositor updates: ``full`` (whole-screen repaints) and the
+    regions ``redrawn`` by partial ones (set up with :meth:`watch`)."""
+
+    def __init__(self) -> None:
+        self.full: list[bool] = []
+        self.redrawn: list = []
+
+    def watch(self, screen, monkeypatch: pytest.MonkeyPatch) -> ScreenUpdates:
+        compositor = screen._compositor
+        render_full, render_partial = compositor.render_full_update, compositor.render_partial_update
+
+        def counted_full(*args, **kwargs):
+            self.full.append(True)
+            return render_full(*args, **kwargs)
+
+        def counted_partial(*args, **kwargs):
+            self.redrawn.extend(compositor._dirty_regions)
+            return render_partial(*args, **kwargs)
+
+        monkeypatch.setattr(compositor, "render_full_update", counted_full)
+        monkeypatch.setattr(compositor, "render_partial_update", counted_partial)
+        return self

@@ -14,7 +14,7 @@ from ditto_tui.ui.widgets.member_table import MemberTable
 from ditto_tui.ui.widgets.preview import Preview
 from ditto_tui.ui.widgets.side_by_side import SideBySideDiff
 
-from .conftest import settle, wait_for
+from .conftest import ScreenUpdates, settle, wait_for
 
 
 def status(bar: FindBar) -> str:
@@ -34,6 +34,22 @@ def styled(widget, y: int, style) -> list[str]:
 async def open_family(pilot, word: str) -> None:
     await pilot.press("/", *word, "enter")
     await settle(pilot)
+
+
+async def compare_and_find_deepak(pilot, app) -> tuple[CompareScreen, SideBySideDiff, FindBar]:
+    """Compare the "heating" family's first two members and find "deepak" in the
+    comparison (one match in each side)."""
+    await open_family(pilot, "heating")
+    app.main_screen.query_one(MemberTable).focus()
+    await pilot.press("c")
+    await settle(pilot)
+    screen = app.screen
+    assert isinstance(screen, CompareScreen)
+    view = screen.query_one(SideBySideDiff)
+    bar = screen.query_one("#diff-find", FindBar)
+    await pilot.press("slash", *"deepak", "enter")
+    await wait_for(pilot, lambda: status(bar).startswith("1 of 2"))  # one in each side
+    return screen, view, bar
 
 
 async def test_find_in_the_preview_counts_highlights_and_steps(corpus_dir, make_app):
@@ -146,15 +162,7 @@ async def test_find_and_go_to_line_in_the_comparison(corpus_dir, make_app):
     app = make_app(corpus_dir)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
-        await open_family(pilot, "heating")
-        app.main_screen.query_one(MemberTable).focus()
-        await pilot.press("c")
-        await settle(pilot)
-        assert isinstance(app.screen, CompareScreen)
-        view = app.screen.query_one(SideBySideDiff)
-        bar = app.screen.query_one("#diff-find", FindBar)
-        await pilot.press("slash", *"deepak", "enter")
-        await wait_for(pilot, lambda: status(bar).startswith("1 of 2"))  # one in each side
+        _screen, view, bar = await compare_and_find_deepak(pilot, app)
         every, current = view.match_styles()
         row = next(y for y in range(30) if "Deepak" in view.render_line(y).text)
         assert styled(view, row, current) == ["Deepak"]  # A's first, then B's
@@ -204,33 +212,11 @@ async def test_moving_the_focus_in_the_comparison_redraws_only_what_it_changes(
     app = make_app(corpus_dir)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
-        await open_family(pilot, "heating")
-        app.main_screen.query_one(MemberTable).focus()
-        await pilot.press("c")
-        await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, CompareScreen)
-        view = screen.query_one(SideBySideDiff)
-        bar = screen.query_one("#diff-find", FindBar)
-        await pilot.press("slash", *"deepak", "enter")
-        await wait_for(pilot, lambda: status(bar).startswith("1 of 2"))
+        screen, view, bar = await compare_and_find_deepak(pilot, app)
         view.focus()
         await settle(pilot)
-        compositor = screen._compositor
-        full: list[bool] = []
-        redrawn: list = []
-        render_full, render_partial = compositor.render_full_update, compositor.render_partial_update
-
-        def counted_full(*args, **kwargs):
-            full.append(True)
-            return render_full(*args, **kwargs)
-
-        def counted_partial(*args, **kwargs):
-            redrawn.extend(compositor._dirty_regions)
-            return render_partial(*args, **kwargs)
-
-        monkeypatch.setattr(compositor, "render_full_update", counted_full)
-        monkeypatch.setattr(compositor, "render_partial_update", counted_partial)
+        updates = ScreenUpdates().watch(screen, monkeypatch)
+        full, redrawn = updates.full, updates.redrawn
         field = bar.query_one(Input)
         field.focus()  # back into the open find bar, then out again
         await settle(pilot)

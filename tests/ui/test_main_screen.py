@@ -12,7 +12,7 @@ from ditto_tui.ui.widgets.k_slider import KSlider
 from ditto_tui.ui.widgets.member_table import MemberTable
 from ditto_tui.ui.widgets.preview import Preview
 
-from .conftest import settle, wait_for
+from .conftest import ScreenUpdates, settle, wait_for
 
 
 def family_sets(app) -> list[set[str]]:
@@ -270,21 +270,8 @@ async def test_a_focus_change_redraws_what_it_changes_not_the_whole_screen(
         screen = app.main_screen
         pane = screen.query_one("#families-pane")
         members = screen.query_one(MemberTable)
-        compositor = screen._compositor
-        full: list[bool] = []
-        redrawn: list = []
-        render_full, render_partial = compositor.render_full_update, compositor.render_partial_update
-
-        def counted_full(*args, **kwargs):
-            full.append(True)
-            return render_full(*args, **kwargs)
-
-        def counted_partial(*args, **kwargs):
-            redrawn.extend(compositor._dirty_regions)
-            return render_partial(*args, **kwargs)
-
-        monkeypatch.setattr(compositor, "render_full_update", counted_full)
-        monkeypatch.setattr(compositor, "render_partial_update", counted_partial)
+        updates = ScreenUpdates().watch(screen, monkeypatch)
+        full, redrawn = updates.full, updates.redrawn
         assert screen.query_one(FamilyTable).has_focus
         await pilot.press("tab")
         await settle(pilot)
