@@ -496,17 +496,19 @@ class MainScreen(Screen):
             return
         self._paint_now = False
         self._end_urgent()
-        if self._read_ahead_later:
-            self._read_ahead_later = False
-            if self.is_mounted and self.query(FamilyTable):
-                self._read_ahead()
+        self._read_put_off_excerpts()
 
     def _urgency_expired(self) -> None:
         """Keys have kept frames waiting for urgency.MAX_S: collections resume even while
         keys keep coming (the next key begins anew)."""
         self._urgent_timer = None
         self._end_urgent()
-        if self._read_ahead_later and self._held is None:
+        if self._held is None:
+            self._read_put_off_excerpts()
+
+    def _read_put_off_excerpts(self) -> None:
+        """Read the excerpts put off while a key waited for its frame (if any)."""
+        if self._read_ahead_later:
             self._read_ahead_later = False
             if self.is_mounted and self.query(FamilyTable):
                 self._read_ahead()
