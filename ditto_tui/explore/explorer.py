@@ -1055,18 +1055,11 @@ class Explorer:
     def _settle_gc(self, documents: int) -> None:
         """Everything is loaded and warm: a large corpus stays out of the collector's sight
         (:func:`_freeze_heap`); a smaller one frozen by :meth:`_bulk_gc` is handed back to
-        it (cycles among those objects are collected again).
-
-        Settling again later (after live changes or view requests: every few keys) first
-        collects the young generations, so recent cyclic garbage (alive only because no
-        collection ran since) is not frozen for good. Not a full collection: that walks
-        every object made since the last freeze (3-35 ms at 100k documents, on this thread,
-        holding the GIL while keys are answered)."""
+        it (cycles among those objects are collected again). Settling recurs every few
+        keys or live changes."""
         if self._gc_frozen:
             gc.set_threshold(*self._gc_thresholds)
         if documents >= FREEZE_FROM:
-            if not self._gc_frozen:
-                gc.collect(1)
             _freeze_heap(documents)
         elif self._gc_frozen:
             gc.unfreeze()
@@ -1180,8 +1173,14 @@ def _freeze_heap(documents: int) -> None:
     """With a large corpus, move everything alive now (index, listings, documents) out of
     the garbage collector's sight (``gc.freeze``): a full collection over millions of
     objects pauses every thread for seconds (5 s at 1M documents under load). These
-    objects are freed by reference counting as usual; only cycles among them would stay."""
+    objects are freed by reference counting as usual; only cycles among them would stay.
+
+    The young generations are collected first, so recent cyclic garbage (alive only
+    because no collection ran since, e.g. while a key held the collector off) is not
+    frozen for good. Not a full collection: that walks every object made since the last
+    freeze (3-35 ms at 100k documents, holding the GIL while keys are answered)."""
     if documents >= FREEZE_FROM:
+        gc.collect(1)
         gc.freeze()
 
 
