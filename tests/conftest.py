@@ -11,12 +11,21 @@ import pytest
 from hypothesis import settings
 
 from ditto_tui.core import kernel
+from tests.properties import DEFAULT, examples
 
 # No per-example time limit: on a loaded machine (xdist runs a worker more than there are
 # cores) a fast example can take longer than hypothesis's default 200 ms once, and the
-# deadline then fails a correct test. Example counts are untouched.
-settings.register_profile("ditto-tui", deadline=None)
+# deadline then fails a correct test. A test that sets no count draws hypothesis's default
+# in the full run and its quick share in the README's run (tests/properties.py).
+settings.register_profile("ditto-tui", deadline=None, max_examples=examples(DEFAULT))
 settings.load_profile("ditto-tui")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every property test ``property``: CI runs them again with all their examples."""
+    for item in items:
+        if getattr(getattr(item, "obj", None), "is_hypothesis_test", False):
+            item.add_marker(pytest.mark.property)
 
 # Tests that give themselves a private XDG_CACHE_HOME (so they never write to the user's
 # fingerprint cache) must still find the compiled kernels: without this, each of them

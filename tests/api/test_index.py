@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 import ditto_tui as dt
 from ditto_tui._lib.indexfile import MAGIC
 from tests.core.index_reference import fingerprint_sets, ref_clusters, ref_near
+from tests.properties import examples
 
 ids_strategy = st.text(min_size=0, max_size=12)  # any code points, surrogates included
 
@@ -21,7 +22,7 @@ def _docs(fps: list[int]) -> dict[str, int]:
     return {f"d{i:03}": fp for i, fp in enumerate(fps)}
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(fingerprint_sets(max_size=50), st.integers(0, 6), st.integers(-1, 8), st.integers(0, 4))
 def test_near_and_chain_clusters_equal_brute_force(fps: list[int], k: int, q: int, min_size: int) -> None:
     docs = _docs(fps)
@@ -38,7 +39,7 @@ def test_near_and_chain_clusters_equal_brute_force(fps: list[int], k: int, q: in
     assert got_clusters == ref_clusters(ids, values, min(q, k), min_size)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(fingerprint_sets(max_size=40), st.integers(0, 5))
 def test_star_clusters_partition_within_k_of_centre(fps: list[int], k: int) -> None:
     docs = _docs(fps)
@@ -92,7 +93,7 @@ def test_from_documents() -> None:
     assert ix.clusters()[0].members == ("a", "b")
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(
     st.dictionaries(ids_strategy, st.integers(0, (1 << 64) - 1), max_size=30),
     st.integers(0, 8),
@@ -184,7 +185,7 @@ def test_save_is_atomic_and_leaves_no_temporary(tmp_path: Path) -> None:
     assert dt.load_index(path).ids() == ["only"]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.data())
 def test_any_damage_gives_a_clear_error_never_a_crash(tmp_path_factory, data: st.DataObject) -> None:
     ix = dt.Index(2)

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 import ditto_tui as dt
 from tests.core.index_reference import fingerprint_sets
+from tests.properties import examples
 
 
 def go_seen(seen: list[int], f: int, r: int, sentinel: bool) -> bool:
@@ -17,7 +18,7 @@ def go_seen(seen: list[int], f: int, r: int, sentinel: bool) -> bool:
     return any(bin(n ^ f).count("1") < r for n in nodes)
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(
     fingerprint_sets(max_size=40),
     st.lists(st.integers(0, 2**64 - 1), max_size=5),

@@ -34,6 +34,7 @@ from ditto_tui.core import (
 )
 from ditto_tui.core.featurize import _CHUNK
 from ditto_tui.core.simhash import charikar_sum, popcount64
+from tests.properties import examples
 
 # every test here runs once per kernel (numpy, numba): see conftest.py
 pytestmark = pytest.mark.usefixtures("engine_kernel")
@@ -209,7 +210,7 @@ def small_chunks() -> ExitStack:
 
 
 @pytest.mark.kernel_free
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.binary(max_size=300) | tricky_docs)
 def test_decode_go_matches_byte_by_byte_decoding(data: bytes) -> None:
     expected = ref_decode(data)
@@ -219,13 +220,13 @@ def test_decode_go_matches_byte_by_byte_decoding(data: bytes) -> None:
 
 
 @pytest.mark.kernel_free
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(any_docs)
 def test_normalize_matches_reference(data: bytes) -> None:
     assert normalize(data) == ref_normalize(data)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(any_docs, char_sizes, word_sizes)
 def test_fingerprint_and_features_match_reference(data: bytes, char_n: int, word_n: int) -> None:
     featurizer = Featurizer(char_n=char_n, word_n=word_n)
@@ -234,7 +235,7 @@ def test_fingerprint_and_features_match_reference(data: bytes, char_n: int, word
     assert featurizer.fingerprint(data) == ref_sum(expected)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(tricky_docs, min_size=1, max_size=4).map(b" ".join), char_sizes, word_sizes)
 def test_fingerprint_is_the_same_across_chunk_boundaries(data: bytes, char_n: int, word_n: int) -> None:
     featurizer = Featurizer(char_n=char_n, word_n=word_n)
@@ -244,7 +245,7 @@ def test_fingerprint_is_the_same_across_chunk_boundaries(data: bytes, char_n: in
 
 
 @pytest.mark.kernel_free
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(st.integers(min_value=0, max_value=(1 << 64) - 1), max_size=700))
 def test_charikar_sum_is_the_per_bit_majority(hashes: list[int]) -> None:
     counts: dict[int, int] = {}
@@ -259,7 +260,7 @@ def test_charikar_sum_is_the_per_bit_majority(hashes: list[int]) -> None:
 
 
 @pytest.mark.kernel_free
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.lists(st.integers(min_value=0, max_value=(1 << 64) - 1), max_size=50))
 def test_popcount64_counts_set_bits(values: list[int]) -> None:
     counts = popcount64(np.array(values, dtype=np.uint64))
@@ -288,7 +289,7 @@ def test_ascii_documents_of_any_window_count(windows: int) -> None:
         assert Featurizer(char_n=char_n, word_n=word_n).fingerprint(data) == ref_sum(expected)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(any_docs)
 def test_the_compiled_normalizer_matches_reference(engine_kernel: str, data: bytes) -> None:
     if engine_kernel == "numpy":
@@ -306,7 +307,7 @@ PLAIN_PIECES = ["prose", "Text", "QUIZ", "@[`{", "Z", "a", " ", "  ", "\t", "\n"
 plain_docs = st.lists(st.sampled_from(PLAIN_PIECES), max_size=60).map(lambda p: "".join(p).encode())
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(plain_docs)
 def test_plain_ascii_text_eight_bytes_at_a_time_matches_reference(engine_kernel: str, data: bytes) -> None:
     if engine_kernel != "numpy":

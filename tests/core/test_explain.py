@@ -24,6 +24,7 @@ from ditto_tui.core.explain_text import pair_report
 from ditto_tui.core.featurize import fnv1a64
 from ditto_tui.core.html_structure import HtmlStructure, fnv1_64
 from ditto_tui.core.normalize import decode_go, normalize_utf8
+from tests.properties import examples
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 DITTO = [json.loads(x) for x in (DATA / "ditto2-vectors.jsonl").read_text(encoding="utf-8").split("\n") if x.strip()]
@@ -103,7 +104,7 @@ _TEXT = st.text(
 _BYTES = st.binary(max_size=60).map(lambda b: b.replace(b"\x00", b"<"))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.one_of(_TEXT.map(lambda t: t.encode("utf-8")), _BYTES), st.integers(0, 5), st.integers(0, 3))
 def test_ditto_features_equal_the_reference(data: bytes, char_n: int, word_n: int) -> None:
     feats = document_features(Featurizer(char_n=char_n, word_n=word_n), data)
@@ -120,7 +121,7 @@ _HTML = st.lists(
 ).map(lambda parts: "".join(parts).encode())
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(_HTML, st.integers(1, 4))
 def test_html_features_equal_the_reference(data: bytes, shingle: int) -> None:
     feats = document_features(HtmlStructure(shingle=shingle), data)
@@ -133,7 +134,7 @@ def test_html_features_equal_the_reference(data: bytes, shingle: int) -> None:
 # -- offsets -------------------------------------------------------------------------------
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.one_of(_TEXT.map(lambda t: t.encode("utf-8")), _BYTES))
 def test_normalized_code_points_come_from_where_the_map_says(data: bytes) -> None:
     norm = normalize_with_offsets(data)
@@ -280,7 +281,7 @@ def test_other_pipelines_are_refused() -> None:
         explain_pair(fa, fb)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(st.integers(0, (1 << 64) - 1), min_size=1, max_size=12), st.integers(0, 2**32), st.integers(200, 400))
 def test_membership_sieve_equals_a_set_lookup(wanted: list[int], seed: int, n: int) -> None:
     from ditto_tui.core.explain import _first_occurrences, _member

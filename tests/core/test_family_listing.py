@@ -18,6 +18,7 @@ from tests.core.index_reference import (
     ref_diameter,
     ref_medoid,
 )
+from tests.properties import examples
 
 IDS = [f"d{i}" for i in range(30)] + ["", "é", "Ω", "a/b", "Z", "ß", "SS"]
 
@@ -54,7 +55,7 @@ def batches(draw: st.DrawFn) -> list[list[tuple[str, str, int]]]:
     return out
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(
     start=st.dictionaries(st.sampled_from(IDS), st.integers(0, 2**64 - 1), max_size=25),
     steps=batches(),
@@ -111,7 +112,7 @@ def test_a_listing_is_patched_not_recomputed_and_shares_unchanged_families() -> 
     assert len(kept) == len(before.multi) - 1  # only d002's family is new
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(
     docs=st.dictionaries(st.sampled_from(IDS), st.integers(0, 2**64 - 1), max_size=30),
     max_k=st.sampled_from([2, 4, 8]),
@@ -155,7 +156,7 @@ def test_listing_holds_singletons_as_ids() -> None:
     assert listing.multi_count == 1
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(
     docs=st.dictionaries(
         st.text(alphabet="abAB/ßsxé\udcff\n.", min_size=1, max_size=6),

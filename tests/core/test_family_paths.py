@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from ditto_tui.core.clusters import clusters
 from ditto_tui.core.family_paths import chain_path, family_nodes, k_sweep, split_points
 from ditto_tui.core.index import NearIndex
+from tests.properties import examples
 
 MAX_K = 4
 
@@ -50,7 +51,7 @@ def _hops(fps: list[int], src: int, t: int) -> dict[int, int]:
     return seen
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=examples(120), deadline=None)
 @given(_FPS, st.data())
 def test_chain_path_is_minimax_then_fewest_hops(fps: list[int], data: st.DataObject) -> None:
     index, ids = _index(fps)
@@ -73,7 +74,7 @@ def test_chain_path_is_minimax_then_fewest_hops(fps: list[int], data: st.DataObj
     assert len(path.hops) == _hops(distinct, distinct.index(fps[i]), best)[distinct.index(fps[j])]
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(_FPS, st.integers(1, MAX_K), st.data())
 def test_split_points_match_removing_each_node(fps: list[int], k: int, data: st.DataObject) -> None:
     index, ids = _index(fps)
@@ -93,7 +94,7 @@ def test_split_points_match_removing_each_node(fps: list[int], k: int, data: st.
     assert [p.cut_off for p in got] == sorted((p.cut_off for p in got), reverse=True)
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(_FPS)
 def test_k_sweep_counts_families_like_clusters(fps: list[int]) -> None:
     index, ids = _index(fps)

@@ -40,6 +40,7 @@ from ditto_tui.core.html_tokenizer import (
 from ditto_tui.core.pipeline import Pipeline, make_pipeline
 from ditto_tui.core.simhash import Fingerprint
 from tests.core.go_html_reference import go_tokens
+from tests.properties import examples
 
 # every test here runs once per kernel (numpy, numba): see conftest.py
 pytestmark = pytest.mark.usefixtures("engine_kernel")
@@ -373,13 +374,13 @@ _HTMLISH = st.lists(_PIECES, max_size=40).map(b"".join)
 
 
 @pytest.mark.kernel_free
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(_HTMLISH)
 def test_the_fast_tokenizer_agrees_with_the_literal_port(page: bytes) -> None:
     assert scan(page) == list(_go_tokens(page))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.binary(max_size=200) | _HTMLISH)
 def test_the_compiled_kernel_agrees_with_the_literal_port(engine_kernel: str, page: bytes) -> None:
     if engine_kernel == "numpy":
@@ -393,7 +394,7 @@ def test_the_compiled_kernel_agrees_with_the_literal_port(engine_kernel: str, pa
         assert features == _reference_features(page)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(_HTMLISH)
 def test_the_compiled_kernel_grows_its_work_arrays_when_a_page_needs_more(
     engine_kernel: str, page: bytes
@@ -415,7 +416,7 @@ def test_the_compiled_kernel_grows_its_work_arrays_when_a_page_needs_more(
             assert fingerprint in (None, _reference_fingerprint(many, shingle))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.binary(max_size=200) | _HTMLISH)
 def test_tokens_tile_the_input_and_the_fingerprint_is_deterministic(page: bytes) -> None:
     tokens = scan(page)
@@ -430,7 +431,7 @@ def test_tokens_tile_the_input_and_the_fingerprint_is_deterministic(page: bytes)
     assert pipeline.fingerprint(page) == pipeline.fingerprint(bytes(page))
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.lists(st.text(alphabet="abc xyz", min_size=1, max_size=12), min_size=3, max_size=3))
 def test_text_content_never_changes_the_fingerprint(words: list[str]) -> None:
     template = "<div class='c'><p>{}</p><span>{}</span><a href='/'>{}</a></div>"
@@ -441,7 +442,7 @@ def test_text_content_never_changes_the_fingerprint(words: list[str]) -> None:
 
 
 @pytest.mark.kernel_free
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.lists(st.binary(max_size=90), max_size=80))
 def test_vectorised_fnv_matches_the_plain_one(strings: list[bytes]) -> None:
     hashes = _fnv1_64_many(strings)
@@ -449,7 +450,7 @@ def test_vectorised_fnv_matches_the_plain_one(strings: list[bytes]) -> None:
 
 
 @pytest.mark.kernel_free
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(_HTMLISH, st.sampled_from([1, 2, 3, 4, 40]))
 def test_shingle_counts_match_a_plain_count(page: bytes, shingle: int) -> None:
     features = [f.encode("utf-8", "surrogateescape") for f in HtmlStructure().features(page)]
@@ -495,7 +496,7 @@ _SCRIPTY = st.lists(
 
 
 @pytest.mark.kernel_free
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(_HTMLISH | _SCRIPTY | _TAGGY, st.sampled_from([1, 2, 3, 5, 40, MAX_TOKENS]))
 def test_token_keys_describe_the_literal_ports_tokens(page: bytes, limit: int) -> None:
     # Small limits make token_keys read the page in several parts.
@@ -505,7 +506,7 @@ def test_token_keys_describe_the_literal_ports_tokens(page: bytes, limit: int) -
         assert infos == expected
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(_HTMLISH | _SCRIPTY | _TAGGY | st.binary(max_size=120), st.sampled_from([1, 2, 3, 4]))
 def test_fingerprints_match_a_plain_reference_with_a_shared_memo(page: bytes, shingle: int) -> None:
     assert _SHARED[shingle].fingerprint(page) == _reference_fingerprint(page, shingle)
@@ -534,7 +535,7 @@ def test_token_keys_read_in_parts_like_in_one(limit: int) -> None:
 
 
 @pytest.mark.kernel_free
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(st.sampled_from(_AWKWARD) | _HTMLISH, max_size=6).map(b"".join))
 def test_a_part_cut_before_any_tag_start_loses_no_token(page: bytes) -> None:
     whole = _KEYED_TOKEN.findall(page)

@@ -19,6 +19,7 @@ from tests.core.index_reference import (
     ref_medoid,
     ref_near,
 )
+from tests.properties import examples
 
 IDS = [f"d{i}" for i in range(40)] + ["", "é", "Ω", "a/b", "Z"]
 
@@ -65,7 +66,7 @@ def apply(ix: NearIndex, ops: list[tuple[str, str, int]]) -> dict[str, int]:
     return docs
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(ops=operations(), max_k=st.sampled_from([0, 1, 3, 5, 8]), queries=st.data())
 def test_near_equals_brute_force_through_updates(ops, max_k, queries) -> None:
     ix = small_index(max_k)
@@ -80,7 +81,7 @@ def test_near_equals_brute_force_through_updates(ops, max_k, queries) -> None:
         assert got == ref_near(docs, fp, k, max_k)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(ops=operations(), max_k=st.sampled_from([1, 3, 8]), min_size=st.integers(0, 3))
 def test_chain_families_equal_clusters_through_updates(ops, max_k, min_size) -> None:
     ix = small_index(max_k)
@@ -99,7 +100,7 @@ def test_chain_families_equal_clusters_through_updates(ops, max_k, min_size) -> 
             assert f.diameter == ref_diameter(members, docs) and f.diameter_exact
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(ops=operations(), max_k=st.sampled_from([1, 3, 8]))
 def test_star_families_partition_and_stay_within_k_of_their_centre(ops, max_k) -> None:
     ix = small_index(max_k)
@@ -120,7 +121,7 @@ def test_star_families_partition_and_stay_within_k_of_their_centre(ops, max_k) -
         assert other.families(k, mode="star") == fams
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(ops=operations(), max_k=st.sampled_from([2, 8]))
 def test_bulk_load_matches_one_by_one(ops, max_k) -> None:
     docs = apply(small_index(max_k), ops)
@@ -237,7 +238,7 @@ def test_compaction_keeps_results_exact() -> None:
     assert [(m.distance, m.id) for m in ix.near(probe, 3)] == ref_near(docs, probe, 3, 3)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(ops=operations(), max_k=st.sampled_from([2, 5, 8]), data=st.data())
 def test_families_stay_exact_when_asked_between_every_update(ops, max_k, data) -> None:
     # exercises the incremental hierarchy (new fingerprints merged in) and its rebuilds

@@ -5,6 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 
 from ditto_tui.core.index import NearIndex
+from tests.properties import examples
 
 from .index_reference import dist, fingerprint_sets, ref_clusters
 
@@ -27,7 +28,7 @@ def components(nodes: set[int], edges: list[tuple[int, int]]) -> set[frozenset[i
     return {frozenset(g) for g in groups.values()}
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(fingerprint_sets())
 def test_counts_pairs_and_merge_order_match_brute_force(fps: list[int]):
     ix = NearIndex(MAX_K)

@@ -23,20 +23,21 @@ from tests.core.index_reference import (
     ref_pairs,
     ref_pairs_np,
 )
+from tests.properties import examples
 
 
 def as_triples(i: np.ndarray, j: np.ndarray, d: np.ndarray) -> list[tuple[int, int, int]]:
     return list(zip(i.tolist(), j.tolist(), d.tolist(), strict=True))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(fps=fingerprint_sets(), k=st.integers(-1, 12))
 def test_all_pairs_equals_brute_force(fps: list[int], k: int) -> None:
     got = as_triples(*all_pairs(np.array(fps, dtype=np.uint64), k))
     assert got == ref_pairs(fps, k)  # same set, sorted by (i, j), each pair once
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(fps=fingerprint_sets(max_size=80), k=st.integers(0, 10), extra=st.integers(0, 3))
 def test_every_exact_table_design_finds_the_same_pairs(fps: list[int], k: int, extra: int) -> None:
     u = np.unique(np.array(fps, dtype=np.uint64))
@@ -57,7 +58,7 @@ def layouts(draw: st.DrawFn, k: int) -> TableDesign:
     return TableDesign(m, m - k, widths, order)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(fps=fingerprint_sets(max_size=80), k=st.integers(0, 10), data=st.data())
 def test_permuted_designs_with_uneven_blocks_find_the_same_pairs(
     fps: list[int], k: int, data: st.DataObject
@@ -69,7 +70,7 @@ def test_permuted_designs_with_uneven_blocks_find_the_same_pairs(
     assert got == ref_pairs(u.tolist(), k)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(fps=fingerprint_sets(max_size=120), k=st.integers(0, 12), short=st.integers(1, 6))
 def test_long_runs_compared_as_rings_find_the_same_pairs(
     fps: list[int], k: int, short: int
@@ -87,7 +88,7 @@ def test_long_runs_compared_as_rings_find_the_same_pairs(
         pairs_module._ROW_RUN, pairs_module._ROW_BLOCK = saved
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(x=st.lists(st.integers(0, 2**64 - 1), min_size=1, max_size=20), data=st.data())
 def test_first_table_test_equals_checking_every_earlier_block(
     x: list[int], data: st.DataObject
@@ -174,7 +175,7 @@ def test_planted_near_duplicates_are_found_among_many_random_fingerprints() -> N
     assert all(dist(int(fps[a]), int(fps[b])) <= 3 for a, b in found)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(fps=fingerprint_sets(), k=st.integers(-1, 10), min_size=st.integers(0, 4), data=st.data())
 def test_clusters_equal_ditto_semantics(
     fps: list[int], k: int, min_size: int, data: st.DataObject
@@ -197,7 +198,7 @@ def test_clusters_rejects_mismatched_lengths() -> None:
         clusters(["a"], [1, 2], 3)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(fps=fingerprint_sets(max_size=30).filter(bool))
 def test_describe_family_gives_medoid_and_diameter(fps: list[int]) -> None:
     docs = {f"m{i:02d}": fp for i, fp in enumerate(fps)}
@@ -223,7 +224,7 @@ def test_huge_families_get_an_approximate_centre_and_an_upper_bound_diameter(mon
     assert ref_diameter(members, docs) <= diameter <= 64
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(fps=fingerprint_sets(max_size=120), k=st.integers(0, 10), threads=st.integers(2, 4))
 def test_the_join_on_several_threads_gives_the_same_arrays(
     fps: list[int], k: int, threads: int

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 import ditto_tui.core.index as index_module
 from ditto_tui.core.index import NearIndex
 from ditto_tui.core.pairs import UniquePairs, fingerprints_digest, unique_pairs
+from tests.properties import examples
 
 
 def corpus(seed: int = 1, n: int = 300) -> tuple[list[str], np.ndarray]:
@@ -132,7 +133,7 @@ def test_computed_pairs_are_handed_over_once_and_only_for_the_current_content() 
     assert index.take_computed_pairs() is None
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(
     fps=st.lists(st.integers(0, 2**64 - 1), min_size=64, max_size=120),
     flips=st.lists(st.integers(0, 63), min_size=1, max_size=3),

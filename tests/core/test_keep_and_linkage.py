@@ -19,6 +19,7 @@ from ditto_tui.core.keep import (
 )
 from ditto_tui.core.linkage import family_groups, ignore_aware_labels
 from ditto_tui.core.pairs import UniquePairs
+from tests.properties import examples
 
 # -- keep rules ---------------------------------------------------------------------------
 
@@ -50,7 +51,7 @@ def corpora(draw):
     return paths, mt, sz, fam, rules
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(corpora())
 def test_references_match_a_python_sort(case):
     paths, mt, sz, fam, rules = case
@@ -156,7 +157,7 @@ def linkage_cases(draw):
     return fps, ignored
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(linkage_cases())
 def test_ignore_aware_families_equal_brute_force_at_every_k(case):
     fps, ignored = case

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from ditto_tui.core.display import html_text, visible, visible_lines
 from ditto_tui.core.textdiff import MAX_WORD_TOKENS, diff_lines, diff_texts, word_spans
+from tests.properties import examples
 
 
 def test_identical_texts_have_no_hunks():
@@ -77,7 +78,7 @@ def test_spans_are_lazy_and_cached_per_hunk():
 lines = st.lists(st.sampled_from(["a", "b", "c", "d e", "", "f g h"]), max_size=25)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(lines, lines)
 def test_rows_cover_both_sides_in_order(a, b):
     diff = diff_lines(a, b)
@@ -96,7 +97,7 @@ def test_rows_cover_both_sides_in_order(a, b):
     assert diff.identical == (a == b)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.text(alphabet="ab c.", max_size=30), st.text(alphabet="ab c.", max_size=30))
 def test_word_spans_lie_inside_the_lines(a, b):
     left, right = word_spans(a, b)

@@ -15,6 +15,7 @@ from ditto_tui.corpus import bulk, reading
 from ditto_tui.corpus.bulk import fingerprint_batches
 from ditto_tui.corpus.documents import DEFAULT_OPTIONS, ScanOptions, Skipped
 from ditto_tui.corpus.stream import iter_fingerprints
+from tests.properties import examples
 
 from .conftest import IS_ROOT, write
 
@@ -163,7 +164,7 @@ def test_quick_read_takes_the_careful_path_when_a_file_changes_while_read(
     assert bulky([str(root)]) == [("doc", f"{root}/hot.txt", int(Featurizer().fingerprint(b"xy")))]
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     messages=st.lists(
         st.tuples(

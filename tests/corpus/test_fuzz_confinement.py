@@ -33,6 +33,7 @@ from ditto_tui.corpus.rootdir import RootDir, fd_path
 from ditto_tui.corpus.session import CorpusSession
 from ditto_tui.corpus.stream import iter_fingerprints
 from ditto_tui.corpus.watch import FolderWatcher
+from tests.properties import examples
 
 pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux") or fd_path(0) is None and not os.path.exists("/proc"),
@@ -182,7 +183,7 @@ def _change(op: tuple, base: Path) -> None:
         pass  # a clash with what the tree already holds: just another tree
 
 
-@settings(max_examples=80, deadline=None,
+@settings(max_examples=examples(80), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(ops=st.lists(OP, min_size=1, max_size=14), mutations=st.lists(MUTATION, max_size=5),
        follow=st.booleans())

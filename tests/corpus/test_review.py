@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from ditto_tui.core.decisions import Identity, Record, family_key, resolve, review_progress
 from ditto_tui.corpus.review import ReviewStore, SessionState, identity_of, review_path_for
 from ditto_tui.corpus.session import CorpusSession
+from tests.properties import examples
 
 from .conftest import write
 
@@ -140,7 +141,7 @@ PATHS = ["a", "b", "c", "d", "e"]
 IDENTS = [Identity(1, 1, 1, 1), Identity(1, 2, 1, 1), Identity(2, 2, 2, 2), Identity(3, 3, 3, 3)]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     st.dictionaries(st.sampled_from(PATHS), st.sampled_from(IDENTS)),
     st.dictionaries(st.sampled_from(PATHS), st.tuples(st.sampled_from(IDENTS),

@@ -12,6 +12,7 @@ from ditto_tui.core.family_notes import family_note
 from ditto_tui.corpus.documents import Document
 from ditto_tui.explore import Explorer, MemorySource
 from ditto_tui.explore.view import ViewRequest, build_view, listing_notes
+from tests.properties import examples
 
 
 @st.composite
@@ -46,7 +47,7 @@ def slow_notes(listing, k, mode, docs):
     return out
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(listings(), st.integers(0, 8), st.sampled_from(["chain", "star"]))
 def test_listing_notes_equal_the_rule_per_family(made, k, mode):
     listing, docs = made
@@ -88,7 +89,7 @@ def test_the_writer_computes_a_listings_notes_with_it():
 
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(listings(), listings(), st.integers(0, 8), st.sampled_from(["chain", "star"]), st.data())
 def test_notes_carried_from_a_previous_listing_equal_the_rule(made, other, k, mode, data):
     """A listing that kept some families of the previous one (a live change) reuses their

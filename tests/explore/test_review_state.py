@@ -14,6 +14,7 @@ from ditto_tui.explore.review import (
     preview_marks,
     split_ignored,
 )
+from tests.properties import examples
 
 
 def brute_force(fps: dict[str, int], ignored: set[frozenset[str]], k: int) -> list[tuple[str, ...]]:
@@ -48,7 +49,7 @@ def listing_of(fps: dict[str, int], k: int) -> tuple[Family, ...]:
     return tuple(out)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     fps=st.lists(st.sampled_from([0, 1, 3, 7, 15, 0xF0, 0xF1, 0xFF, 1 << 40]), min_size=1, max_size=14),
     picks=st.lists(st.tuples(st.integers(0, 13), st.integers(0, 13)), max_size=8),
@@ -113,7 +114,7 @@ def test_action_targets_take_the_kept_member_as_reference_and_skip_stale():
     assert stale == 1
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(
     fps=st.lists(st.sampled_from([0, 1, 3, 7, 15, 31, 0xF0, 0xF1, 0xFF, 1 << 40]), min_size=1, max_size=14),
     k=st.integers(0, 6),
@@ -181,7 +182,7 @@ def test_decisions_go_through_the_writer_in_order_and_are_stored(tmp_path):
         explorer.close()
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=examples(120), deadline=None)
 @given(
     fps=st.lists(st.sampled_from([0, 1, 3, 7, 15, 31, 0xF0, 0xF1, 0xFF, 1 << 40]), min_size=1, max_size=14),
     picks=st.lists(st.tuples(st.integers(0, 13), st.integers(0, 13)), max_size=8),

@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 
 from ditto_tui.core.textdiff import diff_lines
 from ditto_tui.report.diffview import cut_line, diff_view, fold_diff
+from tests.properties import examples
 
 
 def test_identical_texts_give_no_rows():
@@ -67,7 +68,7 @@ def test_window_without_change_starts_at_the_beginning():
 lines_st = st.lists(st.sampled_from(["a", "b", "c", "d e", "f g h", ""]), max_size=40)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(lines_st, lines_st, st.integers(0, 3))
 def test_folded_rows_cover_the_whole_diff_in_order(a, b, context):
     """Shown rows plus hidden equal lines account for every row of the full diff, in
@@ -93,7 +94,7 @@ def test_folded_rows_cover_the_whole_diff_in_order(a, b, context):
     assert view.hunks_shown == view.hunks
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(lines_st, lines_st)
 def test_spans_are_the_explorer_spans(a, b):
     full = diff_lines(a, b)

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from ditto_tui.report.diffview import diff_view
 from ditto_tui.report.model import ChartPoint, FamilyView, MemberView, Report, SkipView
 from ditto_tui.report.render import CSP, SCRIPT, STYLE, bits_html, render_report
+from tests.properties import examples
 from tests.report.corpora import HOSTILE_NAMES, PAYLOADS
 from tests.report.htmlcheck import check_html
 
@@ -108,7 +109,7 @@ def test_characters_html_does_not_allow_are_shown_escaped():
     assert esc("tab\tnew\nline") == "tab\tnew\nline"
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.text(chars, min_size=1, max_size=40), any_text)
 def test_any_name_and_text_stay_text(name, body):
     report = _report(names=(name, name + "2", name + "3"), texts=([body], [body + "<x>"]),

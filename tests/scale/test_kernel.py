@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from ditto_tui.core.pairs import TableDesign
 from ditto_tui.scale.kernel import bucket_pairs, choose_spark_design, explode
 from tests.core.index_reference import ref_pair_arrays
+from tests.properties import examples
 
 
 def _brute(u: np.ndarray, k: int) -> set[tuple[int, int, int]]:
@@ -46,7 +47,7 @@ def _skewed(rng: np.random.Generator, n: int) -> np.ndarray:
     return np.array(sorted(vals), dtype=np.uint64)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(0, 300), k=st.integers(0, 9),
        extra=st.integers(0, 3), parts=st.integers(1, 5), split=st.sampled_from([8, 64, 4096]))
 def test_buckets_give_exactly_the_brute_force_pairs(seed, n, k, extra, parts, split) -> None:

@@ -37,6 +37,7 @@ from ditto_tui.ui.screens.main import MainScreen
 from ditto_tui.ui.widgets.detail_pane import DetailPane
 from ditto_tui.ui.widgets.family_table import FamilyTable
 from ditto_tui.ui.widgets.member_table import MemberTable
+from tests.properties import examples
 from tests.ui.conftest import wait_for
 
 FAR = (1 << 64) - 1
@@ -367,7 +368,7 @@ def fam(members: list[str], diameter: int, exact: bool = True) -> Family:
     return Family(tuple(members), members[0], diameter, exact)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     st.lists(
         st.tuples(st.integers(2, 5), st.integers(0, 20), st.booleans(), st.booleans()),

@@ -1,0 +1,58 @@
+"""The two runs of the property tests: a quarter of the examples in the README's command,
+all of them in CI's own step (``DITTO_TUI_PROPERTIES=full pytest -m property``)."""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests import properties
+
+
+def test_the_quick_run_draws_a_quarter_and_the_full_run_all(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    try:
+        monkeypatch.delenv(properties.ENV, raising=False)
+        quick = importlib.reload(properties)
+        assert [quick.examples(n) for n in (300, 80, 20)] == [75, 20, 10]
+        monkeypatch.setenv(properties.ENV, "full")
+        full = importlib.reload(properties)
+        assert [full.examples(n) for n in (300, 80, 20)] == [300, 80, 20]
+    finally:
+        monkeypatch.undo()
+        importlib.reload(properties)
+
+
+def test_a_test_without_a_count_draws_the_default_share() -> None:
+    assert settings.get_profile("ditto-tui").max_examples == properties.examples(
+        properties.DEFAULT)
+
+
+counted: list[int] = []
+
+
+@settings(max_examples=properties.examples(40))
+@given(st.integers())
+def test_a_property_test_draws_its_share(value: int) -> None:
+    counted.append(value)
+
+
+def test_the_share_was_drawn() -> None:
+    """Runs after the property test above (same module, in order): it drew its count, as a
+    property test that silently drew nothing would test nothing."""
+    if not counted:  # run alone, e.g. with -k
+        test_a_property_test_draws_its_share()
+    assert len(counted) == properties.examples(40)
+
+
+def test_every_property_test_is_marked_for_the_full_run(request: pytest.FixtureRequest) -> None:
+    """CI's full run selects ``-m property``: every hypothesis test must carry the mark."""
+    items = request.session.items
+    hypothesis_tests = [i for i in items if getattr(getattr(i, "obj", None),
+                                                    "is_hypothesis_test", False)]
+    assert any(i.name == "test_a_property_test_draws_its_share" for i in hypothesis_tests)
+    assert all(i.get_closest_marker("property") for i in hypothesis_tests)
+    assert not request.node.get_closest_marker("property")
