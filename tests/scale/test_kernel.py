@@ -14,25 +14,39 @@ from tests.core.index_reference import ref_pair_arrays
 from tests.properties import examples
 
 
-def _brute(u: np.ndarray, k: int) -> set[tuple[int, int, int]]:
+def _rows(a: np.ndarray, b: np.ndarray, d: np.ndarray) -> np.ndarray:
+    """Pairs as rows (low, high, distance) in signed order, sorted: two sets of pairs are
+    equal iff their sorted rows are."""
+    low, high = np.minimum(a, b), np.maximum(a, b)
+    rows = np.stack([low, high, d.astype(np.int64)], axis=1)
+    return rows[np.lexsort(rows.T[::-1])]
+
+
+def _brute(u: np.ndarray, k: int) -> np.ndarray:
     """Every pair of distinct values within k, by comparing all pairs
-    (``ref_pair_arrays``), in signed order."""
+    (``ref_pair_arrays``), as sorted rows."""
     s = u.view(np.int64)
     i, j, d = ref_pair_arrays(u, k)
-    low, high = np.minimum(s[i], s[j]), np.maximum(s[i], s[j])
-    return set(zip(low.tolist(), high.tolist(), d.tolist(), strict=True))
+    return _rows(s[i], s[j], d)
 
 
-def _spark_like(u: np.ndarray, k: int, design: TableDesign, parts: int, split: int) -> list:
-    """Explode, hash-partition by bucket, verify each partition: the Spark job's dataflow."""
+def _assert_exact(got: np.ndarray, u: np.ndarray, k: int) -> None:
+    """``got`` holds each pair once and exactly the brute-force pairs."""
+    assert not np.all(got[1:] == got[:-1], axis=1).any(), "each pair once"  # rows are sorted
+    assert np.array_equal(got, _brute(u, k))
+
+
+def _spark_like(u: np.ndarray, k: int, design: TableDesign, parts: int,
+                split: int) -> np.ndarray:
+    """Explode, hash-partition by bucket, verify each partition: the Spark job's dataflow.
+    The pairs of every partition, as sorted rows."""
     bucket, fps = explode(u.view(np.int64), design)
     where = (bucket.view(np.uint64) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(60)
-    got = []
+    found = []
     for p in range(16):
         sel = (where % np.uint64(parts)) == p
-        a, b, d = bucket_pairs(bucket[sel], fps[sel], design, k, split=split)
-        got += list(zip(a.tolist(), b.tolist(), d.tolist(), strict=True))
-    return got
+        found.append(bucket_pairs(bucket[sel], fps[sel], design, k, split=split))
+    return _rows(*(np.concatenate([f[c] for f in found]) for c in range(3)))
 
 
 def _skewed(rng: np.random.Generator, n: int) -> np.ndarray:
@@ -55,9 +69,7 @@ def test_buckets_give_exactly_the_brute_force_pairs(seed, n, k, extra, parts, sp
     u = _skewed(rng, n) if seed % 2 else np.unique(rng.integers(0, 2**64 - 1, n, dtype=np.uint64))
     m = min(64, k + 1 + extra)
     design = TableDesign(m, m - k)
-    got = _spark_like(u, k, design, parts, split)
-    assert len(got) == len(set(got)), "each pair once"
-    assert set(got) == _brute(u, k)
+    _assert_exact(_spark_like(u, k, design, parts, split), u, k)
 
 
 def test_a_hot_bucket_is_split_and_data_aware_designs_are_exact() -> None:
@@ -65,10 +77,7 @@ def test_a_hot_bucket_is_split_and_data_aware_designs_are_exact() -> None:
     u = _skewed(rng, 3000)
     for k in (3, 8):
         design = choose_spark_design(len(u), k, u[:1000])
-        got = _spark_like(u, k, design, 3, split=64)
-        found = set(got)
-        assert len(got) == len(found), "each pair once"
-        assert found == _brute(u, k)
+        _assert_exact(_spark_like(u, k, design, 3, split=64), u, k)
 
 
 def test_designs_look_at_the_data() -> None:
