@@ -227,7 +227,9 @@ def _outcomes(
                 continue
             if kind == "text" and looks_like_mbox(rel.rsplit("/", 1)[-1], data[:256]):
                 try:
-                    out[i] = featurizer.fingerprint_spans(data, split_mbox(data), threads)
+                    parts = featurizer.mbox_parts(data, threads)
+                    out[i] = (featurizer.fingerprint_spans(data, split_mbox(data), threads)
+                              if parts is None else parts.fps.tolist())
                 except Exception:  # noqa: BLE001 - the careful path names the failure
                     out[i] = _careful(featurizer, root, entry, max_size, include_binary, threads)
                 continue

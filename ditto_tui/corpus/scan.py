@@ -87,6 +87,12 @@ def fingerprint_file(
     try:
         name = entry.id.rsplit("/", 1)[-1]
         if entry.kind == "text" and looks_like_mbox(name, data[:256]):
+            by_kernel = getattr(pipeline, "mbox_parts", None)  # split and fingerprinted at once
+            found = by_kernel(data, threads) if by_kernel is not None else None
+            if found is not None:
+                parts = tuple(zip(found.offsets.tolist(), found.sizes.tolist(), found.fps.tolist(),
+                                  strict=True))
+                return FileResult(entry.id, key, binary, True, None, parts, None)
             spans = split_mbox(data)
             by_spans = getattr(pipeline, "fingerprint_spans", None)
             if by_spans is not None:  # one call for all messages
