@@ -147,9 +147,10 @@ def _plain_chunk(data, i, last):  # pragma: no cover - compiled
     no two spaces in a row, and no leading space after ``last`` = 0x20; then the
     normalized text is the bytes with A-Z lower-cased. Else (0, False).
     """
-    x = np.uint64(data[i])
+    chunk = data[i : i + 8]  # indexed from 0: no wrap-around of negative indices per byte
+    x = np.uint64(chunk[0])
     for k in range(1, 8):
-        x |= np.uint64(data[i + k]) << np.uint64(8 * k)
+        x |= np.uint64(chunk[k]) << np.uint64(8 * k)
     if x & _HIGH:
         return x, False
     # some byte < 0x20 or == '<': (x - 0x20 ones) borrows into a high bit only there
@@ -192,8 +193,9 @@ def normalize_into(data, ascii_map, table, out):  # pragma: no cover - compiled
                 y, plain = _plain_chunk(data, i, last)
                 if not plain:
                     break
+                dst = out[o : o + 8]
                 for k in range(8):
-                    out[o + k] = np.uint8((y >> np.uint64(8 * k)) & _M8)
+                    dst[k] = np.uint8((y >> np.uint64(8 * k)) & _M8)
                 o += 8
                 i += 8
                 last = np.uint8(y >> _S56)
@@ -326,15 +328,22 @@ def vote_into(buf, start, end, ascii, char_n, word_n, spread, pairs, totals, pla
     length = end - start
     if char_n > 0 and length >= char_n:
         if ascii and char_n == 4:
-            for s in range(start, end - 3):
-                h = pairs[(np.intp(buf[s]) << 8) | buf[s + 1]]
-                h = (h ^ buf[s + 2]) * _PRIME
-                block[filled] = (h ^ buf[s + 3]) * _PRIME
-                filled += 1
-                if filled == _BLOCK:
-                    _vote_block(block, filled, spread, planes, totals)
-                    windows += filled
-                    filled = 0
+            # A block of windows at a time over a slice, indexed from 0: the indices are then
+            # known to be non-negative, and numba's wrap-around of negative indices (a
+            # compare and a select per access) goes: about twice as fast.
+            text = buf[start:end]
+            total = length - 3
+            done = 0
+            while done < total:
+                count = min(total - done, _BLOCK)
+                part = text[done : done + count + 3]
+                for j in range(count):
+                    h = pairs[(np.intp(part[j]) << 8) | part[j + 1]]
+                    h = (h ^ part[j + 2]) * _PRIME
+                    block[j] = (h ^ part[j + 3]) * _PRIME
+                _vote_block(block, count, spread, planes, totals)
+                windows += count
+                done += count
         elif ascii:
             for s in range(start, end - char_n + 1):
                 h = _OFFSET
