@@ -50,6 +50,6 @@ def quick_exit(code: int) -> None:
     try:
         sys.stdout.flush()
         sys.stderr.flush()
-    except (OSError, ValueError):
+    except (OSError, ValueError, AttributeError):  # AttributeError: no sys.stdout at all
         return
     os._exit(code)
