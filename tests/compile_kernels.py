@@ -4,7 +4,8 @@ ditto`` (or ``html``).
 The test session's controller runs both at once before its xdist workers get tests (see
 ``conftest.py``), so on a fresh machine the kernels are compiled once, in parallel, instead
 of once per worker; the workers then load them from the cache. It compiles every
-signature the suite uses: read-only byte arrays, the spans form and the normalizer; then
+signature the suite uses: read-only byte arrays, the spans form, the normalizer and the
+mbox splitter; then
 it saves the kernel's machine code for the native path (``ditto_tui.core.native``).
 """
 
@@ -25,6 +26,7 @@ def compile_kernel(kind: str) -> None:
         ditto.fingerprint(b"one two three", 3, 2)
         ditto.fingerprint_spans(b"one two three", [(0, 3), (4, 9)], 3, 2)
         ditto.normalize_utf8(b"One  Two")
+        ditto.mbox_parts(b"From a\nbody\n\nFrom b\nmore\n", 3, 2)
     elif kind == "html":
         from ditto_tui.core import _html_kernel as html
 

@@ -41,3 +41,29 @@ def test_python_dash_m_and_the_installed_program_run_the_command_line() -> None:
                     [str(Path(sys.executable).with_name("ditto-tui")), "--version"]):
         done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, check=True)
         assert done.stdout.startswith("ditto-tui ")
+
+
+def test_the_fingerprint_command_ends_without_the_interpreters_teardown(tmp_path: Path) -> None:
+    """Its output and exit code are those of the command line; atexit handlers (a stand-in
+    for the teardown) run after other commands only."""
+    (tmp_path / "a.txt").write_text("one document " * 50)
+    (tmp_path / "box.mbox").write_bytes(b"From a Mon Jan  5 10:00:00 2026\nSubject: x\n\nbody\n" * 3)
+    (tmp_path / "b.bin").write_bytes(b"\0binary")
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        code = ("import atexit, sys\nfrom ditto_tui.launch import main\n"
+                "atexit.register(lambda: print('teardown', file=sys.stderr))\n"
+                f"sys.argv = ['ditto-tui', *{list(args)!r}]\nraise SystemExit(main())\n")
+        return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                              cwd=ROOT)
+
+    for args in (["fingerprint", "--no-cache", str(tmp_path)],
+                 ["fp", "--strict", "--no-cache", str(tmp_path)]):
+        done = run(*args)
+        assert "teardown" not in done.stderr
+        expected = subprocess.run(
+            [sys.executable, "-c", f"from ditto_tui.cli import main\nraise SystemExit(main({args!r}))"],
+            capture_output=True, text=True, cwd=ROOT)
+        assert (done.returncode, done.stdout, done.stderr) == (
+            expected.returncode, expected.stdout, expected.stderr)
+        assert done.stdout.count("\n") == 4 and "skipped" in done.stderr
+    assert run("version").stderr == "teardown\n"

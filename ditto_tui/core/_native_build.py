@@ -66,7 +66,8 @@ def _rebind(func: Callable[..., Any], namespace: dict[str, Any]) -> Callable[...
 
 
 # -- ditto/2 -------------------------------------------------------------------------
-# Globals resolved in the lean namespace of _ditto_kernel: spans_into, normalize_into.
+# Globals resolved in the lean namespace of _ditto_kernel: spans_into, normalize_into,
+# mbox_split_into.
 
 def _ditto_spans(data, n, offsets, sizes, count, char_n, word_n, ascii_map, table, table_len,
                  spread, pairs, out, work, work_len, totals, planes, block, states,
@@ -85,11 +86,17 @@ def _ditto_normalize(data, n, ascii_map, table, table_len, out, out_len):  # pra
     return 2 * end + (1 if ascii else 0)
 
 
+def _ditto_mbox(data, n, pos, hi, offsets, sizes, cap, state):  # pragma: no cover - compiled
+    return mbox_split_into(carray(data, (n,)), pos, hi, carray(offsets, (cap,)),  # noqa: F821
+                           carray(sizes, (cap,)), carray(state, (1,)))
+
+
 _DITTO_ENTRIES: dict[str, tuple[Any, Any]] = {
     "spans": (_ditto_spans, _I64(_P(_U8), _I64, _P(_I64), _P(_I64), _I64, _I64, _I64, _P(_U8),
                                  _P(_U32), _I64, _P(_U64), _P(_U64), _P(_U64), _P(_U8), _I64,
                                  _P(_I64), _P(_U64), _P(_U64), _P(_U64), _I64)),
     "normalize": (_ditto_normalize, _I64(_P(_U8), _I64, _P(_U8), _P(_U32), _I64, _P(_U8), _I64)),
+    "mbox": (_ditto_mbox, _I64(_P(_U8), _I64, _I64, _I64, _P(_I64), _P(_I64), _I64, _P(_I64))),
 }
 
 

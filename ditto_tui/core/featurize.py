@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ditto_tui.core import kernel
+from ditto_tui.core._mbox_parts import MboxParts
 from ditto_tui.core.normalize import normalize_utf8
 from ditto_tui.core.simhash import BitTally, Fingerprint
 
@@ -213,6 +214,18 @@ class Featurizer:
         if compiled is not None:
             return compiled.fingerprint_spans(data, spans, self.char_n, self.word_n, threads)
         return [int(self.fingerprint(data[off : off + size])) for off, size in spans]
+
+    def mbox_parts(self, data: bytes, threads: int = 1) -> MboxParts | None:
+        """The messages of the mbox ``data`` (the spans ``corpus.mail.split_mbox`` gives)
+        and their fingerprints, found and fingerprinted by the compiled kernel in up to
+        ``threads`` threads; None when the kernel is not in use (split, then
+        ``fingerprint_spans``, instead)."""
+        size = len(data)
+        compiled = kernel.ditto(size if size >= kernel.AUTO_THRESHOLD else 0, docs=0)
+        if compiled is None:
+            return None
+        parts: MboxParts = compiled.mbox_parts(data, self.char_n, self.word_n, threads)
+        return parts
 
     def fingerprint_many(self, docs: Iterable[bytes]) -> np.ndarray:
         """Fingerprints of several documents, in order, as a uint64 array."""

@@ -37,7 +37,7 @@ import numpy as np
 __all__ = ["ABI", "ALLOWED", "KINDS", "Missing", "NativeDitto", "NativeHtml", "key", "load", "save_built"]
 
 #: Bump when the entries' arguments change.
-ABI = 1
+ABI = 2
 _HERE = Path(__file__).resolve().parent
 _SOURCES = {"ditto": ("_ditto_kernel.py", "_native_build.py", "native.py"),
             "html": ("_html_kernel.py", "_ditto_kernel.py", "_native_build.py", "native.py")}
@@ -224,6 +224,7 @@ _P, _I = ctypes.c_void_p, ctypes.c_int64
 _SPANS = ctypes.CFUNCTYPE(_I, _P, _I, _P, _P, _I, _I, _I, _P, _P, _I, _P, _P, _P, _P, _I,
                           _P, _P, _P, _P, _I)
 _NORMALIZE = ctypes.CFUNCTYPE(_I, _P, _I, _P, _P, _I, _P, _I)
+_MBOX = ctypes.CFUNCTYPE(_I, _P, _I, _I, _I, _P, _P, _I, _P)
 _BLOCK = 3840
 
 
@@ -262,6 +263,7 @@ class NativeDitto:
         self._vote_args = (_pointer(SPREAD), _pointer(PAIRS))
         self._spans: Callable[..., int] = _SPANS(addresses["spans"])
         self._normalize: Callable[..., int] = _NORMALIZE(addresses["normalize"])
+        self._mbox: Callable[..., int] = _MBOX(addresses["mbox"])
         self._work = _Work()
 
     def _run(self, buf: np.ndarray, offsets: np.ndarray, sizes: np.ndarray, char_n: int,
@@ -311,6 +313,27 @@ class NativeDitto:
         with ThreadPoolExecutor(max_workers=threads) as pool:
             parts = list(pool.map(run, cuts[:-1], cuts[1:]))
         return np.concatenate(parts).tolist()
+
+    def mbox_split_into(self, buf: np.ndarray, pos: int, hi: int, offsets: np.ndarray,
+                        sizes: np.ndarray, state: np.ndarray) -> int:
+        """``_ditto_kernel.mbox_split_into``: the messages of the mbox ``buf`` (uint8)
+        whose postmarks start in ``[pos, hi)``, at most ``offsets.size`` of them."""
+        if not (0 <= pos <= hi <= buf.size and sizes.size >= offsets.size and state.size >= 1
+                and all(a.dtype == np.int64 and a.flags.c_contiguous for a in (offsets, sizes, state))
+                and buf.dtype == np.uint8 and buf.flags.c_contiguous):
+            raise ValueError("bad arguments for the mbox splitter")
+        return self._mbox(_pointer(buf), buf.size, pos, hi, _pointer(offsets), _pointer(sizes),
+                          offsets.size, _pointer(state))
+
+    def mbox_parts(self, data: bytes, char_n: int, word_n: int, threads: int = 1) -> Any:
+        """The messages of the mbox ``data`` (as ``split_mbox`` finds them) and their
+        fingerprints (a ``MboxParts``), in up to ``threads`` threads."""
+        from ditto_tui.core._mbox_parts import mbox_parts
+
+        def run(buf: np.ndarray, offsets: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+            return self._run(buf, offsets, sizes, char_n, word_n)
+
+        return mbox_parts(np.frombuffer(data, dtype=np.uint8), threads, self.mbox_split_into, run)
 
     def normalize_utf8(self, data: bytes) -> bytes:
         """The ditto/2 normalized text of a document's raw bytes, as UTF-8."""

@@ -13,11 +13,10 @@ after the compiled kernel is loaded, so they start with it.
 from __future__ import annotations
 
 import os
+import threading
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from ditto_tui.core import kernel
 from ditto_tui.core.featurize import Featurizer
@@ -38,6 +37,9 @@ from ditto_tui.corpus.scan import (
 )
 from ditto_tui.corpus.stream import id_maker
 from ditto_tui.corpus.walk import SAME_FILE, Walker
+
+if TYPE_CHECKING:  # concurrent.futures is imported by runs that use a pool
+    from concurrent.futures import Future
 
 __all__ = ["Batch", "fingerprint_batches"]
 
@@ -134,6 +136,9 @@ def _walk_batches(
             chunk.outcomes = local(chunk.entries)
             yield _batch(chunk, ident)
         return
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
     context = pool_context()
     if context.get_start_method() == "fork":
         kernel.warm("ditto")  # forked workers inherit the loaded kernel
@@ -214,6 +219,39 @@ def _outcomes(
     out: list[Outcome] = [""] * len(entries)
     datas: list[bytes] = []
     where: list[int] = []
+    warming = _warm_early(entries)
+    try:
+        _read_and_fingerprint(featurizer, root, entries, max_size, include_binary, threads, out,
+                              datas, where)
+    finally:
+        if warming is not None:
+            warming.join()
+    return out
+
+
+def _warm_early(entries: Sequence[tuple[str, str, str, int, int, int, bool]]) -> threading.Thread | None:
+    """Start loading the compiled kernel in a thread when the chunk holds a file large enough
+    to load it anyway (``kernel.AUTO_THRESHOLD``) and it is not loaded yet: reading that
+    file (which releases the GIL) then overlaps the load (llvmlite, linking the machine
+    code) instead of waiting for it."""
+    if kernel.active("ditto") != "numpy" or not any(e[3] >= kernel.AUTO_THRESHOLD for e in entries):
+        return None
+    thread = threading.Thread(target=kernel.warm, args=("ditto",), daemon=True)
+    thread.start()
+    return thread
+
+
+def _read_and_fingerprint(
+    featurizer: Featurizer,
+    root: RootDir,
+    entries: Sequence[tuple[str, str, str, int, int, int, bool]],
+    max_size: int,
+    include_binary: bool,
+    threads: int,
+    out: list[Outcome],
+    datas: list[bytes],
+    where: list[int],
+) -> None:
     with root.batch():
         for i, entry in enumerate(entries):
             rel, kind, inode, sniff = entry[0], entry[2], entry[5], entry[6]
@@ -227,7 +265,9 @@ def _outcomes(
                 continue
             if kind == "text" and looks_like_mbox(rel.rsplit("/", 1)[-1], data[:256]):
                 try:
-                    out[i] = featurizer.fingerprint_spans(data, split_mbox(data), threads)
+                    parts = featurizer.mbox_parts(data, threads)
+                    out[i] = (featurizer.fingerprint_spans(data, split_mbox(data), threads)
+                              if parts is None else parts.fps.tolist())
                 except Exception:  # noqa: BLE001 - the careful path names the failure
                     out[i] = _careful(featurizer, root, entry, max_size, include_binary, threads)
                 continue
@@ -247,7 +287,6 @@ def _outcomes(
         else:
             for i, fp in zip(where, fps, strict=True):
                 out[i] = int(fp)
-    return out
 
 
 def _careful(

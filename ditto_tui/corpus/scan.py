@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import multiprocessing
 import os
 import select
 import signal
@@ -24,9 +23,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ditto_tui.core import kernel
 from ditto_tui.core.html_sniff import SNIFF_BYTES
@@ -37,6 +34,9 @@ from ditto_tui.corpus.records import CachedFile, FileEntry, FileResult, Resolved
 from ditto_tui.corpus.rootdir import RootDir
 
 if TYPE_CHECKING:  # the cache (sqlite3, numpy) is imported by whoever opens one
+    import multiprocessing.context
+    from concurrent.futures import Future
+
     from ditto_tui.core.pipeline import Pipeline
     from ditto_tui.corpus.cache import FingerprintCache
 
@@ -87,6 +87,12 @@ def fingerprint_file(
     try:
         name = entry.id.rsplit("/", 1)[-1]
         if entry.kind == "text" and looks_like_mbox(name, data[:256]):
+            by_kernel = getattr(pipeline, "mbox_parts", None)  # split and fingerprinted at once
+            found = by_kernel(data, threads) if by_kernel is not None else None
+            if found is not None:
+                parts = tuple(zip(found.offsets.tolist(), found.sizes.tolist(), found.fps.tolist(),
+                                  strict=True))
+                return FileResult(entry.id, key, binary, True, None, parts, None)
             spans = split_mbox(data)
             by_spans = getattr(pipeline, "fingerprint_spans", None)
             if by_spans is not None:  # one call for all messages
@@ -233,9 +239,35 @@ def _work(entries: list[FileEntry]) -> list[FileResult]:
         ]
 
 
+_LAZY = ("ProcessPoolExecutor", "BrokenProcessPool")
+
+
+def __getattr__(name: str) -> Any:
+    """``ProcessPoolExecutor`` and ``BrokenProcessPool`` of ``concurrent.futures``,
+    imported at first use: a run without a pool never pays for that import."""
+    if name in _LAZY:
+        from concurrent.futures import process
+
+        value = getattr(process, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _pool_classes() -> tuple[Any, Any]:
+    """(ProcessPoolExecutor, BrokenProcessPool), as this module's attributes (so a test
+    can replace them)."""
+    module = sys.modules[__name__]
+    return module.ProcessPoolExecutor, module.BrokenProcessPool
+
+
 def pool_context() -> multiprocessing.context.BaseContext:
     """'fork' on Linux while the process is single-threaded, else 'forkserver' (Linux) or the
-    platform default: forking a threaded process (a UI, a watcher) can deadlock the child."""
+    platform default: forking a threaded process (a UI, a watcher) can deadlock the child.
+    (``multiprocessing`` and ``concurrent.futures`` are imported only by runs that use a
+    pool: about 0.03 s of a command's start-up.)"""
+    import multiprocessing
+
     if sys.platform.startswith("linux"):
         if threading.active_count() == 1:
             return multiprocessing.get_context("fork")
@@ -408,10 +440,11 @@ def _pooled(
 ) -> Iterator[Resolved | Skipped]:
     """Ordered, bounded parallel map of chunks over a process pool (falls back in-process
     for the rest of the run if the pool breaks, e.g. a worker killed by the OOM killer)."""
+    ProcessPoolExecutor, BrokenProcessPool = _pool_classes()  # noqa: N806 - the classes
     context = pool_context()
     if context.get_start_method() == "fork":
         kernel.warm()  # load the compiled kernel once: forked workers inherit it
-    pool: ProcessPoolExecutor | None = ProcessPoolExecutor(
+    pool: Any = ProcessPoolExecutor(
         max_workers=n_jobs,
         mp_context=context,
         initializer=_init_worker,
@@ -449,6 +482,8 @@ def _ready(chunk: _Chunk) -> bool:
 
 def _finish(chunk: _Chunk, local: Callable[[list[FileEntry]], list[FileResult]]) -> _Chunk:
     if chunk.future is not None:
+        _pool, BrokenProcessPool = _pool_classes()  # noqa: N806 - the class
+
         try:
             chunk.results = chunk.future.result()
         except BrokenProcessPool:

@@ -133,6 +133,11 @@ _SAMPLES = (
     "f = Featurizer()\n"
     "fps = [int(f.fingerprint(t)) for t in texts] + [int(x) for x in f.fingerprint_spans(blob, spans)]\n"
     "pages = [int(HtmlStructure().fingerprint(b'<div class=a><p id=x>hi</p>' * n)) for n in (1, 50)]\n"
+    "from ditto_tui.corpus.mail import split_mbox\n"
+    "box = b'From a Mon\\nHello there\\n\\nFrom b Mon\\r\\nSecond, d\\xc3\\xa9j\\xc3\\xa0\\r\\n\\r\\nFrom c'\n"
+    "got = f.mbox_parts(box, 2)\n"
+    "fps += ([(o, n, int(f.fingerprint(box[o:o + n]))) for o, n in split_mbox(box)] if got is None\n"
+    "        else list(zip(got.offsets.tolist(), got.sizes.tolist(), got.fps.tolist())))\n"
 )
 
 
@@ -225,7 +230,7 @@ def test_saved_machine_code_is_used_only_for_its_key_and_only_with_known_symbols
     from ditto_tui.core import native
 
     shutil.copytree(_saved_native_folder() / "native", tmp_path / "native")
-    assert set(native.load(str(tmp_path), "ditto")) == {"spans", "normalize"}
+    assert set(native.load(str(tmp_path), "ditto")) == {"spans", "normalize", "mbox"}
     code, meta = native._paths(str(tmp_path), "ditto", native.key("ditto"))
     record = json.loads(meta.read_text())
     assert native._elf_undefined(code.read_bytes()) in (None, [])  # needs nothing outside

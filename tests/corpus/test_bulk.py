@@ -205,3 +205,43 @@ def test_fingerprint_command_writes_the_same_bytes_with_and_without_the_cache(
     without = capfdbinary.readouterr()
     assert (bulk_code, without.out, without.err) == (cached, with_cache.out, with_cache.err)
     assert without.out.count(b"\n") > 100 and b"skipped" in without.err
+
+
+def test_a_run_without_worker_processes_never_imports_them(tmp_path: Path) -> None:
+    """multiprocessing and concurrent.futures cost about 0.03 s of every command's start."""
+    import subprocess
+    import sys
+
+    write(tmp_path, "box.mbox", b"From a Mon Jan  5 10:00:00 2026\nSubject: x\n\nbody\n" * 3)
+    write(tmp_path, "note.txt", "a note")
+    code = (
+        "import sys\nfrom ditto_tui.cli import main\n"
+        f"main(['fingerprint', '--no-cache', {str(tmp_path)!r}])\n"
+        "print([m for m in ('multiprocessing', 'concurrent.futures') if m in sys.modules])\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.splitlines()[-1] == "[]"
+    assert len(out.splitlines()) == 5  # three messages, the note and the list
+
+
+def test_a_large_file_loads_the_kernel_in_a_thread_while_it_is_read(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    from ditto_tui.core import kernel
+
+    calls: list[tuple[str, bool]] = []
+    monkeypatch.setattr(kernel, "warm", lambda *kinds: calls.append(
+        (",".join(kinds), threading.current_thread() is threading.main_thread())) or False)
+    monkeypatch.setattr(kernel, "active", lambda kind=None: "numpy")  # nothing loaded yet
+    write(root, "small.txt", "a small document " * 10)
+    expected = careful([str(root)])
+    assert bulky([str(root)]) == expected and calls == []  # below the threshold: no load
+    monkeypatch.setattr(kernel, "AUTO_THRESHOLD", 100)
+    before = threading.active_count()
+    assert bulky([str(root)]) == expected
+    assert calls == [("ditto", False)]  # in another thread, ended before the chunk's results
+    assert threading.active_count() == before
+    monkeypatch.setattr(kernel, "active", lambda kind=None: "native")  # loaded already
+    assert bulky([str(root)]) == expected and len(calls) == 1
