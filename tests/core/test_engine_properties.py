@@ -301,9 +301,11 @@ def test_the_compiled_normalizer_matches_reference(engine_kernel: str, data: byt
 
 
 # mostly plain ASCII (the compiled normalizer takes it eight bytes at a time) with the
-# bytes that must leave that path: capitals, runs of spaces, tabs, newlines, tags, UTF-8
+# bytes that must leave that path: capitals, runs of spaces, the ASCII whitespace
+# 0x09-0x0D (spaces) and the control bytes on either side, tags, UTF-8
 PLAIN_PIECES = ["prose", "Text", "QUIZ", "@[`{", "Z", "a", " ", "  ", "\t", "\n", "\x1f", "\x7f",
-                "<p>", "<", ">", "a<b", "é", "Ж", "\x00", "12345678"]
+                "<p>", "<", ">", "a<b", "é", "Ж", "\x00", "12345678", "\r\n", "\x0b", "\x0c",
+                "\r", "\x08", "\x0e", "line one\nline two\n"]
 plain_docs = st.lists(st.sampled_from(PLAIN_PIECES), max_size=60).map(lambda p: "".join(p).encode())
 
 
