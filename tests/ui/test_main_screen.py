@@ -285,3 +285,15 @@ async def test_a_focus_change_redraws_what_it_changes_not_the_whole_screen(
         assert screen.query_one(FamilyTable).has_focus and not full
         for region in (pane.region, members.region):
             assert any(region.overlaps(dirty) for dirty in redrawn)
+
+
+async def test_an_app_that_exits_leaves_no_drawn_lines_behind(corpus_dir, make_app):
+    """Textual memoizes each widget's background styles with the widget's line cache as
+    key: once the app is gone, nothing it drew may stay alive through that memo."""
+    from textual._styles_cache import StylesCache
+
+    app = make_app(corpus_dir)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert StylesCache.get_inner_outer.cache_info().currsize > 0  # the screen was drawn
+    assert StylesCache.get_inner_outer.cache_info().currsize == 0
