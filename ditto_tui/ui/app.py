@@ -82,6 +82,20 @@ def pipeline_choices(pipeline: Any) -> dict[str, Any]:
     return choices
 
 
+def release_drawn_lines() -> None:
+    """Let go of the lines Textual keeps drawn for widgets that are gone.
+
+    Textual memoizes a widget's two background styles on its line cache
+    (``StylesCache.get_inner_outer``, 1,024 entries), so the cache keeps that many line
+    caches alive, with every line they hold, after their widgets are gone: about 5,000
+    strips per app run. An app started after this one (tests, benchmarks, the command
+    line running several) would carry them, and each full garbage collection walks them.
+    """
+    from textual._styles_cache import StylesCache
+
+    StylesCache.get_inner_outer.cache_clear()
+
+
 class DittoApp(App):
     """Near-duplicate explorer over a corpus ``source`` (a :class:`CorpusSource`).
 
@@ -204,6 +218,7 @@ class DittoApp(App):
                 self.notices.append(f"Could not save the session: {exc}")
         self.explorer.close()
         self.notices.extend(n for n in self.explorer.notices if n not in self.notices)
+        release_drawn_lines()
 
     # -- explorer events (from its threads) ----------------------------------------------------
     def _explorer_event(self, event: events.ExplorerEvent) -> None:

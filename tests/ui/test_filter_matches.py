@@ -78,3 +78,36 @@ async def test_the_member_found_by_the_filter_stays_through_later_views(corpus_d
         await pilot.press("s", "1")  # new views of the same family: the match stays
         await settle(pilot)
         assert screen.selected_member() == "press/tidewell-2.0-draft.txt"
+
+
+async def test_a_filter_key_matching_the_same_members_does_not_redraw_them(
+    corpus_dir, make_app, monkeypatch
+):
+    app = make_app(corpus_dir, k=6)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("/", *"draf")
+        await settle(pilot)
+        screen = app.main_screen
+        members = screen.query_one(MemberTable)
+        assert screen.selected_member() == "press/tidewell-2.0-draft.txt"
+        drawn: list[int] = []
+        draw = MemberTable.render_line
+
+        def counted(table, y):
+            drawn.append(y)
+            return draw(table, y)
+
+        monkeypatch.setattr(MemberTable, "render_line", counted)
+        await pilot.press("t")  # "draft": the same member matches
+        await settle(pilot)
+        assert screen.pattern == "draft"
+        assert drawn == []
+        row = next(i for i, m in enumerate(members.members) if m.id == screen.selected_member())
+        assert members.cell_text(row, "mark") == "»"
+        await pilot.press("ctrl+u")  # no filter: no member is marked any more
+        await settle(pilot)
+        assert screen.pattern == ""
+        row = next(i for i, m in enumerate(members.members) if m.id == "press/tidewell-2.0-draft.txt")
+        assert members.cell_text(row, "mark") == " "
+        assert drawn  # and the list was redrawn without the mark

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 
+from textual.geometry import Region
 from textual.widgets import OptionList
 
 from ditto_tui.ui.screens.help import HelpScreen
@@ -285,3 +286,38 @@ async def test_a_focus_change_redraws_what_it_changes_not_the_whole_screen(
         assert screen.query_one(FamilyTable).has_focus and not full
         for region in (pane.region, members.region):
             assert any(region.overlaps(dirty) for dirty in redrawn)
+
+
+async def test_an_app_that_exits_leaves_no_drawn_lines_behind(corpus_dir, make_app):
+    """Textual memoizes each widget's background styles with the widget's line cache as
+    key: once the app is gone, nothing it drew may stay alive through that memo."""
+    from textual._styles_cache import StylesCache
+
+    app = make_app(corpus_dir)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert StylesCache.get_inner_outer.cache_info().currsize > 0  # the screen was drawn
+    assert StylesCache.get_inner_outer.cache_info().currsize == 0
+
+
+async def test_a_new_pane_title_redraws_the_title_line_not_the_pane(
+    corpus_dir, make_app, monkeypatch
+):
+    app = make_app(corpus_dir)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        screen = app.main_screen
+        pane = screen.query_one("#families-pane")
+        title = pane.border_title
+        before = pane.render_lines(Region(0, 0, pane.outer_size.width, pane.outer_size.height))
+        updates = ScreenUpdates().watch(screen, monkeypatch)
+        await pilot.press("]")  # k=4: the title says so
+        await settle(pilot)
+        assert pane.border_title != title and "k=4" in pane.border_title
+        assert not updates.full
+        top, side = pane.region.y, pane.region.x  # the title's line, the left border
+        assert any(d.contains(side, top) for d in updates.redrawn)
+        assert not any(d.contains(side, top + 5) for d in updates.redrawn)
+        # the title line on screen is the new one, the other lines are as they were
+        drawn = pane.render_lines(Region(0, 0, pane.outer_size.width, pane.outer_size.height))
+        assert "k=4" in drawn[0].text and drawn[1:] == before[1:]

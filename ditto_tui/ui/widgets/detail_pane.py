@@ -375,17 +375,22 @@ class DetailPane(FindBarHolder, Vertical):
             self.member_table.chosen = True  # held like a member the user picked
         mail = self._is_mail(family)
         table = self.member_table
-        table.matching = frozenset(rows[i].id for i in matching)
-        self._shown_count = len(rows)
-        if rows != table.members or mail != table.mail or keep != self.selected_member():
-            table.show(rows, self.marked, keep=keep, mail=mail)
-        else:
-            table.refresh()
-        table.placeholder = (
+        matching_ids = frozenset(rows[i].id for i in matching)
+        placeholder = (
             f"No member matches {self.member_pattern.strip()!r} (esc in the box clears it)"
             if self.member_pattern.strip()
             else "No family selected"
         )
+        # the same rows drawn the same way (e.g. a filter key that matches the same
+        # members): nothing to repaint
+        repaint = matching_ids != table.matching or placeholder != table.placeholder
+        table.matching = matching_ids
+        table.placeholder = placeholder
+        self._shown_count = len(rows)
+        if rows != table.members or mail != table.mail or keep != self.selected_member():
+            table.show(rows, self.marked, keep=keep, mail=mail)
+        elif repaint:
+            table.refresh()
         self._set_title()
         self._say_matches()
         self.show_preview(self.selected_member())

@@ -15,6 +15,7 @@ from typing import Any
 from rich.text import Text
 from textual import work
 from textual.reactive import reactive
+from textual.strip import Strip
 from textual.widget import Widget
 
 from ditto_tui.core.family_paths import k_sweep
@@ -80,6 +81,9 @@ class KChart(CachedStyles, Widget):
     def get_content_width(self, container, viewport) -> int:
         n = len(self.sweep)
         return len("fam") + n + len(" docs") + n if n else 1
+
+    def render_line(self, y: int) -> Strip:
+        return self.remembered_line(y, (self.k, self.sweep))
 
     def render(self) -> Text:
         text = Text(no_wrap=True)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from rich.text import Text
+from textual.strip import Strip
 from textual.widget import Widget
 
 from ditto_tui.ui.fit import Part, fit_parts, left_crop
@@ -86,6 +87,9 @@ class StatusBar(CachedStyles, Widget):
         if status != self.status:
             self.status = status
             self.refresh()
+
+    def render_line(self, y: int) -> Strip:
+        return self.remembered_line(y, self.status)
 
     def render(self) -> Text:
         return self.render_status()

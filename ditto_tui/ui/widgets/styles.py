@@ -10,6 +10,7 @@ widget gains or loses focus, or the theme changes.
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from typing import TYPE_CHECKING, Any
 
 from rich.style import Style
@@ -37,6 +38,7 @@ class CachedStyles(_WidgetBase):
         if shown.get("_cached_styles_key") != key:
             shown["_cached_styles_key"] = key
             shown["_cached_styles"] = {}
+            shown["_cached_lines"] = {}
         cache = shown["_cached_styles"]
         assert cache is not None
         return cache
@@ -63,6 +65,20 @@ class CachedStyles(_WidgetBase):
                 style = self.rich_style
             cache[key] = style
         return style
+
+    def remembered_line(self, y: int, state: Hashable) -> Strip:
+        """Textual's ``render_line(y)`` for a widget whose drawing depends only on
+        ``state``, its size and its styles: drawn once per state (a k stepped back to, a
+        status seen before) and kept as long as the styles, at most 64 states."""
+        self._style_cache()  # (the lines are dropped with the styles)
+        lines: dict[Any, Strip] = vars(self)["_cached_lines"]
+        key = (y, self.size, state)
+        strip = lines.get(key)
+        if strip is None:
+            if len(lines) >= 64:
+                lines.clear()
+            strip = lines[key] = super().render_line(y)
+        return strip
 
     def notify_style_update(self) -> None:
         super().notify_style_update()

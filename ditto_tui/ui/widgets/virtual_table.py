@@ -29,10 +29,11 @@ from textual.widget import Widget
 
 from ditto_tui.ui.fit import left_crop, middle_crop, right_crop
 from ditto_tui.ui.widgets.columns import CELL_PADDING, ColumnSpec, fit_columns
+from ditto_tui.ui.widgets.scrollbar import SteadyScrollBars
 from ditto_tui.ui.widgets.styles import CachedStyles
 
 
-class VirtualTable(CachedStyles, ScrollView, can_focus=True):
+class VirtualTable(CachedStyles, SteadyScrollBars, ScrollView, can_focus=True):
     """Rows drawn on demand; ``rows`` holds what is shown, in display order."""
 
     DEFAULT_CSS = """
@@ -195,12 +196,22 @@ class VirtualTable(CachedStyles, ScrollView, can_focus=True):
             # the virtual size laid out, the scrollbar would follow in a second layout
             # and frame, and the rows be drawn twice.
             self.set_reactive(Widget.virtual_size, size)
-            self._scroll_update(size)
+            self._update_scrollbar(size)
             self.scroll_y = self.validate_scroll_y(self.scroll_y)
             self.scroll_target_y = self.validate_scroll_target_y(self.scroll_target_y)
             self.refresh()
             return
         self.virtual_size = size
+
+    def _update_scrollbar(self, size: Size) -> None:
+        """Textual's ``_scroll_update`` for a new row count (no horizontal bar), less its
+        unconditional repaint of the vertical bar: the bar (a :class:`SteadyScrollBar`)
+        repaints itself when the thumb it draws moves."""
+        self._refresh_scrollbars()
+        if self.show_vertical_scrollbar and self.styles.scrollbar_size_vertical:
+            bar = self.vertical_scrollbar
+            bar.window_virtual_size = size.height
+            bar.window_size = self.container_size.height - self.scrollbar_size_horizontal
 
     def on_resize(self) -> None:
         self._layout = fit_columns(self.column_specs(), max(self.scrollable_content_region.width, 30))
