@@ -12,6 +12,7 @@ after the compiled kernel is loaded, so they start with it.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 from collections import deque
@@ -206,6 +207,25 @@ def _batch(chunk: _Chunk, ident: Callable[[str], str]) -> Batch:
     return Batch(ids, fps, skips)
 
 
+@contextlib.contextmanager
+def _kernel_loading_early(
+    entries: Sequence[tuple[str, str, str, int, int, int, bool]],
+) -> Iterator[None]:
+    """Load the compiled kernel in a thread meanwhile when the chunk holds a file large
+    enough to load it anyway (``kernel.AUTO_THRESHOLD``) and it is not loaded yet: reading
+    that file (which releases the GIL) then overlaps the load (llvmlite, linking the
+    machine code) instead of waiting for it. The thread is joined on the way out."""
+    if kernel.active("ditto") != "numpy" or not any(e[3] >= kernel.AUTO_THRESHOLD for e in entries):
+        yield
+        return
+    thread = threading.Thread(target=kernel.warm, args=("ditto",), daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        thread.join()
+
+
 def _outcomes(
     featurizer: Featurizer,
     root: RootDir,
@@ -219,40 +239,7 @@ def _outcomes(
     out: list[Outcome] = [""] * len(entries)
     datas: list[bytes] = []
     where: list[int] = []
-    warming = _warm_early(entries)
-    try:
-        _read_and_fingerprint(featurizer, root, entries, max_size, include_binary, threads, out,
-                              datas, where)
-    finally:
-        if warming is not None:
-            warming.join()
-    return out
-
-
-def _warm_early(entries: Sequence[tuple[str, str, str, int, int, int, bool]]) -> threading.Thread | None:
-    """Start loading the compiled kernel in a thread when the chunk holds a file large enough
-    to load it anyway (``kernel.AUTO_THRESHOLD``) and it is not loaded yet: reading that
-    file (which releases the GIL) then overlaps the load (llvmlite, linking the machine
-    code) instead of waiting for it."""
-    if kernel.active("ditto") != "numpy" or not any(e[3] >= kernel.AUTO_THRESHOLD for e in entries):
-        return None
-    thread = threading.Thread(target=kernel.warm, args=("ditto",), daemon=True)
-    thread.start()
-    return thread
-
-
-def _read_and_fingerprint(
-    featurizer: Featurizer,
-    root: RootDir,
-    entries: Sequence[tuple[str, str, str, int, int, int, bool]],
-    max_size: int,
-    include_binary: bool,
-    threads: int,
-    out: list[Outcome],
-    datas: list[bytes],
-    where: list[int],
-) -> None:
-    with root.batch():
+    with _kernel_loading_early(entries), root.batch():
         for i, entry in enumerate(entries):
             rel, kind, inode, sniff = entry[0], entry[2], entry[5], entry[6]
             got = None if sniff else read_walked(root, rel, inode, max_size)
@@ -287,6 +274,7 @@ def _read_and_fingerprint(
         else:
             for i, fp in zip(where, fps, strict=True):
                 out[i] = int(fp)
+    return out
 
 
 def _careful(
