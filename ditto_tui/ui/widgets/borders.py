@@ -47,8 +47,8 @@ def _set_title_line(widget: Widget, attribute: str, text: str, *, bottom: bool) 
     def refresh_line(*regions: Region, **options: bool) -> Widget:
         return refresh(*(regions or (line,)), **options)
 
-    widget.refresh = refresh_line  # type: ignore[method-assign]
+    vars(widget)["refresh"] = refresh_line  # this instance only, for the assignment below
     try:
         setattr(widget, attribute, text)
     finally:
-        del widget.refresh
+        del vars(widget)["refresh"]
