@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from ditto_tui.core import kernel
 from ditto_tui.core.featurize import Featurizer
 from ditto_tui.corpus.documents import DEFAULT_OPTIONS, ScanOptions, Skipped
-from ditto_tui.corpus.mail import looks_like_mbox, split_mbox
+from ditto_tui.corpus.mail import looks_like_mbox
 from ditto_tui.corpus.reading import BINARY_PROBE, read_walked
 from ditto_tui.corpus.records import FileEntry
 from ditto_tui.corpus.rootdir import RootDir
@@ -33,6 +33,7 @@ from ditto_tui.corpus.scan import (
     POOL_MIN_FILES,
     default_jobs,
     die_with_parent,
+    mbox_fingerprints,
     pool_context,
     sniff_then_fingerprint,
 )
@@ -252,9 +253,7 @@ def _outcomes(
                 continue
             if kind == "text" and looks_like_mbox(rel.rsplit("/", 1)[-1], data[:256]):
                 try:
-                    parts = featurizer.mbox_parts(data, threads)
-                    out[i] = (featurizer.fingerprint_spans(data, split_mbox(data), threads)
-                              if parts is None else parts.fps.tolist())
+                    out[i] = mbox_fingerprints(featurizer, data, threads)[2]
                 except Exception:  # noqa: BLE001 - the careful path names the failure
                     out[i] = _careful(featurizer, root, entry, max_size, include_binary, threads)
                 continue

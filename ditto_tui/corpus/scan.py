@@ -45,6 +45,7 @@ __all__ = [
     "Resolved",
     "default_jobs",
     "fingerprint_file",
+    "mbox_fingerprints",
     "pool_context",
     "refused_reason",
     "resolve_entries",
@@ -87,24 +88,32 @@ def fingerprint_file(
     try:
         name = entry.id.rsplit("/", 1)[-1]
         if entry.kind == "text" and looks_like_mbox(name, data[:256]):
-            by_kernel = getattr(pipeline, "mbox_parts", None)  # split and fingerprinted at once
-            found = by_kernel(data, threads) if by_kernel is not None else None
-            if found is not None:
-                parts = tuple(zip(found.offsets.tolist(), found.sizes.tolist(), found.fps.tolist(),
-                                  strict=True))
-                return FileResult(entry.id, key, binary, True, None, parts, None)
-            spans = split_mbox(data)
-            by_spans = getattr(pipeline, "fingerprint_spans", None)
-            if by_spans is not None:  # one call for all messages
-                fps = by_spans(data, spans, threads=threads)
-            else:
-                fps = [int(pipeline.fingerprint(data[off : off + n])) for off, n in spans]
-            parts = tuple((off, n, fp) for (off, n), fp in zip(spans, fps, strict=True))
+            parts = tuple(zip(*mbox_fingerprints(pipeline, data, threads), strict=True))
             return FileResult(entry.id, key, binary, True, None, parts, None)
         return FileResult(entry.id, key, binary, False, int(pipeline.fingerprint(data)), (), None)
     except Exception as exc:  # noqa: BLE001 - one bad file must not stop a scan
         reason = f"could not fingerprint ({type(exc).__name__}: {exc})"
         return FileResult(entry.id, key, binary, False, None, (), reason)
+
+
+def mbox_fingerprints(
+    pipeline: Pipeline, data: bytes, threads: int = 1
+) -> tuple[list[int], list[int], list[int]]:
+    """The messages of the mbox ``data`` (the spans of ``split_mbox``) as three lists:
+    offsets, sizes and fingerprints. The compiled kernel finds and fingerprints them in
+    one pass when the pipeline offers it (``mbox_parts``); else they are split first,
+    then fingerprinted in one call (``fingerprint_spans``) or one at a time."""
+    by_kernel = getattr(pipeline, "mbox_parts", None)
+    found = by_kernel(data, threads) if by_kernel is not None else None
+    if found is not None:
+        return found.offsets.tolist(), found.sizes.tolist(), found.fps.tolist()
+    spans = split_mbox(data)
+    by_spans = getattr(pipeline, "fingerprint_spans", None)
+    if by_spans is not None:  # one call for all messages
+        fps = [int(fp) for fp in by_spans(data, spans, threads=threads)]
+    else:
+        fps = [int(pipeline.fingerprint(data[off : off + n])) for off, n in spans]
+    return [off for off, _ in spans], [n for _, n in spans], fps
 
 
 def sniff_then_fingerprint(
