@@ -24,6 +24,7 @@ from ditto_tui.core.explain_text import pair_report
 from ditto_tui.core.featurize import fnv1a64
 from ditto_tui.core.html_structure import HtmlStructure, fnv1_64
 from ditto_tui.core.normalize import decode_go, normalize_utf8
+from tests.each import check_each
 from tests.properties import examples
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -41,8 +42,7 @@ def test_every_vector_is_exercised() -> None:
     assert len(HTML_CASES) == 390
 
 
-@pytest.mark.parametrize("v", DITTO, ids=[v["id"] for v in DITTO])
-def test_ditto_vector_votes_rebuild_the_fingerprint(v: dict) -> None:
+def _check_ditto_votes(v: dict) -> None:
     data = _raw(v)
     featurizer = Featurizer(char_n=v["charN"], word_n=v["wordN"])
     feats = document_features(featurizer, data)
@@ -52,8 +52,11 @@ def test_ditto_vector_votes_rebuild_the_fingerprint(v: dict) -> None:
     assert dict(zip(feats.hashes.tolist(), feats.weights.tolist(), strict=True)) == featurizer.features(data)
 
 
-@pytest.mark.parametrize("case", HTML_CASES, ids=[f"{v['id']}-{s}" for v, s in HTML_CASES])
-def test_html_vector_votes_rebuild_the_fingerprint(case: tuple[dict, int]) -> None:
+def test_ditto_vector_votes_rebuild_the_fingerprint() -> None:
+    assert check_each(((v["id"], v) for v in DITTO), _check_ditto_votes) == 456
+
+
+def _check_html_votes(case: tuple[dict, int]) -> None:
     v, shingle = case
     data = base64.b64decode(v["b64"])
     html = HtmlStructure(shingle=shingle)
@@ -61,6 +64,11 @@ def test_html_vector_votes_rebuild_the_fingerprint(case: tuple[dict, int]) -> No
     assert feats.fingerprint.hex == v[f"shingle{shingle}"]
     assert feats.fingerprint == html.fingerprint(data)
     assert dict(zip(feats.hashes.tolist(), feats.weights.tolist(), strict=True)) == html.shingles(data)
+
+
+def test_html_vector_votes_rebuild_the_fingerprint() -> None:
+    cases = ((f"{v['id']}-{s}", (v, s)) for v, s in HTML_CASES)
+    assert check_each(cases, _check_html_votes) == 390
 
 
 # -- a slow, obviously correct reference ----------------------------------------------------

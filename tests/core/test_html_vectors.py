@@ -40,6 +40,7 @@ from ditto_tui.core.html_tokenizer import (
 from ditto_tui.core.pipeline import Pipeline, make_pipeline
 from ditto_tui.core.simhash import Fingerprint
 from tests.core.go_html_reference import go_tokens
+from tests.each import check_each
 from tests.properties import examples
 
 # every test here runs once per kernel (numpy, numba): see conftest.py
@@ -103,26 +104,32 @@ def test_the_vector_file_is_complete() -> None:
     assert sum("gryffin_pin" in row for row in _TOKENIZER_ROWS) == 6
 
 
-@pytest.mark.parametrize("shingle", [1, 2, 3])
-@pytest.mark.parametrize("row", _TOKENIZER_ROWS, ids=[row["id"] for row in _TOKENIZER_ROWS])
-def test_tokenizer_vectors_follow_current_x_net(row: dict[str, str], shingle: int) -> None:
+def _check_fingerprints(row: dict[str, str]) -> None:
     page = base64.b64decode(row["b64"])
-    assert HtmlStructure(shingle).fingerprint(page).hex == row[f"shingle{shingle}"]
+    for shingle in (1, 2, 3):
+        fingerprint = HtmlStructure(shingle).fingerprint(page)
+        assert isinstance(fingerprint, Fingerprint)
+        assert (shingle, fingerprint.hex) == (shingle, row[f"shingle{shingle}"])
 
 
-@pytest.mark.parametrize("shingle", [1, 2, 3])
-@pytest.mark.parametrize("row", _ROWS, ids=[row["id"] for row in _ROWS])
-def test_fingerprints_match_go(row: dict[str, str], shingle: int) -> None:
-    fingerprint = HtmlStructure(shingle).fingerprint(_PAGES[row["id"]])
-    assert isinstance(fingerprint, Fingerprint)
-    assert fingerprint.hex == row[f"shingle{shingle}"]
+def test_tokenizer_vectors_follow_current_x_net() -> None:
+    """The 18 tokenizer edge cases, shingle sizes 1 to 3 (a failure names the case)."""
+    cases = ((row["id"], row) for row in _TOKENIZER_ROWS)
+    assert check_each(cases, _check_fingerprints) == 18
+
+
+def test_fingerprints_match_go() -> None:
+    """The 130 pages' fingerprints, shingle sizes 1 to 3 (a failure names the page)."""
+    assert check_each(((row["id"], row) for row in _ROWS), _check_fingerprints) == 130
+
+
+def _check_fast_tokenizer(page: bytes) -> None:
+    assert scan(page) == list(_go_tokens(page))
 
 
 @pytest.mark.kernel_free
-@pytest.mark.parametrize("row", _ROWS, ids=[row["id"] for row in _ROWS])
-def test_the_fast_tokenizer_agrees_with_the_literal_port_on_the_pages(row: dict) -> None:
-    page = _PAGES[row["id"]]
-    assert scan(page) == list(_go_tokens(page))
+def test_the_fast_tokenizer_agrees_with_the_literal_port_on_the_pages() -> None:
+    assert check_each(_PAGES.items(), _check_fast_tokenizer) == 130
 
 
 # -- the pipeline object ------------------------------------------------------------------

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from ditto_tui.core import Featurizer, normalize
+from tests.each import check_each
 
 # every test here runs once per kernel (numpy, numba): see conftest.py
 pytestmark = pytest.mark.usefixtures("engine_kernel")
@@ -36,8 +37,7 @@ def test_the_whole_file_is_exercised() -> None:
     assert len({v["id"] for v in ALL}) == 456
 
 
-@pytest.mark.parametrize("vector", ALL, ids=[f"{v['id']}-{v['category']}" for v in ALL])
-def test_vector(vector: dict) -> None:
+def _check_vector(vector: dict) -> None:
     data = _raw(vector)
     featurizer = Featurizer(char_n=vector["charN"], word_n=vector["wordN"])
 
@@ -50,9 +50,19 @@ def test_vector(vector: dict) -> None:
         assert len(norm.encode("utf-8")) == vector["norm_len_bytes"]
 
 
-@pytest.mark.kernel_free
-@pytest.mark.parametrize("vector", [v for v in ALL if v["text"] is not None][:60], ids=lambda v: v["id"])
-def test_text_input_equals_its_utf8_bytes(vector: dict) -> None:
+def test_every_vector() -> None:
+    """Fingerprint, feature count and normalized text of each of the 456 vectors (a failure
+    names each vector that differs, ``id-category``)."""
+    assert check_each(((f"{v['id']}-{v['category']}", v) for v in ALL), _check_vector) == 456
+
+
+def _check_text_input(vector: dict) -> None:
     featurizer = Featurizer(char_n=vector["charN"], word_n=vector["wordN"])
     assert featurizer.features(vector["text"]) == featurizer.features(_raw(vector))
     assert normalize(vector["text"]) == normalize(_raw(vector))
+
+
+@pytest.mark.kernel_free
+def test_text_input_equals_its_utf8_bytes() -> None:
+    texts = [v for v in ALL if v["text"] is not None][:60]
+    assert check_each(((v["id"], v) for v in texts), _check_text_input) == 60

@@ -39,9 +39,11 @@ async def test_families_at_k3_then_slider_keys_recluster(corpus_dir, make_app):
         await pilot.press("]", "+")
         assert app.main_screen.k == 5
         assert app.main_screen.query_one(KSlider).value == 5
+        await settle(pilot)  # the view is built off the UI thread
         assert PRESS in family_sets(app)
         await pilot.press("[", "[", "-", "-")
         assert app.main_screen.k == 1
+        await settle(pilot)
         assert family_sets(app) == [{"weird/[bold red]markup name.txt", "weird/markup-copy.txt"}]
 
 
