@@ -6,8 +6,10 @@ newline, and the work cut into small chunks and several threads."""
 from __future__ import annotations
 
 import mailbox
+import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -56,9 +58,11 @@ def mboxes(draw: st.DrawFn) -> bytes:
 
 @pytest.fixture
 def small_work(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Chunks of two messages and a thread per 64 bytes, so small mboxes exercise both."""
+    """Chunks of two messages, a thread per 64 bytes and regions of 64 bytes, so small mboxes
+    exercise all three."""
     monkeypatch.setattr(_mbox_parts, "CHUNK", 2)
     monkeypatch.setattr(_mbox_parts, "MIN_THREAD_BYTES", 64)
+    monkeypatch.setattr(_mbox_parts, "REGION_BYTES", 64)
     yield
 
 
@@ -139,3 +143,33 @@ def test_a_large_mbox_in_two_threads_and_the_standard_library_agrees(
         box.close()
     assert [data[off : off + n] for off, n in split_mbox(data)] == stored
 
+
+
+def test_a_thread_held_up_leaves_the_other_regions_to_the_other_thread(
+    engine_kernel: str, small_work: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The threads take regions as they come free: while the calling thread is held up in
+    its first region (another process has its core, say), the other thread does all the
+    rest, and the result is still the messages in file order."""
+    if engine_kernel == "numpy":
+        pytest.skip("the numpy engine has no kernel splitter")
+    data = b"".join(POSTMARK + b"\nSubject: %d\n\nbody %d\n\n" % (i, i) for i in range(40))
+    region = _mbox_parts._region
+    done: list[tuple[bool, int]] = []  # (in the calling thread, region start)
+    last_done = threading.Event()
+    caller = threading.get_ident()
+
+    def held_up(buf: np.ndarray, lo: int, hi: int, *rest: Any) -> Any:
+        here = threading.get_ident() == caller
+        if here and not done:
+            assert last_done.wait(30), "the other thread never reached the last region"
+        result = region(buf, lo, hi, *rest)
+        done.append((here, lo))
+        if hi == buf.size:
+            last_done.set()
+        return result
+
+    monkeypatch.setattr(_mbox_parts, "_region", held_up)
+    _check(Featurizer(), data, 2, engine_kernel)
+    assert len(done) >= 10
+    assert sum(here for here, _lo in done) == 1
