@@ -475,7 +475,8 @@ def _bulk_fingerprints(args: argparse.Namespace, out: Output, report: _SkipRepor
     for path in args.paths:
         if not os.path.lexists(path):
             raise CommandError(f"{path}: no such file or directory")
-    from ditto_tui.corpus.bulk import fingerprint_batches
+    from ditto_tui.corpus.bulk import MessageIds, fingerprint_batches
+    from ditto_tui.fingerprint_lines import message_lines
 
     identity = pipeline.identity
     for batch in fingerprint_batches(args.paths, pipeline, options=_scan_options(args),
@@ -485,6 +486,8 @@ def _bulk_fingerprints(args: argparse.Namespace, out: Output, report: _SkipRepor
             if args.json:
                 for doc_id, fp in zip(batch.ids[done:at], batch.fps[done:at], strict=True):
                     out.json({"id": doc_id, "fp": f"{fp:016x}", "pipeline": identity})
+            elif isinstance(batch.ids, MessageIds):
+                out.write(message_lines(escape_id(batch.ids.base), batch.fps))
             elif at > done:
                 out.write(b"".join([b"%016x\t%s\n" % (fp, escape_id(doc_id)) for doc_id, fp
                                     in zip(batch.ids[done:at], batch.fps[done:at], strict=True)]))

@@ -17,7 +17,7 @@ import os
 import threading
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, overload
 
 from ditto_tui.core import kernel
 from ditto_tui.core.featurize import Featurizer
@@ -43,7 +43,7 @@ from ditto_tui.corpus.walk import SAME_FILE, Walker
 if TYPE_CHECKING:  # concurrent.futures is imported by runs that use a pool
     from concurrent.futures import Future
 
-__all__ = ["Batch", "fingerprint_batches"]
+__all__ = ["Batch", "MessageIds", "fingerprint_batches"]
 
 #: Files (and bytes) of one chunk: one compiled call, one message to or from a worker.
 CHUNK_FILES = 512
@@ -54,11 +54,39 @@ CHUNK_BYTES = 4 * 1024 * 1024
 Outcome = int | list[int] | str
 
 
+class MessageIds(Sequence[str]):
+    """The ids of an mbox's ``count`` messages, ``<base>#1`` to ``<base>#<count>``, made only
+    when asked for (a writer can use ``base`` and ``count`` instead)."""
+
+    __slots__ = ("base", "count")
+
+    def __init__(self, base: str, count: int) -> None:
+        self.base = base
+        self.count = count
+
+    def __len__(self) -> int:
+        return self.count
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[str]: ...
+    def __getitem__(self, index: int | slice) -> str | list[str]:
+        numbers = range(1, self.count + 1)
+        if isinstance(index, slice):
+            return [f"{self.base}#{i}" for i in numbers[index]]
+        return f"{self.base}#{numbers[index]}"
+
+    def __repr__(self) -> str:
+        return f"MessageIds({self.base!r}, {self.count})"
+
+
 class Batch(NamedTuple):
     """Documents in walk order with their fingerprints, and the skips met among them:
-    ``(i, skipped)`` comes before ``ids[i]`` (``i == len(ids)``: after the last)."""
+    ``(i, skipped)`` comes before ``ids[i]`` (``i == len(ids)``: after the last). The
+    messages of an mbox come as a batch of their own, whose ``ids`` is a ``MessageIds``."""
 
-    ids: list[str]
+    ids: Sequence[str]
     fps: list[int]
     skips: list[tuple[int, Skipped]]
 
@@ -136,7 +164,7 @@ def _walk_batches(
     if not use_pool:
         for chunk in chunks():
             chunk.outcomes = local(chunk.entries)
-            yield _batch(chunk, ident)
+            yield from _batches(chunk, ident)
         return
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
@@ -151,13 +179,13 @@ def _walk_batches(
     inflight: deque[_Chunk] = deque()
     limit = n_jobs * INFLIGHT_PER_JOB
 
-    def finish(chunk: _Chunk) -> Batch:
+    def finish(chunk: _Chunk) -> Iterator[Batch]:
         if chunk.future is not None:
             try:
                 chunk.outcomes = chunk.future.result()
             except BrokenProcessPool:
                 chunk.outcomes = local(chunk.entries)
-        return _batch(chunk, ident)
+        return _batches(chunk, ident)
 
     try:
         for chunk in chunks():
@@ -173,16 +201,17 @@ def _walk_batches(
             while len(inflight) > limit or (
                 inflight and (inflight[0].future is None or inflight[0].future.done())
             ):
-                yield finish(inflight.popleft())
+                yield from finish(inflight.popleft())
         while inflight:
-            yield finish(inflight.popleft())
+            yield from finish(inflight.popleft())
     finally:
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _batch(chunk: _Chunk, ident: Callable[[str], str]) -> Batch:
-    """The chunk's documents and skips in walk order, with ditto's ids."""
+def _batches(chunk: _Chunk, ident: Callable[[str], str]) -> Iterator[Batch]:
+    """The chunk's documents and skips in walk order, with ditto's ids: one batch, and one
+    more for the messages of each mbox (after the documents and skips before it)."""
     ids: list[str] = []
     fps: list[int] = []
     skips: list[tuple[int, Skipped]] = []
@@ -194,9 +223,11 @@ def _batch(chunk: _Chunk, ident: Callable[[str], str]) -> Batch:
                 ids.append(ident(item.id))
                 fps.append(got)
             elif isinstance(got, list):
-                base = ident(item.id)
-                ids.extend(f"{base}#{i}" for i in range(1, len(got) + 1))
-                fps.extend(got)
+                if ids or skips:
+                    yield Batch(ids, fps, skips)
+                    ids, fps, skips = [], [], []
+                if got:
+                    yield Batch(MessageIds(ident(item.id), len(got)), got, [])
             else:
                 assert isinstance(got, str)
                 skips.append((len(ids), Skipped(ident(item.id), item.path, got)))
@@ -205,7 +236,8 @@ def _batch(chunk: _Chunk, ident: Callable[[str], str]) -> Batch:
                 same = ident(item.same_as)
                 item = Skipped(item.id, item.path, SAME_FILE + same, same)
             skips.append((len(ids), Skipped(ident(item.id), item.path, item.reason, item.same_as)))
-    return Batch(ids, fps, skips)
+    if ids or skips:
+        yield Batch(ids, fps, skips)
 
 
 @contextlib.contextmanager

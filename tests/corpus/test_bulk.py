@@ -245,3 +245,37 @@ def test_a_large_file_loads_the_kernel_in_a_thread_while_it_is_read(
     assert threading.active_count() == before
     monkeypatch.setattr(kernel, "active", lambda kind=None: "native")  # loaded already
     assert bulky([str(root)]) == expected and len(calls) == 1
+
+
+def test_an_mboxs_messages_come_as_a_batch_of_their_own_with_ids_made_on_demand(
+    tmp_path: Path,
+) -> None:
+    """The command's writer formats an mbox's lines from its name and count at once."""
+    write(tmp_path, "a.txt", b"before")
+    write(tmp_path, "b.mbox", MBOX)
+    write(tmp_path, "c.txt", b"after")
+    batches = list(fingerprint_batches([str(tmp_path)], Featurizer(), jobs=1))
+    mail = [b for b in batches if isinstance(b.ids, bulk.MessageIds)]
+    base = str(tmp_path / "b.mbox")
+    assert len(mail) == 1 and mail[0].ids.base == base and len(mail[0].ids) == 4
+    assert list(mail[0].ids) == [f"{base}#{i}" for i in range(1, 5)]
+    assert mail[0].ids[1:3] == [f"{base}#2", f"{base}#3"] and mail[0].ids[-1] == f"{base}#4"
+    assert [os.path.basename(i) for b in batches for i in b.ids] == [
+        "a.txt", *(f"b.mbox#{i}" for i in range(1, 5)), "c.txt"]
+    assert bulky([str(tmp_path)]) == careful([str(tmp_path)])
+
+
+def test_an_mbox_with_an_odd_name_writes_the_same_bytes_with_and_without_the_cache(
+    tmp_path: Path, capfdbinary
+) -> None:
+    from ditto_tui.cli import main
+
+    folder = tmp_path / "in"
+    write(folder, os.fsdecode(b"odd \x1b[31m\t\xff\xc3\xa9.mbox"), MBOX * 3)
+    write(folder, "plain.txt", b"text")
+    cached = main(["fingerprint", "--cache", str(tmp_path / "cache"), str(folder)])
+    with_cache = capfdbinary.readouterr()
+    bulk_code = main(["fingerprint", "--no-cache", str(folder)])
+    without = capfdbinary.readouterr()
+    assert (bulk_code, without.out, without.err) == (cached, with_cache.out, with_cache.err)
+    assert without.out.count(b"\n") == 13 and b"\\x1b[31m\\t\xff\xc3\xa9.mbox#12\n" in without.out
