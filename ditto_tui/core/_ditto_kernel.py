@@ -499,6 +499,8 @@ def spans_into(data, offsets, sizes, char_n, word_n, ascii_map, table, spread, p
 
 
 _NEWLINES = np.uint64(0x0A0A0A0A0A0A0A0A)
+#: (1 << 8k) times this has k in its top byte: where the lowest flagged byte of a word is.
+_BYTE_INDEX = np.uint64(0x0001020304050607)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -513,28 +515,32 @@ def next_postmark(data, pos, hi):  # pragma: no cover - compiled
     """The first line start ``q`` in ``[pos, hi)`` where a postmark line begins (``From ``
     at the start of the buffer or after a newline), or ``hi`` when there is none.
 
-    Newlines are looked for eight bytes at a time (a word with no 0x0A byte is skipped).
+    Newlines are looked for eight bytes at a time: a word with no 0x0A byte is skipped,
+    and in one with some, the first is found at once (the lowest zero byte of the word
+    xor newlines is exact; only bytes above it can be false).
     """
     if pos == 0 and hi > 0 and _postmark_at(data, 0):
         return 0
     j = max(pos, 1) - 1  # a newline at j starts a line at j + 1 >= pos
     end = hi - 1  # ... and that line must start before hi
+    while j + 8 <= end:
+        x = np.uint64(data[j])
+        for k in range(1, 8):
+            x |= np.uint64(data[j + k]) << np.uint64(8 * k)
+        y = x ^ _NEWLINES
+        found = (y - _ONES) & ~y & _HIGH
+        if found == 0:
+            j += 8
+            continue
+        lowest = found & (~found + np.uint64(1))  # 0x80 in the first newline's byte
+        j += np.intp(((lowest >> np.uint64(7)) * _BYTE_INDEX) >> _S56)
+        if _postmark_at(data, j + 1):
+            return j + 1
+        j += 1
     while j < end:
-        if j + 8 <= end:
-            x = np.uint64(data[j])
-            for k in range(1, 8):
-                x |= np.uint64(data[j + k]) << np.uint64(8 * k)
-            y = x ^ _NEWLINES
-            if ((y - _ONES) & ~y & _HIGH) == 0:  # no zero byte in y: no newline in x
-                j += 8
-                continue
-            stop = j + 8
-        else:
-            stop = end
-        while j < stop:
-            if data[j] == 0x0A and _postmark_at(data, j + 1):
-                return j + 1
-            j += 1
+        if data[j] == 0x0A and _postmark_at(data, j + 1):
+            return j + 1
+        j += 1
     return hi
 
 

@@ -156,13 +156,16 @@ def test_a_thread_held_up_leaves_the_other_regions_to_the_other_thread(
     data = b"".join(POSTMARK + b"\nSubject: %d\n\nbody %d\n\n" % (i, i) for i in range(40))
     region = _mbox_parts._region
     done: list[tuple[bool, int]] = []  # (in the calling thread, region start)
-    last_done = threading.Event()
+    caller_started, last_done = threading.Event(), threading.Event()
     caller = threading.get_ident()
 
     def held_up(buf: np.ndarray, lo: int, hi: int, *rest: Any) -> Any:
         here = threading.get_ident() == caller
-        if here and not done:
+        if here and not caller_started.is_set():
+            caller_started.set()
             assert last_done.wait(30), "the other thread never reached the last region"
+        elif not here:
+            assert caller_started.wait(30), "the calling thread never took a region"
         result = region(buf, lo, hi, *rest)
         done.append((here, lo))
         if hi == buf.size:
@@ -173,3 +176,31 @@ def test_a_thread_held_up_leaves_the_other_regions_to_the_other_thread(
     _check(Featurizer(), data, 2, engine_kernel)
     assert len(done) >= 10
     assert sum(here for here, _lo in done) == 1
+
+
+def _next_postmark(data: bytes, pos: int, hi: int) -> int:
+    """The obvious search: the first line start in [pos, hi) that begins with ``From ``."""
+    for q in range(pos, hi):
+        if (q == 0 or data[q - 1] == 0x0A) and data.startswith(b"From ", q):
+            return q
+    return hi
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.lists(st.sampled_from([b"\n", b"From ", b"F", b"x", b"\n\n", b"From", b"abcdefghi"]),
+                     max_size=30).map(b"".join))
+def test_the_next_postmark_from_every_start_to_every_end(engine_kernel: str, data: bytes) -> None:
+    """Where a thread's region starts: the splitter with no room only finds the next
+    postmark; newlines anywhere in an 8-byte word, several in one, at its edges."""
+    if engine_kernel == "numpy":
+        pytest.skip("the numpy engine has no kernel splitter")
+    from ditto_tui.core import kernel
+
+    split = kernel.ditto(1 << 30, docs=0).mbox_split_into
+    buf = np.frombuffer(data, dtype=np.uint8)
+    none = np.empty(0, dtype=np.int64)
+    state = np.zeros(1, dtype=np.int64)
+    for pos in range(len(data) + 1):
+        for hi in range(pos, len(data) + 1):
+            assert split(buf, pos, hi, none, none, state) == 0
+            assert int(state[0]) == _next_postmark(data, pos, hi), (pos, hi)
