@@ -476,7 +476,6 @@ def _bulk_fingerprints(args: argparse.Namespace, out: Output, report: _SkipRepor
         if not os.path.lexists(path):
             raise CommandError(f"{path}: no such file or directory")
     from ditto_tui.corpus.bulk import MessageIds, fingerprint_batches
-    from ditto_tui.fingerprint_lines import message_lines
 
     identity = pipeline.identity
     for batch in fingerprint_batches(args.paths, pipeline, options=_scan_options(args),
@@ -486,7 +485,9 @@ def _bulk_fingerprints(args: argparse.Namespace, out: Output, report: _SkipRepor
             if args.json:
                 for doc_id, fp in zip(batch.ids[done:at], batch.fps[done:at], strict=True):
                     out.json({"id": doc_id, "fp": f"{fp:016x}", "pipeline": identity})
-            elif isinstance(batch.ids, MessageIds):
+            elif isinstance(batch.ids, MessageIds):  # an mbox's messages: a batch, no skips
+                from ditto_tui.fingerprint_lines import message_lines
+
                 out.write(message_lines(escape_id(batch.ids.base), batch.fps))
             elif at > done:
                 out.write(b"".join([b"%016x\t%s\n" % (fp, escape_id(doc_id)) for doc_id, fp

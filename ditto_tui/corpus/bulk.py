@@ -55,30 +55,30 @@ Outcome = int | list[int] | str
 
 
 class MessageIds(Sequence[str]):
-    """The ids of an mbox's ``count`` messages, ``<base>#1`` to ``<base>#<count>``, made only
-    when asked for (a writer can use ``base`` and ``count`` instead)."""
+    """The ids of an mbox's ``messages`` messages, ``<base>#1`` to ``<base>#<messages>``,
+    made only when asked for (a writer can use ``base`` and ``len`` instead)."""
 
-    __slots__ = ("base", "count")
+    __slots__ = ("base", "messages")
 
-    def __init__(self, base: str, count: int) -> None:
+    def __init__(self, base: str, messages: int) -> None:
         self.base = base
-        self.count = count
+        self.messages = messages
 
     def __len__(self) -> int:
-        return self.count
+        return self.messages
 
     @overload
     def __getitem__(self, index: int) -> str: ...
     @overload
     def __getitem__(self, index: slice) -> list[str]: ...
     def __getitem__(self, index: int | slice) -> str | list[str]:
-        numbers = range(1, self.count + 1)
+        numbers = range(1, self.messages + 1)
         if isinstance(index, slice):
             return [f"{self.base}#{i}" for i in numbers[index]]
         return f"{self.base}#{numbers[index]}"
 
     def __repr__(self) -> str:
-        return f"MessageIds({self.base!r}, {self.count})"
+        return f"MessageIds({self.base!r}, {self.messages})"
 
 
 class Batch(NamedTuple):
