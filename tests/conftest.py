@@ -29,10 +29,15 @@ settings.load_profile("ditto-tui")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark every property test ``property``: CI runs them again with all their examples."""
+    """Mark every property test ``property``: CI runs them again with all their examples.
+
+    Then the UI tests go first (each module's tests keep their order): xdist hands out
+    tests in this order, a chunk at a time, and the run ends when the slowest worker's
+    last tests end. Those are now short engine tests rather than apps of 1-4 s each."""
     for item in items:
         if getattr(getattr(item, "obj", None), "is_hypothesis_test", False):
             item.add_marker(pytest.mark.property)
+    items.sort(key=lambda item: not item.nodeid.startswith("tests/ui/"))
 
 # Tests that give themselves a private XDG_CACHE_HOME (so they never write to the user's
 # fingerprint cache) must still find the compiled kernels: without this, each of them

@@ -56,3 +56,16 @@ def test_every_property_test_is_marked_for_the_full_run(request: pytest.FixtureR
     assert any(i.name == "test_a_property_test_draws_its_share" for i in hypothesis_tests)
     assert all(i.get_closest_marker("property") for i in hypothesis_tests)
     assert not request.node.get_closest_marker("property")
+
+
+def test_the_ui_tests_are_handed_out_first(request: pytest.FixtureRequest) -> None:
+    """xdist hands tests out in collection order: the apps of 1-4 s go first, so that the
+    run does not end on them (``tests/conftest.py``). Within a module the order stays."""
+    ids = [item.nodeid for item in request.session.items]
+    ui = [i for i, nodeid in enumerate(ids) if nodeid.startswith("tests/ui/")]
+    if not ui:  # run without the UI tests
+        return
+    assert ui == list(range(len(ui)))
+    modules = [nodeid.split("::")[0] for nodeid in ids]
+    runs = [m for k, m in enumerate(modules) if k == 0 or modules[k - 1] != m]
+    assert len(runs) == len(set(runs))  # each module's tests together
