@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from ditto_tui.core._ditto_tables import ASCII_MAP, PAIRS, SPREAD, TABLE, pair_table, spread_table
 from ditto_tui.core._mbox_parts import MboxParts
@@ -37,6 +38,9 @@ _HIGH = np.uint64(0x8080808080808080)
 _LOW7 = np.uint64(0x7F7F7F7F7F7F7F7F)
 _SPACES = np.uint64(0x2020202020202020)
 _LTS = np.uint64(0x3C3C3C3C3C3C3C3C)
+_ZERO = np.uint64(0)
+_U1, _U2, _U3, _U4, _U8 = (np.uint64(k) for k in (1, 2, 3, 4, 8))
+_UBLOCK = np.uint64(_BLOCK)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -140,27 +144,27 @@ def _zero_bytes(x):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _plain_chunk(data, i, last):  # pragma: no cover - compiled
-    """The eight bytes at ``data[i]`` lower-cased, and True, when they are plain text.
+def _chunk(data, i, last):  # pragma: no cover - compiled
+    """The eight bytes at ``data[i]`` with A-Z lower-cased, and a mask with 0x80 in each byte
+    that is not plain text (0: all eight are).
 
-    Plain: ASCII, no byte below 0x20 (tabs and newlines take the byte loop), no ``<``,
-    no two spaces in a row, and no leading space after ``last`` = 0x20; then the
-    normalized text is the bytes with A-Z lower-cased. Else (0, False).
+    Plain: ASCII, not below 0x20 (tabs and newlines take the byte loop), not ``<``, and
+    not a space after a space (``last`` = 0x20: the byte before ``data[i]``); the
+    normalized text of plain bytes is the bytes with A-Z lower-cased. Only the lowest
+    marked byte is sure to be marked rightly, and only the bytes below it to be
+    lower-cased rightly (a borrow or a carry may cross from a byte that is not plain into
+    the bytes above it): the bytes before the first one that is not plain are plain.
     """
     chunk = data[i : i + 8]  # indexed from 0: no wrap-around of negative indices per byte
     x = np.uint64(chunk[0])
     for k in range(1, 8):
         x |= np.uint64(chunk[k]) << np.uint64(8 * k)
-    if x & _HIGH:
-        return x, False
-    # some byte < 0x20 or == '<': (x - 0x20 ones) borrows into a high bit only there
-    if ((x - _SPACES) | _zero_bytes(x ^ _LTS)) & ~x & _HIGH:
-        return x, False
+    # some byte < 0x20 or == '<': (x - 0x20 ones) borrows into a high bit first there
+    bad = (x | (((x - _SPACES) | _zero_bytes(x ^ _LTS)) & ~x)) & _HIGH
     spaces = _zero_bytes(x ^ _SPACES)
-    if spaces & ((spaces << _S8) | np.uint64(0x80 if last == 0x20 else 0)):
-        return x, False
+    bad |= spaces & ((spaces << _S8) | np.uint64(0x80 if last == 0x20 else 0))
     upper = (x + np.uint64(0x3F) * _ONES) & ~(x + np.uint64(0x25) * _ONES) & _HIGH
-    return x | (upper >> np.uint64(2)), True
+    return x | (upper >> np.uint64(2)), bad
 
 
 @njit(cache=True, nogil=True)
@@ -182,25 +186,33 @@ def normalize_into(data, ascii_map, table, out):  # pragma: no cover - compiled
     high = np.uint8(0)  # 0x80 once a non-ASCII code point is written
     i = 0
     limit = table.size
-    # Plain text goes eight bytes at a time; from the first chunk that is not plain,
-    # ``skip`` bytes go one by one (twice as many after each chunk that fails at once,
-    # up to 64: text in other scripts rarely has a plain chunk).
+    # Plain text goes eight bytes at a time, up to the first byte that is not plain; from
+    # there ``skip`` bytes go one by one: one after a chunk that began plain, twice as
+    # many after each chunk that fails at once, up to 64 (text in other scripts rarely
+    # has a plain byte).
     skip = 8
     while i < n:
         if depth == 0:
             first = i
             while i + 8 <= n:
-                y, plain = _plain_chunk(data, i, last)
-                if not plain:
-                    break
+                y, bad = _chunk(data, i, last)
                 dst = out[o : o + 8]
                 for k in range(8):
                     dst[k] = np.uint8((y >> np.uint64(8 * k)) & _M8)
-                o += 8
-                i += 8
-                last = np.uint8(y >> _S56)
-            skip = min(2 * skip, 64) if i == first else 8
-        stop = min(n, i + skip)
+                if bad == _ZERO:
+                    o += 8
+                    i += 8
+                    last = np.uint8(y >> _S56)
+                    continue
+                # The plain bytes before the first other one are written: keep them.
+                k = np.intp(trailing_zeros(bad) >> np.uint64(3))
+                if k:
+                    o += k
+                    i += k
+                    last = np.uint8((y >> np.uint64(8 * k - 8)) & _M8)
+                break
+            skip = min(2 * skip, 64) if i == first else 1
+        stop = min(n, i + (skip if depth == 0 else 64))
         while i < stop:
             b = data[i]
             if b == 0x3C and i + 1 < n:  # '<' opens a tag before a letter or / ! ?
@@ -310,6 +322,63 @@ def _utf8_size(lead):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
+def _code_point_windows4(text, spread, pairs, planes, totals, block):  # pragma: no cover - compiled
+    """Vote every window of four code points of the valid UTF-8 ``text`` (FNV-1a 64 of its
+    bytes); returns how many there were. ``block`` is work space, empty on return.
+
+    One running FNV state per open window, in registers: each code point goes into all
+    four at once (one branch on its length per code point, not per window); the window
+    opened at a code point of two or more bytes starts from the two-byte table. Indices
+    are unsigned, so numba adds no wrap-around of negative indices to each access.
+    """
+    n = np.uint64(text.size)
+    windows = 0
+    filled = _ZERO
+    w0 = w1 = w2 = w3 = _OFFSET  # w0 is the oldest open window
+    seen = 0
+    p = _ZERO
+    while p < n:
+        b0 = text[p]
+        if b0 < 0x80:
+            w0 = (w0 ^ b0) * _PRIME
+            w1 = (w1 ^ b0) * _PRIME
+            w2 = (w2 ^ b0) * _PRIME
+            w3 = (w3 ^ b0) * _PRIME
+            p += _U1
+        else:
+            b1 = text[p + _U1]
+            w0 = (((w0 ^ b0) * _PRIME) ^ b1) * _PRIME
+            w1 = (((w1 ^ b0) * _PRIME) ^ b1) * _PRIME
+            w2 = (((w2 ^ b0) * _PRIME) ^ b1) * _PRIME
+            w3 = pairs[(np.uint64(b0) << _U8) | b1]
+            if b0 < 0xE0:
+                p += _U2
+            else:
+                stop = p + (_U3 if b0 < 0xF0 else _U4)
+                p += _U2
+                while p < stop:
+                    c = text[p]
+                    w0 = (w0 ^ c) * _PRIME
+                    w1 = (w1 ^ c) * _PRIME
+                    w2 = (w2 ^ c) * _PRIME
+                    w3 = (w3 ^ c) * _PRIME
+                    p += _U1
+        seen += 1
+        if seen >= 4:
+            block[filled] = w0
+            filled += _U1
+            if filled == _UBLOCK:
+                _vote_block(block, _BLOCK, spread, planes, totals)
+                windows += _BLOCK
+                filled = _ZERO
+        w0, w1, w2, w3 = w1, w2, w3, _OFFSET
+    if filled:
+        _vote_block(block, np.int64(filled), spread, planes, totals)
+        windows += np.int64(filled)
+    return windows
+
+
+@njit(cache=True, nogil=True)
 def vote_into(buf, start, end, ascii, char_n, word_n, spread, pairs, totals, planes, block,
               states):  # pragma: no cover - compiled
     """Fingerprint (uint64) of the normalized text ``buf[start:end]``: Charikar's sum over
@@ -358,43 +427,9 @@ def vote_into(buf, start, end, ascii, char_n, word_n, spread, pairs, totals, pla
         else:
             # One running FNV state per open window: each code point goes into all of
             # them at once (one branch on its length per code point, not per window).
-            if char_n == 4:  # the default: the four states live in registers
-                w0 = w1 = w2 = w3 = _OFFSET  # w0 is the oldest open window
-                seen = 0
-                p = start
-                while p < end:
-                    b0 = buf[p]
-                    if b0 < 0x80:
-                        w0 = (w0 ^ b0) * _PRIME
-                        w1 = (w1 ^ b0) * _PRIME
-                        w2 = (w2 ^ b0) * _PRIME
-                        w3 = (w3 ^ b0) * _PRIME
-                        p += 1
-                    elif b0 < 0xE0:
-                        b1 = buf[p + 1]
-                        w0 = (((w0 ^ b0) * _PRIME) ^ b1) * _PRIME
-                        w1 = (((w1 ^ b0) * _PRIME) ^ b1) * _PRIME
-                        w2 = (((w2 ^ b0) * _PRIME) ^ b1) * _PRIME
-                        w3 = (((w3 ^ b0) * _PRIME) ^ b1) * _PRIME
-                        p += 2
-                    else:
-                        stop = p + (3 if b0 < 0xF0 else 4)
-                        for k in range(p, stop):
-                            c = buf[k]
-                            w0 = (w0 ^ c) * _PRIME
-                            w1 = (w1 ^ c) * _PRIME
-                            w2 = (w2 ^ c) * _PRIME
-                            w3 = (w3 ^ c) * _PRIME
-                        p = stop
-                    seen += 1
-                    if seen >= 4:
-                        block[filled] = w0
-                        filled += 1
-                        if filled == _BLOCK:
-                            _vote_block(block, filled, spread, planes, totals)
-                            windows += filled
-                            filled = 0
-                    w0, w1, w2, w3 = w1, w2, w3, _OFFSET
+            if char_n == 4:  # the default
+                windows += _code_point_windows4(buf[start:end], spread, pairs, planes, totals,
+                                                block)
             else:
                 slot = 0  # the state of the window starting at the current code point
                 seen = 0
