@@ -214,9 +214,9 @@ def normalize_into(data, ascii_map, table, out):  # pragma: no cover - compiled
             skip = min(2 * skip, 64) if i == first else 1
         stop = min(n, i + (skip if depth == 0 else 64))
         while i < stop:
-            b = data[i]
+            b = data[np.uintp(i)]
             if b == 0x3C and i + 1 < n:  # '<' opens a tag before a letter or / ! ?
-                nb = data[i + 1]
+                nb = data[np.uintp(i + 1)]
                 if (0x61 <= (nb | 0x20) <= 0x7A) or nb == 0x2F or nb == 0x21 or nb == 0x3F:
                     depth += 1
                     i += 1
@@ -224,14 +224,14 @@ def normalize_into(data, ascii_map, table, out):  # pragma: no cover - compiled
             if depth > 0:
                 if b == 0x3E:
                     depth -= 1
-                    out[o] = 0x20
+                    out[np.uintp(o)] = 0x20
                     o += last != 0x20
                     last = np.uint8(0x20)
                 i += 1
                 continue
             if b < 0x80:  # branch-free collapse: a space advances only after a non-space
                 c = ascii_map[b]
-                out[o] = c
+                out[np.uintp(o)] = c
                 o += (c != 0x20) | (last != 0x20)
                 last = c
                 i += 1
@@ -239,27 +239,27 @@ def normalize_into(data, ascii_map, table, out):  # pragma: no cover - compiled
             # Fast paths: a valid 2- or 3-byte sequence whose mapping has the same length.
             if 0xC2 <= b <= 0xDF:
                 if i + 1 < n:
-                    b1 = data[i + 1]
+                    b1 = data[np.uintp(i + 1)]
                     if (b1 & 0xC0) == 0x80:
                         m = table[(np.intp(b & 0x1F) << 6) | (b1 & 0x3F)]
                         if 0x80 <= m < 0x800:
-                            out[o] = 0xC0 | (m >> 6)
-                            out[o + 1] = 0x80 | (m & 0x3F)
+                            out[np.uintp(o)] = 0xC0 | (m >> 6)
+                            out[np.uintp(o + 1)] = 0x80 | (m & 0x3F)
                             o += 2
                             last = np.uint8(0x80)
                             high = np.uint8(0x80)
                             i += 2
                             continue
             elif 0xE1 <= b <= 0xEF and b != 0xED and i + 2 < n:
-                b1 = data[i + 1]
-                b2 = data[i + 2]
+                b1 = data[np.uintp(i + 1)]
+                b2 = data[np.uintp(i + 2)]
                 if (b1 & 0xC0) == 0x80 and (b2 & 0xC0) == 0x80:
                     cp = (np.intp(b & 0x0F) << 12) | (np.intp(b1 & 0x3F) << 6) | (b2 & 0x3F)
                     m = table[cp] if cp < limit else np.uint32(cp)
                     if 0x800 <= m < 0x10000:
-                        out[o] = 0xE0 | (m >> 12)
-                        out[o + 1] = 0x80 | ((m >> 6) & 0x3F)
-                        out[o + 2] = 0x80 | (m & 0x3F)
+                        out[np.uintp(o)] = 0xE0 | (m >> 12)
+                        out[np.uintp(o + 1)] = 0x80 | ((m >> 6) & 0x3F)
+                        out[np.uintp(o + 2)] = 0x80 | (m & 0x3F)
                         o += 3
                         last = np.uint8(0x80)
                         high = np.uint8(0x80)
@@ -269,22 +269,22 @@ def normalize_into(data, ascii_map, table, out):  # pragma: no cover - compiled
             cp = 0xFFFD
             size = 1
             if 0xC2 <= b <= 0xDF:
-                if i + 1 < n and (data[i + 1] & 0xC0) == 0x80:
-                    cp = (np.int64(b & 0x1F) << 6) | (data[i + 1] & 0x3F)
+                if i + 1 < n and (data[np.uintp(i + 1)] & 0xC0) == 0x80:
+                    cp = (np.int64(b & 0x1F) << 6) | (data[np.uintp(i + 1)] & 0x3F)
                     size = 2
             elif 0xE0 <= b <= 0xEF:
                 if i + 2 < n:
-                    b1 = data[i + 1]
-                    b2 = data[i + 2]
+                    b1 = data[np.uintp(i + 1)]
+                    b2 = data[np.uintp(i + 2)]
                     lo = 0xA0 if b == 0xE0 else 0x80
                     hi = 0x9F if b == 0xED else 0xBF
                     if lo <= b1 <= hi and (b2 & 0xC0) == 0x80:
                         cp = (np.int64(b & 0x0F) << 12) | (np.int64(b1 & 0x3F) << 6) | (b2 & 0x3F)
                         size = 3
             elif 0xF0 <= b <= 0xF4 and i + 3 < n:
-                b1 = data[i + 1]
-                b2 = data[i + 2]
-                b3 = data[i + 3]
+                b1 = data[np.uintp(i + 1)]
+                b2 = data[np.uintp(i + 2)]
+                b3 = data[np.uintp(i + 3)]
                 lo = 0x90 if b == 0xF0 else 0x80
                 hi = 0x8F if b == 0xF4 else 0xBF
                 if lo <= b1 <= hi and (b2 & 0xC0) == 0x80 and (b3 & 0xC0) == 0x80:
@@ -298,12 +298,12 @@ def normalize_into(data, ascii_map, table, out):  # pragma: no cover - compiled
             i += size
             mapped = np.int64(table[cp]) if cp < limit else np.int64(cp)
             if mapped == 0x20:
-                out[o] = 0x20
+                out[np.uintp(o)] = 0x20
                 o += last != 0x20
                 last = np.uint8(0x20)
                 continue
             o = _put(out, o, mapped)
-            last = out[o - 1]
+            last = out[np.uintp(o - 1)]
             if mapped >= 0x80:
                 high = np.uint8(0x80)
     if last == 0x20 and o > 1:
@@ -321,6 +321,24 @@ def _utf8_size(lead):  # pragma: no cover - compiled
     return 3 if lead < 0xF0 else 4
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _ascii_run_end(text, p, n):  # pragma: no cover - compiled
+    """The first index ``q >= p`` of ``text`` (size ``n``) with a byte >= 0x80, or ``n``;
+    eight bytes at a time."""
+    q = p
+    while q + _U8 <= n:
+        x = np.uint64(text[q])
+        for k in range(1, 8):
+            x |= np.uint64(text[q + np.uint64(k)]) << np.uint64(8 * k)
+        high = x & _HIGH
+        if high:
+            return q + (trailing_zeros(high) >> _U3)
+        q += _U8
+    while q < n and text[q] < 0x80:
+        q += _U1
+    return q
+
+
 @njit(cache=True, nogil=True)
 def _code_point_windows4(text, spread, pairs, planes, totals, block):  # pragma: no cover - compiled
     """Vote every window of four code points of the valid UTF-8 ``text`` (FNV-1a 64 of its
@@ -328,17 +346,59 @@ def _code_point_windows4(text, spread, pairs, planes, totals, block):  # pragma:
 
     One running FNV state per open window, in registers: each code point goes into all
     four at once (one branch on its length per code point, not per window); the window
-    opened at a code point of two or more bytes starts from the two-byte table. Indices
-    are unsigned, so numba adds no wrap-around of negative indices to each access.
+    opened at a code point of two or more bytes starts from the two-byte table. A run of
+    four or more ASCII bytes goes at once: the three open windows take its first bytes,
+    the windows inside it are hashed as in ASCII text (two-byte table, two steps), and
+    the last three bytes open the next windows. Indices are unsigned, so numba adds no
+    wrap-around of negative indices to each access.
     """
     n = np.uint64(text.size)
     windows = 0
     filled = _ZERO
-    w0 = w1 = w2 = w3 = _OFFSET  # w0 is the oldest open window
+    w0 = w1 = w2 = w3 = _OFFSET  # w0 is the oldest open window; w3 the one opening here
     seen = 0
     p = _ZERO
     while p < n:
         b0 = text[p]
+        if b0 < 0x80 and seen >= 3 and p + _U4 <= n and text[p + _U1] < 0x80:
+            q = _ascii_run_end(text, p, n)
+            if q - p >= _U4:
+                b1 = text[p + _U1]
+                b2 = text[p + _U2]
+                if filled > _UBLOCK - _U3:
+                    _vote_block(block, np.int64(filled), spread, planes, totals)
+                    windows += np.int64(filled)
+                    filled = _ZERO
+                block[filled] = (w0 ^ b0) * _PRIME
+                block[filled + _U1] = (((w1 ^ b0) * _PRIME) ^ b1) * _PRIME
+                block[filled + _U2] = (((((w2 ^ b0) * _PRIME) ^ b1) * _PRIME) ^ b2) * _PRIME
+                filled += _U3
+                run = text[p:q]  # indexed from 0
+                inside = q - p - _U3  # windows wholly inside the run
+                j = _ZERO
+                while j < inside:
+                    count = min(inside - j, _UBLOCK - filled)
+                    part = run[j : j + count + _U3]
+                    dst = block[filled : filled + count]
+                    for k in range(count):
+                        h = pairs[(np.intp(part[k]) << 8) | part[k + 1]]
+                        h = (h ^ part[k + 2]) * _PRIME
+                        dst[k] = (h ^ part[k + 3]) * _PRIME
+                    filled += count
+                    j += count
+                    if filled == _UBLOCK:
+                        _vote_block(block, _BLOCK, spread, planes, totals)
+                        windows += _BLOCK
+                        filled = _ZERO
+                c1 = text[q - _U3]
+                c2 = text[q - _U2]
+                c3 = text[q - _U1]
+                w0 = (pairs[(np.uint64(c1) << _U8) | c2] ^ c3) * _PRIME
+                w1 = pairs[(np.uint64(c2) << _U8) | c3]
+                w2 = (_OFFSET ^ c3) * _PRIME
+                seen += np.int64(q - p)
+                p = q
+                continue
         if b0 < 0x80:
             w0 = (w0 ^ b0) * _PRIME
             w1 = (w1 ^ b0) * _PRIME
