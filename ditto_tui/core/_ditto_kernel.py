@@ -144,16 +144,37 @@ def _zero_bytes(x):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _chunk(data, i, last):  # pragma: no cover - compiled
-    """The eight bytes at ``data[i]`` with A-Z lower-cased, and a mask with 0x80 in each byte
-    that is not plain text (0: all eight are).
+def _plain_chunk(data, i, last):  # pragma: no cover - compiled
+    """The eight bytes at ``data[i]`` lower-cased, and True, when they are plain text.
 
-    Plain: ASCII, not below 0x20 (tabs and newlines take the byte loop), not ``<``, and
-    not a space after a space (``last`` = 0x20: the byte before ``data[i]``); the
-    normalized text of plain bytes is the bytes with A-Z lower-cased. Only the lowest
-    marked byte is sure to be marked rightly, and only the bytes below it to be
-    lower-cased rightly (a borrow or a carry may cross from a byte that is not plain into
-    the bytes above it): the bytes before the first one that is not plain are plain.
+    Plain: ASCII, no byte below 0x20 (tabs and newlines take the byte loop), no ``<``,
+    no two spaces in a row, and no leading space after ``last`` = 0x20; then the
+    normalized text is the bytes with A-Z lower-cased. Else (0, False).
+    """
+    chunk = data[i : i + 8]  # indexed from 0: no wrap-around of negative indices per byte
+    x = np.uint64(chunk[0])
+    for k in range(1, 8):
+        x |= np.uint64(chunk[k]) << np.uint64(8 * k)
+    if x & _HIGH:
+        return x, False
+    # some byte < 0x20 or == '<': (x - 0x20 ones) borrows into a high bit only there
+    if ((x - _SPACES) | _zero_bytes(x ^ _LTS)) & ~x & _HIGH:
+        return x, False
+    spaces = _zero_bytes(x ^ _SPACES)
+    if spaces & ((spaces << _S8) | np.uint64(0x80 if last == 0x20 else 0)):
+        return x, False
+    upper = (x + np.uint64(0x3F) * _ONES) & ~(x + np.uint64(0x25) * _ONES) & _HIGH
+    return x | (upper >> np.uint64(2)), True
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _plain_prefix(data, i, last):  # pragma: no cover - compiled
+    """The eight bytes at ``data[i]`` with A-Z lower-cased, and how many of them come
+    before the first that is not plain (as ``_plain_chunk`` says; 8: all are plain).
+
+    Only the bytes before that first one are sure to be lower-cased rightly (a borrow or
+    a carry may cross from a byte that is not plain into the bytes above it), and only
+    the lowest byte marked not plain is sure to be marked rightly.
     """
     chunk = data[i : i + 8]  # indexed from 0: no wrap-around of negative indices per byte
     x = np.uint64(chunk[0])
@@ -164,7 +185,8 @@ def _chunk(data, i, last):  # pragma: no cover - compiled
     spaces = _zero_bytes(x ^ _SPACES)
     bad |= spaces & ((spaces << _S8) | np.uint64(0x80 if last == 0x20 else 0))
     upper = (x + np.uint64(0x3F) * _ONES) & ~(x + np.uint64(0x25) * _ONES) & _HIGH
-    return x | (upper >> np.uint64(2)), bad
+    plain = np.intp(trailing_zeros(bad) >> np.uint64(3)) if bad else 8
+    return x | (upper >> np.uint64(2)), plain
 
 
 @njit(cache=True, nogil=True)
@@ -195,22 +217,24 @@ def normalize_into(data, ascii_map, table, out):  # pragma: no cover - compiled
         if depth == 0:
             first = i
             while i + 8 <= n:
-                y, bad = _chunk(data, i, last)
+                y, plain = _plain_chunk(data, i, last)
+                if not plain:
+                    break
                 dst = out[o : o + 8]
                 for k in range(8):
                     dst[k] = np.uint8((y >> np.uint64(8 * k)) & _M8)
-                if bad == _ZERO:
-                    o += 8
-                    i += 8
-                    last = np.uint8(y >> _S56)
-                    continue
-                # The plain bytes before the first other one are written: keep them.
-                k = np.intp(trailing_zeros(bad) >> np.uint64(3))
+                o += 8
+                i += 8
+                last = np.uint8(y >> _S56)
+            if i + 8 <= n:  # a chunk that is not all plain: its plain bytes before the first other
+                y, k = _plain_prefix(data, i, last)
                 if k:
+                    dst = out[o : o + 8]
+                    for j in range(8):
+                        dst[j] = np.uint8((y >> np.uint64(8 * j)) & _M8)
                     o += k
                     i += k
                     last = np.uint8((y >> np.uint64(8 * k - 8)) & _M8)
-                break
             skip = min(2 * skip, 64) if i == first else 1
         stop = min(n, i + (skip if depth == 0 else 64))
         while i < stop:
@@ -416,13 +440,15 @@ def _code_point_windows4(text, spread, pairs, planes, totals, block):  # pragma:
             else:
                 stop = p + (_U3 if b0 < 0xF0 else _U4)
                 p += _U2
-                while p < stop:
+                while True:  # one more byte (three-byte code points: once), or two
                     c = text[p]
                     w0 = (w0 ^ c) * _PRIME
                     w1 = (w1 ^ c) * _PRIME
                     w2 = (w2 ^ c) * _PRIME
                     w3 = (w3 ^ c) * _PRIME
                     p += _U1
+                    if p == stop:
+                        break
         seen += 1
         if seen >= 4:
             block[filled] = w0
