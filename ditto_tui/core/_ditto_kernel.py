@@ -389,7 +389,7 @@ def _code_point_windows4(text, spread, pairs, planes, totals, block):  # pragma:
             if q - p >= _U4:
                 b1 = text[p + _U1]
                 b2 = text[p + _U2]
-                if filled > _UBLOCK - _U3:
+                if filled > _UBLOCK - _U4:  # room for these three and the next window
                     _vote_block(block, np.int64(filled), spread, planes, totals)
                     windows += np.int64(filled)
                     filled = _ZERO

@@ -83,3 +83,30 @@ def test_every_position_of_the_first_other_byte_in_a_chunk(engine_kernel: str, r
     if engine_kernel != "numpy":
         assert kernel.ditto(len(data)).normalize_utf8(data) == ref_normalize(data).encode("utf-8")
     assert Featurizer().fingerprint(data) == ref_sum(ref_features(data, 4, 0))
+
+
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(mixed_docs.filter(bool), st.sampled_from([b"ab", b"Xy ", b"\xc3\xa9", b" "]))
+def test_the_code_point_vote_writes_only_inside_its_work_space(engine_kernel: str, doc: bytes,
+                                                               filler: bytes) -> None:
+    """numba's vote over windows of four code points, with guard cells around its arrays."""
+    if engine_kernel != "numba":
+        pytest.skip("numba's dispatchers only")
+    import numpy as np
+
+    from ditto_tui.core import _ditto_kernel
+    from ditto_tui.core._ditto_tables import PAIRS, SPREAD
+
+    text = np.frombuffer(_long(doc, filler), dtype=np.uint8)
+    text = np.frombuffer(kernel.ditto(text.size).normalize_utf8(text.tobytes()), dtype=np.uint8)
+    guard = 64
+    cells = {"block": (3840, np.uint64), "totals": (64, np.int64), "planes": (4, np.uint64)}
+    arrays = {name: np.full(size + 2 * guard, 0x5A5A, dtype=dtype) for name, (size, dtype) in cells.items()}
+    views = {name: array[guard:-guard] for name, array in arrays.items()}
+    views["totals"][:] = 0
+    views["planes"][:] = 0
+    windows = _ditto_kernel._code_point_windows4(text, SPREAD, PAIRS, views["planes"], views["totals"],
+                                                 views["block"])
+    assert windows == len(text.tobytes().decode("utf-8")) - 3
+    for array in arrays.values():
+        assert (array[:guard] == 0x5A5A).all() and (array[-guard:] == 0x5A5A).all()
