@@ -236,7 +236,9 @@ def normalize_into(data, ascii_map, table, out):  # pragma: no cover - compiled
                     i += k
                     last = np.uint8((y >> np.uint64(8 * k - 8)) & _M8)
             skip = min(2 * skip, 64) if i == first else 1
-        stop = min(n, i + (skip if depth == 0 else 64))
+        stop = min(n, i + (skip if depth == 0 else 64))  # inside a tag: 64 at a time
+        # The indices below are cast to unsigned (they never are negative): numba then
+        # adds no wrap-around of negative indices to each access.
         while i < stop:
             b = data[np.uintp(i)]
             if b == 0x3C and i + 1 < n:  # '<' opens a tag before a letter or / ! ?
