@@ -236,7 +236,7 @@ def normalize_into(data, ascii_map, table, out):  # pragma: no cover - compiled
                     i += k
                     last = np.uint8((y >> np.uint64(8 * k - 8)) & _M8)
             skip = min(2 * skip, 64) if i == first else 1
-        stop = min(n, i + (skip if depth == 0 else 64))  # inside a tag: 64 at a time
+        stop = min(n, i + (skip if depth == 0 else 64))  # a tag: up to its end, 64 at a time
         # The indices below are cast to unsigned (they never are negative): numba then
         # adds no wrap-around of negative indices to each access.
         while i < stop:
@@ -253,6 +253,8 @@ def normalize_into(data, ascii_map, table, out):  # pragma: no cover - compiled
                     out[np.uintp(o)] = 0x20
                     o += last != 0x20
                     last = np.uint8(0x20)
+                    if depth == 0:  # back to eight bytes at a time
+                        stop = i + 1
                 i += 1
                 continue
             if b < 0x80:  # branch-free collapse: a space advances only after a non-space
