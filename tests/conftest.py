@@ -90,8 +90,9 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """``-n auto``: two workers per core, and one more. A UI test waits on Textual's frame
     timer and the app's worker threads for more than half of its wall time; the other
-    workers run while it waits. On two cores (quiet machine, warm caches) the quick suite
-    took 139 s with 3 workers, 125 s with 4 and 119-130 s with 5 (about the same CPU)."""
+    workers run while it waits. On two cores (quiet machine, warm caches, tests handed out
+    at most four at a time, ``--maxschedchunk 4``) the quick suite took 105.0 s with 4
+    workers, 104.1 s with 5 and 105.3 s with 6."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     return 2 * (cores or 1) + 1
 
