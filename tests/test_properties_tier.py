@@ -4,6 +4,7 @@ all of them in CI's own step (``DITTO_TUI_PROPERTIES=full pytest -m property``).
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -69,3 +70,32 @@ def test_the_ui_tests_are_handed_out_first(request: pytest.FixtureRequest) -> No
     modules = [nodeid.split("::")[0] for nodeid in ids]
     runs = [m for k, m in enumerate(modules) if k == 0 or modules[k - 1] != m]
     assert len(runs) == len(set(runs))  # each module's tests together
+
+
+def test_the_controller_compiles_the_package_and_rewrites_the_test_modules_once(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    """Before the workers start, the package's bytecode and each test module's
+    assert-rewritten bytecode are written (``tests/conftest.py``), so that the workers of a
+    fresh clone do not each rewrite every test module."""
+    from _pytest.assertion import rewrite
+
+    from tests.conftest import compile_bytecode_once
+
+    package, tests = tmp_path / "pkg", tmp_path / "tests"
+    package.mkdir()
+    tests.mkdir()
+    (package / "mod.py").write_text("VALUE = 1\n")
+    (tests / "test_x.py").write_text("def test_x():\n    assert [1] == [2]\n")
+    (tests / "helper.py").write_text("X = 1\n")
+    compile_bytecode_once(request.config, package, tests)
+    assert list((package / "__pycache__").glob("mod.*.pyc"))
+    pyc = tests / "__pycache__" / ("test_x" + rewrite.PYC_TAIL)
+    code = rewrite._read_pyc(tests / "test_x.py", pyc)
+    assert code is not None
+    namespace: dict = {}
+    exec(code, namespace)
+    with pytest.raises(AssertionError) as failed:
+        namespace["test_x"]()
+    assert "[1] == [2]" in str(failed.value)  # the rewritten assert explains itself
+    assert not (tests / "__pycache__" / ("helper" + rewrite.PYC_TAIL)).exists()
