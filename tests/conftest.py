@@ -74,17 +74,16 @@ def pytest_configure(config: pytest.Config) -> None:
         config.stash[gc_collect_iterations_key] = 1
     if hasattr(config, "workerinput") or not config.pluginmanager.hasplugin("dsession"):
         return
-    if os.environ.get(kernel.ENV, "").strip().lower() == "numpy":
-        return
-    for kind in ("html", "ditto"):  # the html kernel takes longest: start it first
-        _compiling.append(
-            subprocess.Popen(
-                [sys.executable, "-m", "tests.compile_kernels", kind],
-                cwd=_ROOT,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.PIPE,
+    if os.environ.get(kernel.ENV, "").strip().lower() != "numpy":  # no kernel to compile
+        for kind in ("html", "ditto"):  # the html kernel takes longest: start it first
+            _compiling.append(
+                subprocess.Popen(
+                    [sys.executable, "-m", "tests.compile_kernels", kind],
+                    cwd=_ROOT,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.PIPE,
+                )
             )
-        )
     compile_bytecode_once(config, _ROOT / "ditto_tui", _ROOT / "tests")
 
 
