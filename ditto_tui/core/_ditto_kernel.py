@@ -624,8 +624,6 @@ def spans_into(data, offsets, sizes, char_n, word_n, ascii_map, table, spread, p
 
 
 _NEWLINES = np.uint64(0x0A0A0A0A0A0A0A0A)
-#: (1 << 8k) times this has k in its top byte: where the lowest flagged byte of a word is.
-_BYTE_INDEX = np.uint64(0x0001020304050607)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -657,8 +655,7 @@ def next_postmark(data, pos, hi):  # pragma: no cover - compiled
         if found == 0:
             j += 8
             continue
-        lowest = found & (~found + np.uint64(1))  # 0x80 in the first newline's byte
-        j += np.intp(((lowest >> np.uint64(7)) * _BYTE_INDEX) >> _S56)
+        j += np.intp(trailing_zeros(found) >> np.uint64(3))  # the first newline's byte
         if _postmark_at(data, j + 1):
             return j + 1
         j += 1
