@@ -29,6 +29,15 @@ def bar_lines(bar: ScrollBar) -> list[list]:
     return [list(strip) for strip in bar.render_lines(Region(0, 0, *bar.size))]
 
 
+async def drawn_after(pilot, drawn: list[int], count: int) -> list[int]:
+    """``drawn`` once it holds ``count`` renders (a busy machine may paint a few frames late)."""
+    for _ in range(100):
+        if len(drawn) >= count:
+            break
+        await pilot.pause(0.01)
+    return drawn
+
+
 async def test_the_bar_repaints_only_when_its_thumb_moves(monkeypatch):
     app = NumbersApp()
     async with app.run_test(size=(40, 14)) as pilot:
@@ -37,26 +46,38 @@ async def test_the_bar_repaints_only_when_its_thumb_moves(monkeypatch):
         await pilot.pause()
         bar = table.vertical_scrollbar
         assert isinstance(bar, SteadyScrollBar) and bar.display
+        # The bar asks for a repaint (or not) while the row count changes, at once: count
+        # those requests, not the renders, which the screen's timer may run frames later.
+        asked: list[int] = []
+        refresh = SteadyScrollBar.refresh
+
+        def counted_refresh(self, *args, **kwargs):
+            asked.append(self.window_virtual_size)
+            return refresh(self, *args, **kwargs)
+
         drawn: list[int] = []
         render = SteadyScrollBar.render
 
-        def counted(self):
+        def counted_render(self):
             drawn.append(self.window_virtual_size)
             return render(self)
 
-        shown = bar_lines(bar)
-        monkeypatch.setattr(SteadyScrollBar, "render", counted)
+        shown = bar_lines(bar)  # (drawn now: the bar compares later values with this one)
+        monkeypatch.setattr(SteadyScrollBar, "refresh", counted_refresh)
         for count in (4990, 4000, 4999):  # a one-cell thumb at the top each time
             table.set_rows(range(count))
             await pilot.pause()
         assert bar.window_virtual_size == 5000  # (the header line and 4,999 rows)
-        assert drawn == []
-        monkeypatch.setattr(SteadyScrollBar, "render", render)
+        assert asked == []
         assert bar_lines(bar) == shown  # a repaint would have drawn the same bar
-        monkeypatch.setattr(SteadyScrollBar, "render", counted)
+        monkeypatch.setattr(SteadyScrollBar, "render", counted_render)
         table.set_rows(range(40))  # a long thumb
         await pilot.pause()
-        assert drawn == [41]
+        assert asked and set(asked) == {41}
+        assert (await drawn_after(pilot, drawn, 1))[-1] == 41
+        asked.clear()
+        rendered = len(drawn)
         table.move_cursor(row=39)  # scrolled to the end: the thumb moves down
         await pilot.pause()
-        assert len(drawn) == 2
+        assert asked
+        assert len(await drawn_after(pilot, drawn, rendered + 1)) > rendered
