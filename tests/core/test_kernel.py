@@ -271,3 +271,91 @@ def test_the_kernel_command_says_what_runs_each_pipeline() -> None:
                               text=True, env={**environment, kernel.ENV: "native"}, cwd=ROOT,
                               check=True)
         assert "active native (ditto native, html native)" in done.stdout
+
+
+def _vector_files() -> tuple[list[dict], list[dict]]:
+    data = ROOT / "tests" / "data"
+    return tuple(  # type: ignore[return-value]
+        [json.loads(line) for line in (data / name).read_text(encoding="utf-8").split("\n") if line]
+        for name in ("ditto2-vectors.jsonl", "html-distance-vectors.jsonl")
+    )
+
+
+def test_both_linkers_run_the_saved_objects_to_every_vector(tmp_path: Path) -> None:
+    """The saved objects linked by LLVM and by ``elf_link`` (through this host's record,
+    which the LLVM link writes) give the reference fingerprint of every vector."""
+    pytest.importorskip("numba")
+    import base64
+
+    from ditto_tui.core import elf_link, native
+    from ditto_tui.core.html_structure import MAX_TOKENS
+
+    shutil.copytree(_saved_native_folder() / "native", tmp_path / "native")
+    for record in (tmp_path / "native").glob("*-host-*.json"):
+        record.unlink()
+    linked = {}
+    for linker in ("llvm", "any", "any"):  # the first "any" links with LLVM, then records
+        linked[linker] = {kind: native.KINDS[kind](native.load(str(tmp_path), kind, linker=linker))
+                          for kind in ("ditto", "html")}
+    if elf_link.supported_here():
+        assert native.LINKED_BY == {"ditto": "elf_link", "html": "elf_link"}
+        assert len(list((tmp_path / "native").glob("*-host-*.json"))) == 2
+    ditto_vectors, html_vectors = _vector_files()
+    for vector in ditto_vectors:
+        data = base64.b64decode(vector["b64"]) if vector["text"] is None else vector["text"].encode()
+        for engines in linked.values():
+            got = engines["ditto"].fingerprint(data, vector["charN"], vector["wordN"])
+            assert f"{got:016x}" == vector["fp"], vector["id"]
+    for vector in html_vectors:
+        page = base64.b64decode(vector["b64"])
+        for shingle in (1, 2, 3):
+            for engines in linked.values():
+                got = engines["html"].fingerprint(page, shingle, MAX_TOKENS)
+                assert got is None or f"{got:016x}" == vector[f"shingle{shingle}"], vector["id"]
+
+
+def test_a_host_record_that_does_not_fit_sends_the_link_to_llvm(tmp_path: Path) -> None:
+    pytest.importorskip("numba")
+    from ditto_tui.core import elf_link, native
+
+    if not elf_link.supported_here():
+        pytest.skip("elf_link links on Linux x86-64 only")
+    shutil.copytree(_saved_native_folder() / "native", tmp_path / "native")
+    folder = str(tmp_path)
+    native.load(folder, "ditto", linker="llvm")  # (writes no record)
+    native.load(folder, "ditto")  # LLVM, then the record
+    host = native._host_path(folder, "ditto", native.host_key("ditto"))
+    assert json.loads(host.read_text())["host"] == native.host_key("ditto")
+    native.load(folder, "ditto")
+    assert native.LINKED_BY["ditto"] == "elf_link"
+    for meta in ("nowhere.json", "../../escape.json", 7):  # a record naming something else
+        host.write_text(json.dumps({"host": native.host_key("ditto"), "meta": meta}))
+        assert set(native.load(folder, "ditto")) == {"spans", "normalize", "mbox"}
+        assert native.LINKED_BY["ditto"] == "llvm"  # and the record is written again:
+        native.load(folder, "ditto")
+        assert native.LINKED_BY["ditto"] == "elf_link"
+    code, meta_path = native._paths(folder, "ditto", native.key("ditto"))
+    meta = json.loads(meta_path.read_text())
+    meta["key"]["source"] = "0" * 64  # an object of other sources: not this one
+    meta_path.write_text(json.dumps(meta))
+    with pytest.raises(native.Missing):
+        native.load(folder, "ditto")
+
+
+def test_a_later_process_links_the_saved_objects_without_llvmlite() -> None:
+    pytest.importorskip("numba")
+    from ditto_tui.core import elf_link
+
+    if not elf_link.supported_here():
+        pytest.skip("elf_link links on Linux x86-64 only")
+    expected = _numpy_values()
+    _saved_native_folder()
+    out = _run(
+        "import sys\n" + _SAMPLES + "from ditto_tui.core import kernel, native\n"
+        "print(sorted(native.LINKED_BY.values()), 'llvmlite' in sys.modules)\n"
+        "print(json.dumps([fps, pages]))",
+        DITTO_TUI_KERNEL="native",
+    )
+    started, values = out.splitlines()
+    assert started == "['elf_link', 'elf_link'] False"
+    assert values == expected
