@@ -28,6 +28,10 @@ QUICK_EXIT = ("fingerprint", "fp")
 def main() -> int:
     """Run the command line (``ditto-tui ...``)."""
     configure()
+    if sys.argv[1:2] and sys.argv[1] in QUICK_EXIT:  # read large files while numpy loads
+        from ditto_tui.corpus import readahead
+
+        readahead.start(arg for arg in sys.argv[2:] if not arg.startswith("-"))
     from ditto_tui.cli import main as cli_main
 
     code = cli_main()

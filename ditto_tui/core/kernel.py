@@ -311,6 +311,10 @@ def status() -> str:
     if _modules or _native:
         text += " (" + ", ".join(f"{kind} {active(kind)}" for kind in _MODULES) + ")"
     text += f", cache {cache_dir()}"
+    linked = getattr(sys.modules.get("ditto_tui.core.native"), "LINKED_BY", None)
+    if linked:
+        text += ", machine code linked by " + ", ".join(
+            f"{kind} {how}" for kind, how in sorted(linked.items()))
     for kind, why in sorted(_native_failure.items()):
         text += f"; {kind} not native: {why}"
     if _failure is not None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import errno
 import os
 
+from ditto_tui.corpus import readahead
 from ditto_tui.corpus.rootdir import Refused, RootDir, kind_reason
 
 __all__ = [
@@ -111,7 +112,12 @@ def read_document_bytes(
             if st.st_size > max_size:
                 raise SkipFile(too_large(st.st_size, max_size))
             try:
-                if not want_binary:
+                early = readahead.take(st)
+                if early is not None:
+                    if not want_binary and is_binary(early[:BINARY_PROBE]):
+                        return early[:BINARY_PROBE], st, True
+                    data = early
+                elif not want_binary:
                     head = os.read(fd, BINARY_PROBE)
                     if is_binary(head):
                         return head, st, True
@@ -152,7 +158,9 @@ def read_walked(root: RootDir, rel: str, inode: int, max_size: int) -> tuple[byt
     try:
         if st.st_size > max_size:
             return None
-        data = os.read(fd, st.st_size + 1)
+        data = readahead.take(st)
+        if data is None:
+            data = os.read(fd, st.st_size + 1)
         if len(data) != st.st_size:
             return None
         after = os.fstat(fd)

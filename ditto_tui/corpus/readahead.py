@@ -1,0 +1,109 @@
+"""Reading the large files named on a command line while the program still loads.
+
+``ditto-tui fingerprint MAIL.mbox`` spends its first 0.15-0.2 s importing numpy and the
+program on one core, then reads the file (0.04 s for 58 MB, mostly the kernel copying
+it and faulting in fresh memory). The program's entry point (``launch``) calls
+:func:`start` before those imports: one thread reads each large regular file named on
+the command line (a read releases the GIL, so it runs on another core meanwhile).
+When the walk later opens the same file, :func:`take` hands over those bytes instead of
+a second read, if the file is the same one (device and inode) and unchanged (size and
+modification time, checked before and after the early read and again at the open). Both
+readers take them: the one of ``--no-cache`` runs (``read_walked``) and the careful one
+(``read_document_bytes``).
+
+The early read goes through the same gate as every read (``RootDir``, ``O_NOFOLLOW``,
+never a FIFO or a device: ``read_document_bytes``); a symlink named on the command line
+is not read early. Bytes nobody takes (a file the cache already knows, or one the
+options leave out) stay in memory until the process ends, so only files of ``MIN_SIZE``
+to ``MAX_SIZE`` bytes, ``BUDGET`` bytes in all, are read early.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import threading
+from collections.abc import Iterable
+
+__all__ = ["BUDGET", "MAX_SIZE", "MIN_SIZE", "start", "take"]
+
+#: Files smaller than this are read when needed (their read is short).
+MIN_SIZE = 8 << 20
+#: Larger files are read when needed (the command's default ``--max-size``).
+MAX_SIZE = 64 << 20
+#: At most this many bytes are read early in all.
+BUDGET = 128 << 20
+
+
+class _Early:
+    __slots__ = ("path", "done", "data", "size", "mtime_ns")
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.done = threading.Event()
+        self.data: bytes | None = None
+        self.size = self.mtime_ns = -1
+
+
+_early: dict[tuple[int, int], _Early] = {}  # (device, inode) -> its early read
+_owner = 0  # the process that started the reads (a forked child never takes them)
+_reader: threading.Thread | None = None  # the thread reading them (it takes none itself)
+
+
+def start(paths: Iterable[str]) -> int:
+    """Read, in a background thread, each of ``paths`` that is a regular file (not a
+    symlink) of ``MIN_SIZE`` to ``MAX_SIZE`` bytes, within ``BUDGET``; how many."""
+    global _owner, _reader
+    chosen: list[_Early] = []
+    total = 0
+    for path in paths:
+        try:
+            st = os.lstat(path)
+        except (OSError, ValueError):
+            continue
+        key = (st.st_dev, st.st_ino)
+        if (not stat.S_ISREG(st.st_mode) or not MIN_SIZE <= st.st_size <= MAX_SIZE
+                or total + st.st_size > BUDGET or key in _early):
+            continue
+        total += st.st_size
+        early = _Early(path)
+        _early[key] = early
+        chosen.append(early)
+    if chosen:
+        _owner = os.getpid()
+        _reader = threading.Thread(target=_read, args=(chosen,), name="ditto-tui read-ahead",
+                                   daemon=True)
+        _reader.start()
+    return len(chosen)
+
+
+def _read(chosen: list[_Early]) -> None:
+    from ditto_tui.corpus.reading import SkipFile, read_document_bytes
+    from ditto_tui.corpus.rootdir import RootDir
+
+    for early in chosen:
+        try:
+            root = RootDir.for_file(early.path)
+            with root:
+                data, st, _binary = read_document_bytes(root, root.file_rel(""), max_size=MAX_SIZE)
+            early.data, early.size, early.mtime_ns = data, st.st_size, st.st_mtime_ns
+        except (SkipFile, OSError, ValueError):
+            pass
+        finally:
+            early.done.set()
+
+
+def take(st: os.stat_result) -> bytes | None:
+    """The bytes read early of the file whose ``fstat`` (taken at its open) is ``st``,
+    waiting for that read to end; None when it was not read early, was not read to the
+    end, or has changed since."""
+    if not _early or _owner != os.getpid() or threading.current_thread() is _reader:
+        return None
+    early = _early.pop((st.st_dev, st.st_ino), None)
+    if early is None:
+        return None
+    early.done.wait()
+    data, early.data = early.data, None
+    if data is None or (early.size, early.mtime_ns) != (st.st_size, st.st_mtime_ns):
+        return None
+    return data
