@@ -60,6 +60,10 @@ class _Scratch:
         self.arrays = (np.empty((attrs, 4), dtype=np.int64), np.empty(room, dtype=np.uint8),
                        np.empty(1 + room // 4, dtype=np.int64))
 
+    def fits(self, size: int) -> bool:
+        """True when a page of ``size`` bytes gets the room a new scratch would give it."""
+        return self.arrays[1].size >= 512 + size
+
     def grown(self, status: int) -> bool:
         """True when ``status`` asked for larger arrays (now in place: call again)."""
         attrs, feat, fstart = self.arrays

@@ -1,0 +1,97 @@
+"""The native kernels keep each thread's work arrays between documents: documents of any
+size and kind, in any order and from several threads, get the numpy code's fingerprints."""
+
+from __future__ import annotations
+
+import random
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from ditto_tui.core import Featurizer, kernel, native
+from ditto_tui.core.html_structure import MAX_TOKENS, HtmlStructure
+
+pytest.importorskip("numba")
+
+
+@pytest.fixture(scope="module")
+def engines():
+    kernel.select("native")
+    try:
+        assert kernel.warm(), kernel.status()
+        ditto, html = kernel.ditto(1 << 40), kernel.html(1 << 40)
+        assert isinstance(ditto, native.NativeDitto) and isinstance(html, native.NativeHtml)
+        yield ditto, html
+    finally:
+        kernel.select(None)
+
+
+def _numpy_fingerprints(docs: list[bytes], pages: list[bytes]) -> tuple[list[int], list[int]]:
+    kernel.select("numpy")
+    try:
+        featurizer, structure = Featurizer(), HtmlStructure()
+        return ([int(featurizer.fingerprint(d)) for d in docs],
+                [int(structure.fingerprint(p)) for p in pages])
+    finally:
+        kernel.select("native")
+
+
+def _document(rng: random.Random, size: int) -> bytes:
+    words = ["alpha", "Beta", "déjà", "ПРИВЕТ", "漢字", "x", "\t", "\n\n", "naïve", "end."]
+    parts, total = [], 0
+    while total < size:
+        word = rng.choice(words)
+        parts.append(word)
+        total += len(word.encode()) + 1
+    return " ".join(parts).encode()[:size]
+
+
+def _page(rng: random.Random, tags: int, attrs: int = 2) -> bytes:
+    parts = ["<html><body>"]
+    for i in range(tags):
+        attributes = " ".join(f'a{j}="v{rng.randrange(9)}"' for j in range(attrs))
+        parts.append(f"<div class=c{i % 7} {attributes}><p>text {i}</p></div>")
+    return ("".join(parts) + "</body></html>").encode()
+
+
+def test_documents_of_changing_size_and_kind_get_the_numpy_fingerprints(engines) -> None:
+    ditto, _html = engines
+    rng = random.Random(7)
+    sizes = [0, 1, 5000, 10, 3_000_000, 20, 1_500_000, 7, 400_000, 3]
+    docs = [_document(rng, size) for size in sizes]
+    expected, _ = _numpy_fingerprints(docs, [])
+    for kind in (bytes, bytearray, memoryview):
+        got = [ditto.fingerprint(kind(d), 4, 0) for d in docs]
+        assert got == expected, kind
+    work = ditto._work
+    assert work.buffer.size <= 3 * native._KEEP_BYTES + 2  # a large document's buffer is not kept
+
+
+def test_pages_of_changing_size_and_shape_get_the_numpy_fingerprints(engines) -> None:
+    _ditto, html = engines
+    rng = random.Random(11)
+    pages = [b"", b"<p>x</p>", _page(rng, 3), _page(rng, 40_000), _page(rng, 5),
+             _page(rng, 2, attrs=300),  # more attributes than the first scratch holds
+             _page(rng, 2), _page(rng, 8_000), b"<p>" * 20]
+    _, expected = _numpy_fingerprints([], pages)
+    for kind in (bytes, bytearray, memoryview):
+        got = []
+        for page in pages:
+            fp = html.fingerprint(kind(page), 3, MAX_TOKENS)
+            got.append(fp if fp is not None else int(HtmlStructure().fingerprint(page)))
+        assert got == expected, kind
+    assert html._work.scratch is not None and html._work.scratch.fits(1000)
+    assert not html._work.scratch.fits(2 * native._KEEP_BYTES)
+
+
+def test_threads_keep_their_own_work_arrays(engines) -> None:
+    ditto, html = engines
+    rng = random.Random(3)
+    docs = [_document(rng, rng.choice([30, 3000, 300_000])) for _ in range(60)]
+    pages = [_page(rng, rng.choice([1, 50, 2000])) for _ in range(60)]
+    expected_docs, expected_pages = _numpy_fingerprints(docs, pages)
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        got_docs = list(pool.map(lambda d: ditto.fingerprint(d, 4, 0), docs))
+        got_pages = list(pool.map(lambda p: html.fingerprint(p, 3, MAX_TOKENS), pages))
+    assert got_docs == expected_docs
+    assert got_pages == expected_pages
