@@ -243,9 +243,9 @@ def _load_by_host(folder: str, kind: str) -> dict[str, int] | None:
         built, entries = meta["key"], meta["entries"]
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    if meta.get("symbols") or host.get("host") != record or any(built.get(name) != value for name, value in
-                                         _built_from(kind).items()):
-        return None
+    same_build = all(built.get(name) == value for name, value in _built_from(kind).items())
+    if meta.get("symbols") or host.get("host") != record or not same_build:
+        return None  # (an object that needs outside symbols goes through LLVM)
     code = _saved_object(meta_path.with_suffix(".o"), meta)
     try:
         linked = elf_link.link(code, entries.values())
