@@ -57,14 +57,15 @@ def _page(rng: random.Random, tags: int, attrs: int = 2) -> bytes:
 def test_documents_of_changing_size_and_kind_get_the_numpy_fingerprints(engines) -> None:
     ditto, _html = engines
     rng = random.Random(7)
-    sizes = [0, 1, 5000, 10, 3_000_000, 20, 1_500_000, 7, 400_000, 3]
+    sizes = [0, 1, 5000, 10, 6_000_000, 20, 1_500_000, 7, 400_000, 3]
     docs = [_document(rng, size) for size in sizes]
     expected, _ = _numpy_fingerprints(docs, [])
     for kind in (bytes, bytearray, memoryview):
         got = [ditto.fingerprint(kind(d), 4, 0) for d in docs]
         assert got == expected, kind
     work = ditto._work
-    assert work.buffer.size <= 3 * native._KEEP_BYTES + 2  # a large document's buffer is not kept
+    assert work.buffer.size <= native._KEEP_BUFFER  # a large document's buffer is not kept
+    assert work.buffer.size >= 3 * 1_500_000 + 2  # a smaller one's is
 
 
 def test_pages_of_changing_size_and_shape_get_the_numpy_fingerprints(engines) -> None:
@@ -81,7 +82,7 @@ def test_pages_of_changing_size_and_shape_get_the_numpy_fingerprints(engines) ->
             got.append(fp if fp is not None else int(HtmlStructure().fingerprint(page)))
         assert got == expected, kind
     assert html._work.scratch is not None and html._work.scratch.fits(1000)
-    assert not html._work.scratch.fits(2 * native._KEEP_BYTES)
+    assert not html._work.scratch.fits(2 * native._KEEP_PAGE)
 
 
 def test_threads_keep_their_own_work_arrays(engines) -> None:
