@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import functools
 import hashlib
 import json
 import os
@@ -53,6 +54,7 @@ ALLOWED = frozenset({"memset", "memcpy", "memmove", "__bzero", "bzero", "__chkst
                      "__chkstk_darwin", "__stack_chk_fail", "__stack_chk_guard"})
 
 
+@functools.cache
 def _package_version(name: str) -> str:
     """The installed version of package ``name``, read from its files on ``sys.path``
     without importing it ('' when not found)."""
@@ -243,7 +245,7 @@ def _load_by_host(folder: str, kind: str) -> dict[str, int] | None:
         built, entries = meta["key"], meta["entries"]
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    same_build = all(built.get(name) == value for name, value in _built_from(kind).items())
+    same_build = all(built.get(name) == value for name, value in record.items() if name != "cpuinfo")
     if meta.get("symbols") or host.get("host") != record or not same_build:
         return None  # (an object that needs outside symbols goes through LLVM)
     code = _saved_object(meta_path.with_suffix(".o"), meta)
