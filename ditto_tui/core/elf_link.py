@@ -53,13 +53,13 @@ class Unsupported(Exception):
 @dataclass(frozen=True)
 class Linked:
     """An object linked in memory: its global functions' addresses. The memory stays
-    mapped as long as the process (the object must outlive every call)."""
+    mapped until the process ends (it must outlive every call)."""
 
     functions: dict[str, int]
     size: int
 
 
-_mappings: list[mmap.mmap] = []  # never unmapped: code may be called until exit
+_mappings: list[mmap.mmap] = []  # what was linked (each also holds a reference of its own)
 
 
 def supported_here() -> bool:
@@ -124,6 +124,8 @@ def link(code: bytes, wanted: Iterable[str]) -> Linked:
             raise Unsupported(f"section {section.name} is writable or thread-local")
         if section.kind not in (_SHT_PROGBITS, _SHT_NOBITS):
             raise Unsupported(f"section {section.name} has type {section.kind:#x}")
+        if section.align > mmap.PAGESIZE:
+            raise Unsupported(f"section {section.name} is aligned beyond a page")
         size = -(-size // section.align) * section.align
         placed[index] = size
         size += section.size
@@ -205,5 +207,8 @@ def link(code: bytes, wanted: Iterable[str]) -> Linked:
     libc.mprotect.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
     if libc.mprotect(base, total, mmap.PROT_READ | mmap.PROT_EXEC) != 0:
         raise Unsupported(f"memory cannot be made executable (errno {ctypes.get_errno()})")
+    # Never unmapped, not even as the interpreter ends: a thread may still be inside a
+    # kernel (they run without the GIL) while modules are torn down.
+    ctypes.pythonapi.Py_IncRef(ctypes.py_object(memory))
     _mappings.append(memory)
     return Linked(functions, total)

@@ -152,7 +152,8 @@ def test_a_missing_entry_is_refused() -> None:
 
 
 @pytest.mark.parametrize("damage", ["empty", "not elf", "32-bit", "shared object", "truncated",
-                                    "relocation type", "relocation offset", "symbol index"])
+                                    "relocation type", "relocation offset", "symbol index",
+                                    "alignment"])
 def test_damaged_or_foreign_objects_are_refused_with_a_reason(damage: str) -> None:
     code = bytearray(_object(_IR, "large"))
     sections = elf_link._sections(bytes(code))
@@ -173,5 +174,8 @@ def test_damaged_or_foreign_objects_are_refused_with_a_reason(damage: str) -> No
         struct.pack_into("<Q", code, rela.offset, 1 << 40)
     elif damage == "symbol index":
         struct.pack_into("<I", code, rela.offset + 12, 10_000)
+    elif damage == "alignment":  # the code's section aligned beyond a page
+        shoff, = struct.unpack_from("<Q", code, 0x28)
+        struct.pack_into("<Q", code, shoff + rela.info * 64 + 0x30, 1 << 16)
     with pytest.raises(elf_link.Unsupported):
         elf_link.link(bytes(code), ["total"])
