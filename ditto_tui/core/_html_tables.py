@@ -6,10 +6,9 @@ machine code loaded without numba (``native``).
 
 from __future__ import annotations
 
-from importlib import resources
-
 import numpy as np
 
+from ditto_tui.core import datafiles
 from ditto_tui.core._ditto_tables import SPREAD
 
 __all__ = ["ATOM_FLAT", "ATOM_STARTS", "SLOTS_TABLE", "SPREAD", "atom_table"]
@@ -22,8 +21,7 @@ _SLOTS = 1024  # atom hash table size (a power of two, > 2x the atoms)
 
 
 def _atoms() -> list[bytes]:
-    text = resources.files("ditto_tui.core.data").joinpath("html-distance-atoms.txt")
-    names = text.read_text(encoding="utf-8").splitlines()
+    names = datafiles.read_text("html-distance-atoms.txt").splitlines()
     return [n.strip().encode("ascii") for n in names if n.strip() and n[0] != "#"]
 
 

@@ -15,11 +15,11 @@ expression pass.
 from __future__ import annotations
 
 import threading
-from importlib import resources
 from itertools import chain
 
 import numpy as np
 
+from ditto_tui.core import datafiles
 from ditto_tui.core.html_tokenizer import (
     ERROR_INFO,
     TagInfo,
@@ -40,8 +40,7 @@ _TEXT_FEATURE = b"F:"
 
 
 def _load_atoms() -> frozenset[bytes]:
-    text = resources.files("ditto_tui.core.data").joinpath("html-distance-atoms.txt")
-    names = text.read_text(encoding="utf-8").splitlines()
+    names = datafiles.read_text("html-distance-atoms.txt").splitlines()
     return frozenset(n.strip().encode("ascii") for n in names if n.strip() and n[0] != "#")
 
 

@@ -30,7 +30,6 @@ import platform
 import re
 import struct
 import sys
-import tempfile
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -142,6 +141,8 @@ def _paths(folder: str, kind: str, record: dict[str, str]) -> tuple[Path, Path]:
 
 
 def _write(path: Path, data: bytes) -> None:
+    import tempfile  # (only when something is saved: it costs a start-up a few ms)
+
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
     try:

@@ -24,9 +24,10 @@ from __future__ import annotations
 
 import re
 from functools import cache
-from importlib import resources
 
 import numpy as np
+
+from ditto_tui.core import datafiles
 
 __all__ = ["decode_go", "lowercase_table", "normalize", "normalize_utf8", "strip_tags", "whitespace"]
 
@@ -96,7 +97,7 @@ def decode_go(data: bytes) -> str:
 
 
 def _data_lines(name: str) -> list[str]:
-    text = resources.files("ditto_tui.core.data").joinpath(name).read_text(encoding="ascii")
+    text = datafiles.read_text(name, encoding="ascii")
     return [line for line in text.splitlines() if line and not line.startswith("#")]
 
 
