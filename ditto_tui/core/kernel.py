@@ -122,13 +122,60 @@ def _load(kinds: tuple[str, ...] = tuple(_MODULES)) -> bool:
         return False  # tried everything already
     with _lock:
         if mode != "numba":
-            for kind in kinds:
-                if kind not in _native and kind not in _native_failure:
-                    _load_native(kind)
+            pending = [kind for kind in kinds if kind not in _native and kind not in _native_failure]
+            helpers = _build_beside(pending)
+            for kind in pending:
+                helper = helpers.pop(kind, None)
+                if helper is not None:  # its build is done (or failed: then built here)
+                    _wait_quietly(helper)
+                _load_native(kind)
         missing = tuple(kind for kind in kinds if _compiled(kind, mode) is None)
         if not missing:
             return True
         return _failure is None and _load_numba(missing)
+
+
+#: How long a helper process may take to build a kernel before this process builds it.
+BUILD_TIMEOUT = 600.0
+
+
+def _build_beside(kinds: list[str]) -> dict[str, Any]:
+    """When more than one of ``kinds`` has no saved machine code for this machine, start
+    a helper process for each but the first (``python -m ditto_tui.core._build_kernel KIND``),
+    so that the builds run on several cores: each is numba's compiler, single-threaded
+    and about 10 s of CPU. kind -> its process; empty when nothing is to be built beside
+    this process or a helper cannot start (the builds then run here, one after another)."""
+    if len(kinds) < 2 or getattr(sys, "frozen", False) or not sys.executable:
+        return {}
+    try:
+        from ditto_tui.core import native
+
+        folder = cache_dir()
+        missing = [kind for kind in kinds if kind in native.KINDS and not native.saved(folder, kind)]
+    except Exception:  # noqa: BLE001 - no llvmlite, an unreadable cache: built here or not at all
+        return {}
+    if len(missing) < 2:
+        return {}
+    import subprocess
+
+    environment = {**os.environ, "NUMBA_CACHE_DIR": os.environ.get("NUMBA_CACHE_DIR") or folder}
+    helpers: dict[str, Any] = {}
+    for kind in missing[1:]:
+        try:
+            helpers[kind] = subprocess.Popen(
+                [sys.executable, "-m", "ditto_tui.core._build_kernel", kind], env=environment,
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        except OSError:
+            break
+    return helpers
+
+
+def _wait_quietly(process: Any) -> None:
+    try:
+        process.wait(timeout=BUILD_TIMEOUT)
+    except Exception:  # noqa: BLE001 - too slow: stop it, and build here
+        process.kill()
+        process.wait()
 
 
 def _load_native(kind: str) -> None:

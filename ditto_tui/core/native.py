@@ -40,7 +40,7 @@ import numpy as np
 from ditto_tui.core import elf_link
 
 __all__ = ["ABI", "ALLOWED", "KINDS", "LINKED_BY", "Missing", "NativeDitto", "NativeHtml", "host_key",
-           "key", "load", "save_built"]
+           "key", "load", "save_built", "saved"]
 
 #: Bump when the entries' arguments change.
 ABI = 2
@@ -175,6 +175,17 @@ def save_built(folder: str, kind: str) -> str | None:
                     object_sha256=hashlib.sha256(built.object_code).hexdigest())
     _write(meta_path, json.dumps(meta, indent=1, sort_keys=True).encode())
     return meta.get("failure")
+
+
+def saved(folder: str, kind: str) -> bool:
+    """True when machine code (or the reason there is none) is saved for ``kind`` on this
+    machine, from these sources."""
+    record = key(kind)
+    _obj_path, meta_path = _paths(folder, kind, record)
+    try:
+        return json.loads(meta_path.read_bytes()).get("key") == record
+    except (OSError, ValueError, AttributeError):
+        return False
 
 
 class Missing(Exception):

@@ -359,3 +359,44 @@ def test_a_later_process_links_the_saved_objects_without_llvmlite() -> None:
     started, values = out.splitlines()
     assert started == "['elf_link', 'elf_link'] False"
     assert values == expected
+
+
+def test_a_second_kernel_is_built_beside_only_when_two_are_missing(monkeypatch, tmp_path: Path) -> None:
+    pytest.importorskip("numba")
+    _saved_native_folder()  # both saved for this machine: nothing to build beside
+    assert kernel._build_beside(["ditto", "html"]) == {}
+    assert kernel._build_beside(["html"]) == {}
+    monkeypatch.setattr(sys, "frozen", True, raising=False)  # no interpreter to start
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))  # (nothing saved there)
+    assert kernel._build_beside(["ditto", "html"]) == {}
+
+
+def test_the_build_helper_refuses_an_unknown_kernel() -> None:
+    done = subprocess.run([sys.executable, "-m", "ditto_tui.core._build_kernel", "cuda"],
+                          capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 2 and "usage" in done.stderr
+
+
+@pytest.mark.slow
+def test_from_an_empty_cache_the_second_kernel_is_built_in_a_helper_process(tmp_path: Path) -> None:
+    pytest.importorskip("numba")
+    expected = _numpy_values()
+    out = _run(
+        "import json, sys\n"
+        "from ditto_tui.core import kernel, native\n"
+        "started = []\n"
+        "build_beside = kernel._build_beside\n"
+        "def watched(kinds):\n"
+        "    helpers = build_beside(kinds)\n"
+        "    started.extend(helpers)\n"
+        "    return helpers\n"
+        "kernel._build_beside = watched\n"
+        "kernel.warm()\n"
+        "print(started, kernel.active('ditto'), kernel.active('html'))\n"
+        + _SAMPLES + "print(json.dumps([fps, pages]))",
+        DITTO_TUI_KERNEL="native", NUMBA_CACHE_DIR=str(tmp_path),
+    )
+    started, values = out.splitlines()
+    assert started == "['html'] native native"
+    assert values == expected
+    assert sorted(p.suffix for p in (tmp_path / "native").glob("*-*.o")) == [".o", ".o"]
