@@ -179,7 +179,13 @@ def save_built(folder: str, kind: str) -> str | None:
 
 def saved(folder: str, kind: str) -> bool:
     """True when machine code (or the reason there is none) is saved for ``kind`` on this
-    machine, from these sources."""
+    machine, from these sources. This host's record answers without importing llvmlite."""
+    host = host_key(kind)
+    if host is not None:
+        with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
+            named = json.loads(_host_path(folder, kind, host).read_bytes())["meta"]
+            if named and (Path(folder) / "native" / _NAME_SAFE.sub("_", str(named))).is_file():
+                return True
     record = key(kind)
     _obj_path, meta_path = _paths(folder, kind, record)
     try:
