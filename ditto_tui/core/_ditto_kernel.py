@@ -17,8 +17,11 @@ totals. Bit i of the fingerprint is 1 iff twice its total exceeds the number of 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.core import cgutils
 from numba.cpython.unsafe.numbers import trailing_zeros
+from numba.extending import intrinsic
 
 from ditto_tui.core._ditto_tables import ASCII_MAP, PAIRS, SPREAD, TABLE, pair_table, spread_table
 from ditto_tui.core._mbox_parts import MboxParts
@@ -50,15 +53,191 @@ def _csa(a, b, c):  # pragma: no cover - compiled
     return (a & b) | (u & c), u ^ c
 
 
+_LANES = 8  # hashes side by side in one vector step (8 x 64 bits: a 512-bit vector)
+_DIGITS = 9  # each lane's count in nine bit-sliced digits: up to 511 (a block gives 480)
+_ROWS = _DIGITS + 3  # and three more digits for the lanes' sum (a block's 3,840 < 4,096)
+_LANES_MIN = 384  # fewer hashes go one by one: the lanes' flush would cost more than it saves
+_V64 = ir.VectorType(ir.IntType(64), _LANES)
+
+
+def _ir_csa(b, a, x, y):
+    """Carry-save adder on LLVM vectors: (carries, sums) of a + x + y."""
+    u = b.xor(a, x)
+    return b.or_(b.and_(a, x), b.and_(u, y)), b.xor(u, y)
+
+
+@intrinsic
+def _borrow(typingctx, arr):  # pragma: no cover - compiled
+    """The same array without its reference count (a NULL meminfo).
+
+    Passing an array to a compiled helper, or slicing it, costs an atomic increment and
+    decrement of its reference count. A borrowed view costs neither, and is only valid
+    while the array it came from is alive: use it only on arrays the caller of the
+    compiled function holds (the arguments).
+    """
+
+    def codegen(context, builder, signature, args):
+        view = context.make_array(signature.args[0])(context, builder, value=args[0])
+        view.meminfo = cgutils.get_null_value(view.meminfo.type)
+        return view._getvalue()
+
+    return arr(arr), codegen
+
+
+@intrinsic
+def _lane_space(typingctx):  # pragma: no cover - compiled
+    """A uint64[96] on the stack of the calling function (no allocation, no reference
+    count): the lanes' digits, ``lanes[8 * d + l]`` = digit 2**d of lane l."""
+    array = types.Array(types.uint64, 1, "C")
+
+    def codegen(context, builder, signature, args):
+        size = _LANES * _ROWS
+        data = cgutils.alloca_once(builder, ir.IntType(64), size=size)
+        view = context.make_array(array)(context, builder)
+        itemsize = context.get_constant(types.intp, 8)
+        context.populate_array(view, data=data, shape=[context.get_constant(types.intp, size)],
+                               strides=[itemsize], itemsize=itemsize, meminfo=None)
+        return view._getvalue()
+
+    return array(), codegen
+
+
+@intrinsic
+def _add_lanes128(typingctx, h, i, lanes):  # pragma: no cover - compiled
+    """Add the 128 hashes ``h[i:i + 128]`` to ``lanes`` (as ``_lane_space`` lays it out).
+
+    Written as LLVM vector operations on 8 x 64 bits: hash ``i + 8 m + l`` goes to lane
+    l, through a Harley-Seal tree of carry-save adders (16 hashes a lane) into the four
+    low digits, and its sixteens ripple into the five above. LLVM lowers the vectors to
+    the machine's (two AVX2 or one AVX-512 register, four SSE2 or NEON registers).
+    """
+    if not (isinstance(h, types.Array) and h.layout == "C" and h.dtype == types.uint64
+            and isinstance(lanes, types.Array) and lanes.layout == "C"
+            and lanes.dtype == types.uint64):
+        return None
+
+    def codegen(context, builder, signature, args):
+        b = builder
+        hashes = context.make_array(signature.args[0])(context, b, args[0])
+        digits = context.make_array(signature.args[2])(context, b, args[2])
+        at = b.bitcast(b.gep(hashes.data, [args[1]]), _V64.as_pointer())
+        lp = b.bitcast(digits.data, _V64.as_pointer())
+
+        def slot(pointer, k):
+            return b.gep(pointer, [ir.Constant(ir.IntType(32), k)])
+
+        x = [b.load(slot(at, k), align=8) for k in range(16)]
+        ones, twos, fours, eights = (b.load(slot(lp, d), align=8) for d in range(4))
+        twos_a, ones = _ir_csa(b, ones, x[0], x[1])
+        twos_b, ones = _ir_csa(b, ones, x[2], x[3])
+        fours_a, twos = _ir_csa(b, twos, twos_a, twos_b)
+        twos_a, ones = _ir_csa(b, ones, x[4], x[5])
+        twos_b, ones = _ir_csa(b, ones, x[6], x[7])
+        fours_b, twos = _ir_csa(b, twos, twos_a, twos_b)
+        eights_a, fours = _ir_csa(b, fours, fours_a, fours_b)
+        twos_a, ones = _ir_csa(b, ones, x[8], x[9])
+        twos_b, ones = _ir_csa(b, ones, x[10], x[11])
+        fours_a, twos = _ir_csa(b, twos, twos_a, twos_b)
+        twos_a, ones = _ir_csa(b, ones, x[12], x[13])
+        twos_b, ones = _ir_csa(b, ones, x[14], x[15])
+        fours_b, twos = _ir_csa(b, twos, twos_a, twos_b)
+        eights_b, fours = _ir_csa(b, fours, fours_a, fours_b)
+        carry, eights = _ir_csa(b, eights, eights_a, eights_b)
+        for d, value in enumerate((ones, twos, fours, eights)):
+            b.store(value, slot(lp, d), align=8)
+        for d in range(4, _DIGITS):  # the sixteens: 480 hashes a lane at most, < 512
+            digit = b.load(slot(lp, d), align=8)
+            b.store(b.xor(digit, carry), slot(lp, d), align=8)
+            carry = b.and_(digit, carry)
+        return context.get_dummy_value()
+
+    return types.void(h, i, lanes), codegen
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _unpack_packed(totals, weight, a0, a1, a2, a3, a4, a5, a6, a7):  # pragma: no cover
+    """Add ``weight`` times the 8-bit counters packed in a0..a7 (byte k of a_j: bit
+    8 j + k) to ``totals``."""
+    for k in range(8):
+        shift = np.uint64(8 * k)
+        totals[k] += weight * np.int64((a0 >> shift) & _M8)
+        totals[8 + k] += weight * np.int64((a1 >> shift) & _M8)
+        totals[16 + k] += weight * np.int64((a2 >> shift) & _M8)
+        totals[24 + k] += weight * np.int64((a3 >> shift) & _M8)
+        totals[32 + k] += weight * np.int64((a4 >> shift) & _M8)
+        totals[40 + k] += weight * np.int64((a5 >> shift) & _M8)
+        totals[48 + k] += weight * np.int64((a6 >> shift) & _M8)
+        totals[56 + k] += weight * np.int64((a7 >> shift) & _M8)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _flush_lanes(lanes, totals):  # pragma: no cover - compiled
+    """Add the lanes' counts to ``totals``.
+
+    The eight lanes' nine-digit counts are added pairwise, bit-sliced (a ripple-carry
+    adder on whole words): lanes 4-7 into 0-3 (ten digits), 2-3 into 0-1 (eleven), 1
+    into 0 (twelve: up to 4,095, a block is 3,840). Then digit 2**d of lane 0 adds 2**d
+    to each bit's total where it is set.
+    """
+    digits = _DIGITS
+    half = _LANES // 2
+    while half:
+        for lane in range(half):
+            carry = _ZERO
+            for d in range(digits):
+                a = lanes[_LANES * d + lane]
+                b = lanes[_LANES * d + lane + half]
+                u = a ^ b
+                lanes[_LANES * d + lane] = u ^ carry
+                carry = (a & b) | (u & carry)
+            lanes[_LANES * digits + lane] = carry
+        digits += 1
+        half //= 2
+    for d in range(digits):
+        word = lanes[_LANES * d]
+        for k in range(64):
+            totals[k] += np.int64((word >> np.uint64(k)) & np.uint64(1)) << d
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _vote_lanes(h, count, totals):  # pragma: no cover - compiled
+    """Add the bits of ``h[:count]`` (a multiple of 128, at most 3,840) to ``totals``:
+    eight side by side through vector carry-save adders, counted in the lanes' own
+    digits, then added up."""
+    lanes = _lane_space()
+    for k in range(_LANES * _DIGITS):
+        lanes[k] = 0
+    for i in range(0, count, 128):
+        _add_lanes128(h, i, lanes)
+    _flush_lanes(lanes, totals)
+
+
 @njit(cache=True, nogil=True)
 def _vote_block(h, count, spread, planes, totals):  # pragma: no cover - compiled
     """Add the bits of ``h[:count]`` (count <= 3840) to the running per-bit counts.
 
     Per bit position the count is ``totals + ones + 2 twos + 4 fours + 8 eights`` where
-    ``planes`` holds the four bit-sliced digits (carried from block to block). Groups
-    of 16 hashes go through a Harley-Seal carry-save tree, the last ``count % 16``
-    ripple in one by one; each sixteens carry is spread into packed 8-bit counters (at
-    most 240 + 15 per block), added to ``totals`` (times 16) at the end of the block.
+    ``planes`` holds the four bit-sliced digits (carried from block to block). From 384
+    hashes on, the first multiple of 128 goes eight side by side through vector
+    carry-save adders (``_add_lanes128``), counted in the lanes' own digits and added to
+    ``totals`` at the end; the rest, one by one (``_vote_scalar``).
+    """
+    first = 0
+    if count >= _LANES_MIN:
+        first = count - count % 128
+        _vote_lanes(h, first, totals)
+    # bounded, so LLVM knows the indices below are never negative (no wrap-around code)
+    rest = min(max(count - first, 0), _BLOCK)
+    _vote_scalar(_borrow(h)[first:], rest, spread, planes, totals)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _vote_scalar(h, count, spread, planes, totals):  # pragma: no cover - compiled
+    """Add the bits of ``h[:count]`` (count <= 3840) to the running counts.
+
+    Groups of 16 hashes go through a Harley-Seal carry-save tree into ``planes``, the
+    last ``count % 16`` ripple in one by one; each sixteens carry is spread into packed
+    8-bit counters (at most 240 + 15), added to ``totals`` (times 16) at the end.
     """
     ones, twos, fours, eights = planes[0], planes[1], planes[2], planes[3]
     a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = np.uint64(0)
@@ -102,17 +281,7 @@ def _vote_block(h, count, spread, planes, totals):  # pragma: no cover - compile
         a6 += spread[(carry >> _S48) & _M8]
         a7 += spread[(carry >> _S56) & _M8]
     planes[0], planes[1], planes[2], planes[3] = ones, twos, fours, eights
-    sixteen = np.int64(16)
-    for k in range(8):
-        shift = np.uint64(8 * k)
-        totals[k] += sixteen * np.int64((a0 >> shift) & _M8)
-        totals[8 + k] += sixteen * np.int64((a1 >> shift) & _M8)
-        totals[16 + k] += sixteen * np.int64((a2 >> shift) & _M8)
-        totals[24 + k] += sixteen * np.int64((a3 >> shift) & _M8)
-        totals[32 + k] += sixteen * np.int64((a4 >> shift) & _M8)
-        totals[40 + k] += sixteen * np.int64((a5 >> shift) & _M8)
-        totals[48 + k] += sixteen * np.int64((a6 >> shift) & _M8)
-        totals[56 + k] += sixteen * np.int64((a7 >> shift) & _M8)
+    _unpack_packed(totals, np.int64(16), a0, a1, a2, a3, a4, a5, a6, a7)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -189,6 +358,63 @@ def _plain_prefix(data, i, last):  # pragma: no cover - compiled
     return x | (upper >> np.uint64(2)), plain
 
 
+_WIDE = 64  # bytes a step in ``_plain_wide``
+_V8 = ir.VectorType(ir.IntType(8), _WIDE)
+
+
+@intrinsic
+def _plain_wide(typingctx, data, i, out, o, last):  # pragma: no cover - compiled
+    """Normalize the plain prefix of the 64 bytes at ``data[i]`` into ``out[o]``; returns
+    how many bytes that prefix holds (0-64). Needs ``data[i:i + 64]`` and ``out[o:o + 64]``.
+
+    Plain: ASCII, no ``<``, and no whitespace byte (tab, newline, vertical tab, form feed,
+    carriage return, space) right after another (or, for the first byte, after ``last``
+    = 0x20). On plain bytes the normalized text is one byte for one: A-Z lower-cased,
+    whitespace made a space. All 64 mapped bytes are stored, only the prefix counts.
+    Written as LLVM operations on a 64 x 8-bit vector, which LLVM lowers to the
+    machine's registers.
+    """
+    if not (isinstance(data, types.Array) and data.layout == "C" and data.dtype == types.uint8
+            and isinstance(out, types.Array) and out.layout == "C"
+            and out.dtype == types.uint8 and isinstance(last, types.Integer)):
+        return None
+
+    def codegen(context, builder, signature, args):
+        b = builder
+        i8, i64 = ir.IntType(8), ir.IntType(64)
+
+        def splat(value):
+            return ir.Constant(_V8, [ir.Constant(i8, value)] * _WIDE)
+
+        source = context.make_array(signature.args[0])(context, b, args[0])
+        target = context.make_array(signature.args[2])(context, b, args[2])
+        x = b.load(b.bitcast(b.gep(source.data, [args[1]]), _V8.as_pointer()), align=1)
+        high = b.icmp_signed("<", x, splat(0))
+        tag = b.icmp_unsigned("==", x, splat(0x3C))
+        # whitespace: 0x20, or 0x09-0x0D (x - 9 < 5 unsigned)
+        space = b.or_(b.icmp_unsigned("==", x, splat(0x20)),
+                      b.icmp_unsigned("<", b.sub(x, splat(9)), splat(5)))
+        upper = b.icmp_unsigned("<", b.sub(x, splat(0x41)), splat(26))
+        mapped = b.select(space, splat(0x20), b.select(upper, b.or_(x, splat(0x20)), x))
+        # the byte before each: ``last`` for the first, then the vector shifted by one
+        previous = args[4] if args[4].type == i8 else b.trunc(args[4], i8)
+        before = b.insert_element(ir.Constant(_V8, ir.Undefined), previous,
+                                  ir.Constant(ir.IntType(32), 0))
+        before = b.shuffle_vector(before, mapped,
+                                  ir.Constant(ir.VectorType(ir.IntType(32), _WIDE),
+                                              [0] + list(range(_WIDE, 2 * _WIDE - 1))))
+        twice = b.and_(space, b.icmp_unsigned("==", before, splat(0x20)))
+        bad = b.or_(b.or_(high, tag), twice)
+        bits = b.bitcast(bad, i64)
+        cttz = cgutils.get_or_insert_function(
+            b.module, ir.FunctionType(i64, [i64, ir.IntType(1)]), "llvm.cttz.i64")
+        count = b.call(cttz, [bits, ir.Constant(ir.IntType(1), 0)])  # 64 when all are plain
+        b.store(mapped, b.bitcast(b.gep(target.data, [args[3]]), _V8.as_pointer()), align=1)
+        return count
+
+    return types.int64(data, i, out, o, last), codegen
+
+
 @njit(cache=True, nogil=True)
 def normalize_into(data, ascii_map, table, out):  # pragma: no cover - compiled
     """Write the ditto/2 normalized UTF-8 text of ``data`` to ``out[1:end]``.
@@ -216,6 +442,15 @@ def normalize_into(data, ascii_map, table, out):  # pragma: no cover - compiled
     while i < n:
         if depth == 0:
             first = i
+            while i + _WIDE <= n:  # 64 bytes a step while they are plain
+                k = _plain_wide(data, i, out, o, last)
+                if k == 0:
+                    break
+                o += k
+                i += k
+                last = out[o - 1]
+                if k < _WIDE:
+                    break
             while i + 8 <= n:
                 y, plain = _plain_chunk(data, i, last)
                 if not plain:

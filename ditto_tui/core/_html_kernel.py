@@ -17,10 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
-from numba.core import cgutils
-from numba.extending import intrinsic
 
-from ditto_tui.core._ditto_kernel import _vote_block
+from ditto_tui.core._ditto_kernel import _borrow, _vote_block
 from ditto_tui.core._html_tables import (
     _ATTRS,
     _MORE_ATTRS,
@@ -52,24 +50,6 @@ _DOCTYPE_NAME = np.frombuffer(b"DOCTYPE", dtype=np.uint8).copy()
 _VALUED = (b"class", b"name", b"rel")
 _VALUED_FLAT = np.frombuffer(b"".join(_VALUED), dtype=np.uint8).copy()
 _VALUED_STARTS = np.cumsum([0] + [len(x) for x in _VALUED]).astype(np.int64)
-
-
-@intrinsic
-def _borrow(typingctx, arr):  # pragma: no cover - compiled
-    """The same array without its reference count (a NULL meminfo).
-
-    Passing an array to a compiled helper costs an atomic increment and decrement of its
-    reference count; per token that was about half of the kernel's time. A borrowed view
-    costs neither, and is only valid while the array it came from is alive: use it only
-    on arrays the caller of the compiled function holds (the arguments).
-    """
-
-    def codegen(context, builder, signature, args):
-        view = context.make_array(signature.args[0])(context, builder, value=args[0])
-        view.meminfo = cgutils.get_null_value(view.meminfo.type)
-        return view._getvalue()
-
-    return arr(arr), codegen
 
 
 @njit(cache=True, nogil=True)
