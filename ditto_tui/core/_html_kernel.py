@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ditto_tui.core._ditto_kernel import _borrow, _vote_block
+from ditto_tui.core._ditto_kernel import _borrow, _skip_to, _vote_block
 from ditto_tui.core._html_tables import (
     _ATTRS,
     _MORE_ATTRS,
@@ -31,6 +31,12 @@ from ditto_tui.core._html_tables import (
     SPREAD,
     _Scratch,
 )
+
+#: SHA-256 of the ``_ditto_kernel.py`` whose helpers this module compiles in. numba keys its
+#: cache of a module's functions by that module's source alone, so a change there must
+#: change this file too, or numba would keep serving code compiled with the old helpers
+#: (``tests/core/test_kernel.py`` checks it).
+DITTO_KERNEL_SHA256 = "53baf4c43b7a6a75b1df1005bdbfe493372fed3da889396f7dea6504921a6cb8"
 
 _OFFSET = np.uint64(0xCBF29CE484222325)
 _PRIME = np.uint64(0x100000001B3)
@@ -216,6 +222,7 @@ def _read_raw(buf, n, re, tag):  # pragma: no cover - compiled
     """Go's readRawOrRCDATA for a raw tag other than script: (re, eof)."""
     eof = False
     while True:
+        re = _skip_to(buf, n, re, 0x3C, 0x3C)
         if re >= n:
             return re, True
         c = buf[re]
@@ -266,6 +273,7 @@ def _read_comment(buf, n, re):  # pragma: no cover - compiled
 
 @njit(cache=True, nogil=True)
 def _until_close_angle(buf, n, re):  # pragma: no cover - compiled
+    re = _skip_to(buf, n, re, 0x3E, 0x3E)
     while True:
         if re >= n:
             return re, True
@@ -349,6 +357,7 @@ def _attr_value(buf, n, re, eof):  # pragma: no cover - compiled
         return v0, v1, re - 1, False
     if quote == 0x27 or quote == 0x22:
         v0 = re
+        re = _skip_to(buf, n, re, quote, quote)
         while True:
             if re >= n:
                 return v0, re, re, True
@@ -529,6 +538,7 @@ def features(buf, max_tokens, slots, flat, starts, attrs, feat, fstart):  # prag
                 kind = _TEXT
         if kind == 0:
             while True:
+                re = _skip_to(buf, n, re, 0x3C, 0x3C)  # text: 64 bytes a step up to a '<'
                 if re >= n:
                     eof = True
                     break

@@ -401,6 +401,35 @@ def test_the_compiled_kernel_agrees_with_the_literal_port(engine_kernel: str, pa
         assert features == _reference_features(page)
 
 
+_LONG = b"Some text, then more; x = 1 > 0 and Other Words in Capitals too " * 3
+
+
+def test_the_compiled_kernel_finds_each_byte_it_skips_to_at_every_position(engine_kernel: str) -> None:
+    """Text, style bodies, quoted values and tags are searched 64 bytes a step for the
+    byte that ends them: put that byte at every position of a step and just after one."""
+    if engine_kernel == "numpy":
+        pytest.skip("the compiled kernel only")
+    templates = [
+        b"<p>{}</p><b>x</b>",  # text up to '<'
+        b"<p>{}< p {}<i>y</i>",  # a '<' that opens nothing, then more text
+        b"<style>{}</style><div class=a>z</div>",  # a raw body up to '</'
+        b"<div class='{}' id=\"{}\"><a href=x>l</a></div>",  # quoted values up to the quote
+        b"<!DOCTYPE {}><p title={}>t</p>",  # a declaration up to '>'
+        b"<p>{}",  # text to the end of the page
+    ]
+    tail = b"<em class=tail>" + _LONG[:70] + b"</em>"  # so the byte is found by a 64-byte step
+    wrong = []
+    for template in templates:
+        for size in [*range(0, 72), 127, 128, 129]:  # every place in a 64-byte step
+            filler = _LONG[:size]
+            page = template.replace(b"{}", filler)
+            page += tail if template != b"<p>{}" else b""
+            features = kernel.html(len(page)).feature_list(page, MAX_TOKENS)
+            if features != _reference_features(page):
+                wrong.append((template, size))
+    assert not wrong, wrong
+
+
 @settings(max_examples=examples(150), deadline=None)
 @given(_HTMLISH)
 def test_the_compiled_kernel_grows_its_work_arrays_when_a_page_needs_more(

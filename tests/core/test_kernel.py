@@ -385,3 +385,16 @@ def test_from_an_empty_cache_the_second_kernel_is_built_in_a_helper_process(tmp_
     assert started == "['html'] native native"
     assert values == expected
     assert sorted(p.suffix for p in (tmp_path / "native").glob("*-*.o")) == [".o", ".o"]
+
+
+def test_the_html_kernel_names_the_ditto_kernel_it_compiles_in() -> None:
+    """numba caches the html kernel by its own source: it must change with the helpers it
+    takes from the ditto kernel, or stale machine code would be served."""
+    import hashlib
+
+    pytest.importorskip("numba")
+    from ditto_tui.core import _html_kernel
+
+    source = Path(_html_kernel.__file__).with_name("_ditto_kernel.py").read_bytes()
+    assert hashlib.sha256(source).hexdigest() == _html_kernel.DITTO_KERNEL_SHA256, (
+        "update DITTO_KERNEL_SHA256 in _html_kernel.py to " + hashlib.sha256(source).hexdigest())

@@ -72,7 +72,7 @@ def test_a_block_adds_exactly_each_bits_count(compiled, count: int, kind: str, s
               else np.zeros(4, np.uint64))
     before = _counts(totals, planes)
     compiled._vote_block(h, count, compiled._SPREAD, planes, totals)
-    added = [sum((int(x) >> k) & 1 for x in h[:count]) for k in range(64)]
+    added = [sum((int(x) >> k) & 1 for x in h[:count].tolist()) for k in range(64)]
     assert _counts(totals, planes) == [b + a for b, a in zip(before, added, strict=True)]
 
 
