@@ -7,11 +7,16 @@ shortest-form sequence becomes one U+FFFD, the code point table maps lowercase a
 whitespace to U+0020, spaces collapse). A second pass hashes every window of ``char_n``
 code points (and every window of ``word_n`` words) with FNV-1a 64 and votes.
 
-The vote: hashes are gathered in blocks of at most 3,840; per block, eight ``uint64``
-accumulators (one per byte of the hash) each hold eight packed 8-bit counters, fed by a
-256-entry table that spreads a byte's bits one per counter byte. That is eight look-ups
-and eight additions per window instead of 64; each block is then flushed into 64 wide
-totals. Bit i of the fingerprint is 1 iff twice its total exceeds the number of windows.
+Plain ASCII text (no ``<``, no byte >= 0x80, no whitespace after a space) is normalized
+64 bytes a step (``_plain_wide``), the rest byte by byte.
+
+The vote: hashes are gathered in blocks of at most 3,840 and their bits counted
+bit-sliced, in carry-save adders (each a few AND/XOR/OR on whole words). From 384 hashes a
+block, eight go side by side in one 8 x 64-bit vector step (``_add_lanes128``); the rest,
+one word at a time, with packed 8-bit counters for their sixteens. Bit i of the
+fingerprint is 1 iff twice its total exceeds the number of windows. The vector steps are
+LLVM vector operations written in numba intrinsics: LLVM lowers them to the machine's
+registers (AVX-512, AVX2, SSE2, NEON).
 """
 
 from __future__ import annotations
@@ -692,7 +697,7 @@ def _code_point_windows4(text, spread, pairs, planes, totals, block):  # pragma:
                     filled += count
                     j += count
                     if filled == _UBLOCK:
-                        _vote_block(block, _BLOCK, spread, planes, totals)
+                        _vote_block(block, np.int64(_BLOCK), spread, planes, totals)
                         windows += _BLOCK
                         filled = _ZERO
                 c1 = text[q - _U3]
@@ -735,7 +740,7 @@ def _code_point_windows4(text, spread, pairs, planes, totals, block):  # pragma:
             block[filled] = w0
             filled += _U1
             if filled == _UBLOCK:
-                _vote_block(block, _BLOCK, spread, planes, totals)
+                _vote_block(block, np.int64(_BLOCK), spread, planes, totals)
                 windows += _BLOCK
                 filled = _ZERO
         w0, w1, w2, w3 = w1, w2, w3, _OFFSET

@@ -36,7 +36,7 @@ from ditto_tui.core._html_tables import (
 #: cache of a module's functions by that module's source alone, so a change there must
 #: change this file too, or numba would keep serving code compiled with the old helpers
 #: (``tests/core/test_kernel.py`` checks it).
-DITTO_KERNEL_SHA256 = "53baf4c43b7a6a75b1df1005bdbfe493372fed3da889396f7dea6504921a6cb8"
+DITTO_KERNEL_SHA256 = "592e8aa45e1f686bb9dd6b48a2a971b68d0a29c045f0e9a2df1d84b53ce320e7"
 
 _OFFSET = np.uint64(0xCBF29CE484222325)
 _PRIME = np.uint64(0x100000001B3)
