@@ -18,7 +18,7 @@ log-uniform between 1 KB and 5 MB. Prints one figure a line as ``name value unit
 
 - ``fingerprint_1proc_ascii_mbps`` / ``fingerprint_1proc_nonascii_mbps``: the in-process
   figure over the ASCII (prose, code) and the UTF-8 (accented, Cyrillic/Greek, CJK) files
-  only, with the compiled kernel run natively (``_numba`` twins: through numba's dispatchers,
+  only (the median of three passes), with the compiled kernel run natively (``_numba`` twins: through numba's dispatchers,
   ``_numpy`` twins: the numpy engine, for comparison);
 - ``fingerprint_cli_small_files_docs_per_s``: ``ditto-tui fingerprint --no-cache`` over
   20,000 files of 1-4 KB, whole process, wall time;
@@ -228,7 +228,8 @@ def bench_in_process(files: list[Path]) -> tuple[float, float, float]:
 
 
 def bench_kinds(files: list[Path]) -> list[str]:
-    """In-process MB/s (wall, reading excluded) over the ASCII and the UTF-8 files, per kernel."""
+    """In-process MB/s (wall, reading excluded) over the ASCII and the UTF-8 files, per kernel:
+    the median of three passes."""
     groups = {
         "ascii": [p for p in files if p.stem.endswith(("-ascii", "-code"))],
         "nonascii": [p for p in files if p.stem.endswith("-utf8")],
@@ -242,8 +243,10 @@ def bench_kinds(files: list[Path]) -> list[str]:
         Featurizer().fingerprint(b"warm up")
         suffix = "" if name == "native" else f"_{name}"
         for label, group in groups.items():
-            if group:
-                mbps, _docs, cpu_mbps = bench_in_process(group)
+            if group:  # the median of three passes: one stall of a shared machine moves one
+                passes = [bench_in_process(group) for _ in range(3)]
+                mbps = statistics.median(p[0] for p in passes)
+                cpu_mbps = statistics.median(p[2] for p in passes)
                 lines.append(f"fingerprint_1proc_{label}{suffix}_mbps {mbps:.1f} MB/s")
                 lines.append(f"fingerprint_1proc_{label}{suffix}_cpu_mbps {cpu_mbps:.1f} MB/s")
     kernel.select(None)

@@ -73,7 +73,7 @@ def _lower(c):  # pragma: no cover - compiled
     return c + 32 if 0x41 <= c <= 0x5A else c
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _skip_ws(buf, n, re, eof):  # pragma: no cover - compiled
     if eof:
         return re, eof
@@ -319,7 +319,7 @@ def _markup_declaration(buf, n, re):  # pragma: no cover - compiled
     return _COMMENT, re, eof
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _same_key(buf, a0, a1, b0, b1):  # pragma: no cover - compiled
     if a1 - a0 != b1 - b0:
         return False
@@ -329,7 +329,7 @@ def _same_key(buf, a0, a1, b0, b1):  # pragma: no cover - compiled
     return True
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _attr_value(buf, n, re, eof):  # pragma: no cover - compiled
     """Go's readTagAttrVal: (value start, value end, re, eof)."""
     v0 = v1 = re
@@ -451,7 +451,7 @@ def _read_tag(buf, n, re, save, attrs):  # pragma: no cover - compiled
     return re, eof, name_start, name_end, count
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _atom(buf, a, b, slots, flat, starts):  # pragma: no cover - compiled
     """Index of the atom equal to the lower-cased ``buf[a:b]``, or -1."""
     h = _OFFSET
@@ -473,7 +473,7 @@ def _atom(buf, a, b, slots, flat, starts):  # pragma: no cover - compiled
     return -1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _valued(buf, a, b):  # pragma: no cover - compiled
     """True when lower-cased ``buf[a:b]`` is class, name or rel."""
     for v in range(3):
