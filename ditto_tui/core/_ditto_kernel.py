@@ -71,6 +71,19 @@ def _ir_csa(b, a, x, y):
     return b.or_(b.and_(a, x), b.and_(u, y)), b.xor(u, y)
 
 
+def _ir_add_eight(b, ones, twos, fours, x):
+    """Add the eight vectors ``x`` to the digits ones, twos, fours (a Harley-Seal tree):
+    (the eights carry, ones, twos, fours)."""
+    twos_a, ones = _ir_csa(b, ones, x[0], x[1])
+    twos_b, ones = _ir_csa(b, ones, x[2], x[3])
+    fours_a, twos = _ir_csa(b, twos, twos_a, twos_b)
+    twos_a, ones = _ir_csa(b, ones, x[4], x[5])
+    twos_b, ones = _ir_csa(b, ones, x[6], x[7])
+    fours_b, twos = _ir_csa(b, twos, twos_a, twos_b)
+    eights, fours = _ir_csa(b, fours, fours_a, fours_b)
+    return eights, ones, twos, fours
+
+
 @intrinsic
 def _borrow(typingctx, arr):  # pragma: no cover - compiled
     """The same array without its reference count (a NULL meminfo).
@@ -133,20 +146,8 @@ def _add_lanes128(typingctx, h, i, lanes):  # pragma: no cover - compiled
 
         x = [b.load(slot(at, k), align=8) for k in range(16)]
         ones, twos, fours, eights = (b.load(slot(lp, d), align=8) for d in range(4))
-        twos_a, ones = _ir_csa(b, ones, x[0], x[1])
-        twos_b, ones = _ir_csa(b, ones, x[2], x[3])
-        fours_a, twos = _ir_csa(b, twos, twos_a, twos_b)
-        twos_a, ones = _ir_csa(b, ones, x[4], x[5])
-        twos_b, ones = _ir_csa(b, ones, x[6], x[7])
-        fours_b, twos = _ir_csa(b, twos, twos_a, twos_b)
-        eights_a, fours = _ir_csa(b, fours, fours_a, fours_b)
-        twos_a, ones = _ir_csa(b, ones, x[8], x[9])
-        twos_b, ones = _ir_csa(b, ones, x[10], x[11])
-        fours_a, twos = _ir_csa(b, twos, twos_a, twos_b)
-        twos_a, ones = _ir_csa(b, ones, x[12], x[13])
-        twos_b, ones = _ir_csa(b, ones, x[14], x[15])
-        fours_b, twos = _ir_csa(b, twos, twos_a, twos_b)
-        eights_b, fours = _ir_csa(b, fours, fours_a, fours_b)
+        eights_a, ones, twos, fours = _ir_add_eight(b, ones, twos, fours, x[:8])
+        eights_b, ones, twos, fours = _ir_add_eight(b, ones, twos, fours, x[8:])
         carry, eights = _ir_csa(b, eights, eights_a, eights_b)
         for d, value in enumerate((ones, twos, fours, eights)):
             b.store(value, slot(lp, d), align=8)

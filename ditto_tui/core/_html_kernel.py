@@ -36,7 +36,7 @@ from ditto_tui.core._html_tables import (
 #: cache of a module's functions by that module's source alone, so a change there must
 #: change this file too, or numba would keep serving code compiled with the old helpers
 #: (``tests/core/test_kernel.py`` checks it).
-DITTO_KERNEL_SHA256 = "592e8aa45e1f686bb9dd6b48a2a971b68d0a29c045f0e9a2df1d84b53ce320e7"
+DITTO_KERNEL_SHA256 = "f1c7959e32ef7f12585762749121aa3569a5363dd5e58c88fc16907e97d62282"
 
 _OFFSET = np.uint64(0xCBF29CE484222325)
 _PRIME = np.uint64(0x100000001B3)
