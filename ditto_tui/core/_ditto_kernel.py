@@ -422,41 +422,37 @@ def _plain_wide(typingctx, data, i, out, o, last):  # pragma: no cover - compile
 
 
 @intrinsic
-def _first_of(typingctx, data, i, a, b):  # pragma: no cover - compiled
-    """Where the first byte equal to ``a`` or ``b`` is among the 64 at ``data[i]`` (0-63;
-    64: none). Needs ``data[i:i + 64]``; one 64 x 8-bit vector compare."""
+def _first_byte(typingctx, data, i, byte):  # pragma: no cover - compiled
+    """Where the first byte equal to ``byte`` is among the 64 at ``data[i]`` (0-63; 64:
+    none). Needs ``data[i:i + 64]``; one 64 x 8-bit vector compare."""
     if not (isinstance(data, types.Array) and data.layout == "C" and data.dtype == types.uint8
-            and isinstance(a, types.Integer) and isinstance(b, types.Integer)):
+            and isinstance(byte, types.Integer)):
         return None
 
     def codegen(context, builder, signature, args):
-        bld = builder
+        b = builder
         i8, i64 = ir.IntType(8), ir.IntType(64)
-        source = context.make_array(signature.args[0])(context, bld, args[0])
-        x = bld.load(bld.bitcast(bld.gep(source.data, [args[1]]), _V8.as_pointer()), align=1)
-        hits = []
-        for value in (args[2], args[3]):
-            byte = value if value.type == i8 else bld.trunc(value, i8)
-            lane = bld.insert_element(ir.Constant(_V8, ir.Undefined), byte,
-                                      ir.Constant(ir.IntType(32), 0))
-            splat = bld.shuffle_vector(lane, ir.Constant(_V8, ir.Undefined),
-                                       ir.Constant(ir.VectorType(ir.IntType(32), _WIDE), [0] * _WIDE))
-            hits.append(bld.icmp_unsigned("==", x, splat))
-        bits = bld.bitcast(bld.or_(hits[0], hits[1]), i64)
+        source = context.make_array(signature.args[0])(context, b, args[0])
+        x = b.load(b.bitcast(b.gep(source.data, [args[1]]), _V8.as_pointer()), align=1)
+        value = args[2] if args[2].type == i8 else b.trunc(args[2], i8)
+        lane = b.insert_element(ir.Constant(_V8, ir.Undefined), value, ir.Constant(ir.IntType(32), 0))
+        splat = b.shuffle_vector(lane, ir.Constant(_V8, ir.Undefined),
+                                 ir.Constant(ir.VectorType(ir.IntType(32), _WIDE), [0] * _WIDE))
+        bits = b.bitcast(b.icmp_unsigned("==", x, splat), i64)
         cttz = cgutils.get_or_insert_function(
-            bld.module, ir.FunctionType(i64, [i64, ir.IntType(1)]), "llvm.cttz.i64")
-        return bld.call(cttz, [bits, ir.Constant(ir.IntType(1), 0)])
+            b.module, ir.FunctionType(i64, [i64, ir.IntType(1)]), "llvm.cttz.i64")
+        return b.call(cttz, [bits, ir.Constant(ir.IntType(1), 0)])
 
-    return types.int64(data, i, a, b), codegen
+    return types.int64(data, i, byte), codegen
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _skip_to(data, n, i, a, b):  # pragma: no cover - compiled
-    """The first index from ``i`` whose byte is ``a`` or ``b``, 64 bytes a step; once
-    fewer than 64 bytes are left, the index where the search stopped (the caller's byte
-    loop goes on from there)."""
+def _skip_to(data, n, i, byte):  # pragma: no cover - compiled
+    """The first index from ``i`` whose byte is ``byte``, 64 bytes a step; once fewer than
+    64 bytes are left, the index where the search stopped (the caller's byte loop goes on
+    from there)."""
     while i + _WIDE <= n:
-        k = _first_of(data, i, a, b)
+        k = _first_byte(data, i, byte)
         i += k
         if k < _WIDE:
             break

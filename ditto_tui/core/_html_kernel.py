@@ -36,7 +36,7 @@ from ditto_tui.core._html_tables import (
 #: cache of a module's functions by that module's source alone, so a change there must
 #: change this file too, or numba would keep serving code compiled with the old helpers
 #: (``tests/core/test_kernel.py`` checks it).
-DITTO_KERNEL_SHA256 = "f1c7959e32ef7f12585762749121aa3569a5363dd5e58c88fc16907e97d62282"
+DITTO_KERNEL_SHA256 = "a9d790d13c0e8a0f68d90785d5f0d4f600a98687a207522e344631f0b11ddf53"
 
 _OFFSET = np.uint64(0xCBF29CE484222325)
 _PRIME = np.uint64(0x100000001B3)
@@ -222,7 +222,7 @@ def _read_raw(buf, n, re, tag):  # pragma: no cover - compiled
     """Go's readRawOrRCDATA for a raw tag other than script: (re, eof)."""
     eof = False
     while True:
-        re = _skip_to(buf, n, re, 0x3C, 0x3C)
+        re = _skip_to(buf, n, re, 0x3C)
         if re >= n:
             return re, True
         c = buf[re]
@@ -273,7 +273,7 @@ def _read_comment(buf, n, re):  # pragma: no cover - compiled
 
 @njit(cache=True, nogil=True)
 def _until_close_angle(buf, n, re):  # pragma: no cover - compiled
-    re = _skip_to(buf, n, re, 0x3E, 0x3E)
+    re = _skip_to(buf, n, re, 0x3E)
     while True:
         if re >= n:
             return re, True
@@ -357,7 +357,7 @@ def _attr_value(buf, n, re, eof):  # pragma: no cover - compiled
         return v0, v1, re - 1, False
     if quote == 0x27 or quote == 0x22:
         v0 = re
-        re = _skip_to(buf, n, re, quote, quote)
+        re = _skip_to(buf, n, re, quote)
         while True:
             if re >= n:
                 return v0, re, re, True
@@ -538,7 +538,7 @@ def features(buf, max_tokens, slots, flat, starts, attrs, feat, fstart):  # prag
                 kind = _TEXT
         if kind == 0:
             while True:
-                re = _skip_to(buf, n, re, 0x3C, 0x3C)  # text: 64 bytes a step up to a '<'
+                re = _skip_to(buf, n, re, 0x3C)  # text: 64 bytes a step up to a '<'
                 if re >= n:
                     eof = True
                     break
