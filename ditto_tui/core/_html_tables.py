@@ -20,11 +20,6 @@ _ATTRS = 64  # kept attributes per tag the first call has room for
 _SLOTS = 1024  # atom hash table size (a power of two, > 2x the atoms)
 
 
-def _atoms() -> list[bytes]:
-    names = datafiles.read_text("html-distance-atoms.txt").splitlines()
-    return [n.strip().encode("ascii") for n in names if n.strip() and n[0] != "#"]
-
-
 def _fnv1a_py(data: bytes) -> int:
     h = 0xCBF29CE484222325
     for b in data:
@@ -34,7 +29,7 @@ def _fnv1a_py(data: bytes) -> int:
 
 def atom_table() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(slots, flat names, starts): open addressing on FNV-1a of the name, -1 = empty."""
-    names = _atoms()
+    names = datafiles.html_atoms()
     flat = np.frombuffer(b"".join(names), dtype=np.uint8).copy()
     starts = np.cumsum([0] + [len(x) for x in names]).astype(np.int64)
     slots = np.full(_SLOTS, -1, dtype=np.int64)

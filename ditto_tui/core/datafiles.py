@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["read_text"]
+__all__ = ["html_atoms", "read_text"]
 
 _FOLDER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 
@@ -23,3 +23,9 @@ def read_text(name: str, encoding: str = "utf-8") -> str:
         from importlib import resources
 
         return resources.files("ditto_tui.core.data").joinpath(name).read_text(encoding=encoding)
+
+
+def html_atoms() -> list[bytes]:
+    """The names of html-distance's atoms (Go's ``x/net/html/atom`` table), in file order."""
+    names = read_text("html-distance-atoms.txt").splitlines()
+    return [n.strip().encode("ascii") for n in names if n.strip() and n[0] != "#"]

@@ -39,12 +39,7 @@ _VALUED_KEYS = frozenset((b"class", b"name", b"rel"))
 _TEXT_FEATURE = b"F:"
 
 
-def _load_atoms() -> frozenset[bytes]:
-    names = datafiles.read_text("html-distance-atoms.txt").splitlines()
-    return frozenset(n.strip().encode("ascii") for n in names if n.strip() and n[0] != "#")
-
-
-_ATOMS = _load_atoms()
+_ATOMS = frozenset(datafiles.html_atoms())
 
 
 def token_features(info: TagInfo) -> list[bytes]:
