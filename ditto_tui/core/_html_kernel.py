@@ -489,15 +489,48 @@ def _valued(buf, a, b):  # pragma: no cover - compiled
     return False
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _absorb(feat, lo, hi, chains, block, filled, spread, planes, totals):  # pragma: no cover
+    """Hash the feature ``feat[lo:hi]`` into the two open windows (``chains``: the states
+    of the windows opened two and one features ago) and open a new one; the window that
+    it completes goes to ``block`` (voted when full). Returns ``filled``, or -1 when that
+    window's hash is 0 (Go stops summing there: the Python pipeline does it)."""
+    space = np.uint64(0x20)
+    older = (chains[0] * _PRIME) ^ space
+    newer = (chains[1] * _PRIME) ^ space
+    fresh = _OFFSET
+    for k in range(lo, hi):
+        c = np.uint64(feat[k])
+        older = (older * _PRIME) ^ c
+        newer = (newer * _PRIME) ^ c
+        fresh = (fresh * _PRIME) ^ c
+    if older == 0:
+        return -1
+    block[filled] = older
+    filled += 1
+    if filled == _BLOCK:
+        _vote_block(block, np.int64(_BLOCK), spread, planes, totals)
+        filled = 0
+    chains[0] = newer
+    chains[1] = fresh
+    return filled
+
+
 @njit(cache=True, nogil=True)
-def features(buf, max_tokens, slots, flat, starts, attrs, feat, fstart):  # pragma: no cover
-    """(status, count): the page's features in order, written to the scratch arrays.
+def features(buf, max_tokens, slots, flat, starts, attrs, feat, fstart, hashing, chains,
+             block, spread, planes, totals):  # pragma: no cover - compiled
+    """(status, count, filled): the page's features in order, written to the scratch
+    arrays, or with ``hashing``, hashed as they come (shingle 3).
 
     Feature i is ``feat[fstart[i]:fstart[i + 1]]`` (uint8 and int64 arrays the caller
-    passes in, with ``attrs``, an (m, 4) int64 array). Status 1 means the page needs the
-    Python pipeline (see the module docstring); status 2 that a tag has more attributes
-    than ``attrs`` has rows, status 3 that ``feat`` or ``fstart`` is too small: call
-    again with larger ones.
+    passes in, with ``attrs``, an (m, 4) int64 array). With ``hashing`` each feature is
+    instead hashed into the windows as soon as it is written (``_absorb``; ``chains``
+    holds the two open windows' states, set by the caller), so its bytes are still in
+    registers and cache, and ``feat`` holds one feature at a time; ``filled`` window
+    hashes are left in ``block`` for the caller to vote (``fstart`` is not used). Status 1
+    means the page needs the Python pipeline (see the module docstring); status 2 that a
+    tag has more attributes than ``attrs`` has rows, status 3 that ``feat`` or ``fstart``
+    is too small: call again with larger ones.
     """
     # Borrowed views (no reference counting; the arguments live until the function
     # returns): counting references around the per-token helpers took half the time.
@@ -508,8 +541,14 @@ def features(buf, max_tokens, slots, flat, starts, attrs, feat, fstart):  # prag
     attrs = _borrow(attrs)
     feat = _borrow(feat)
     fstart = _borrow(fstart)
+    chains = _borrow(chains)
+    block = _borrow(block)
+    spread = _borrow(spread)
+    planes = _borrow(planes)
+    totals = _borrow(totals)
     n = buf.size
     fstart[0] = 0
+    filled = 0
     nf = 0
     used = 0
     re = 0
@@ -568,7 +607,7 @@ def features(buf, max_tokens, slots, flat, starts, attrs, feat, fstart):  # prag
                 if tag_kind == _START:
                     re, eof, name_start, name_end, count = _read_tag(buf, n, re, True, attrs)
                     if count < 0:
-                        return _MORE_ATTRS, 0
+                        return _MORE_ATTRS, 0, 0
                     if eof:
                         kind = -1
                         break
@@ -623,8 +662,8 @@ def features(buf, max_tokens, slots, flat, starts, attrs, feat, fstart):  # prag
         else:
             atom = -1
         atom_len = starts[atom + 1] - starts[atom] if atom >= 0 else 0
-        if nf + count + 2 > fstart.size or used + 2 + atom_len > feat.size:
-            return _MORE_ROOM, 0
+        if (not hashing and nf + count + 2 > fstart.size) or used + 2 + atom_len > feat.size:
+            return _MORE_ROOM, 0, 0
         feat[used] = _PREFIX[kind]
         feat[used + 1] = 0x3A
         used += 2
@@ -632,7 +671,13 @@ def features(buf, max_tokens, slots, flat, starts, attrs, feat, fstart):  # prag
             feat[used + k] = flat[starts[atom] + k]
         used += atom_len
         nf += 1
-        fstart[nf] = used
+        if hashing:
+            filled = _absorb(feat, 0, used, chains, block, filled, spread, planes, totals)
+            if filled < 0:
+                return _NEEDS_PYTHON, 0, 0
+            used = 0
+        else:
+            fstart[nf] = used
         for j in range(count):
             k0, k1, v0, v1 = attrs[j, 0], attrs[j, 1], attrs[j, 2], attrs[j, 3]
             valued = _valued(buf, k0, k1)
@@ -640,10 +685,10 @@ def features(buf, max_tokens, slots, flat, starts, attrs, feat, fstart):  # prag
                 for k in range(v0, v1):
                     c = buf[k]
                     if c == 0x26 or c == 0x0D or c == 0:
-                        return _NEEDS_PYTHON, 0
+                        return _NEEDS_PYTHON, 0, 0
             need = 4 + atom_len + 3 * (k1 - k0) + (v1 - v0)
             if used + need > feat.size:
-                return _MORE_ROOM, 0
+                return _MORE_ROOM, 0, 0
             feat[used] = 0x47  # G
             feat[used + 1] = 0x3A
             used += 2
@@ -669,8 +714,33 @@ def features(buf, max_tokens, slots, flat, starts, attrs, feat, fstart):  # prag
                     feat[used] = buf[k]
                     used += 1
             nf += 1
-            fstart[nf] = used
-    return 0, nf
+            if hashing:
+                filled = _absorb(feat, 0, used, chains, block, filled, spread, planes, totals)
+                if filled < 0:
+                    return _NEEDS_PYTHON, 0, 0
+                used = 0
+            else:
+                fstart[nf] = used
+    return 0, nf, filled
+
+
+@njit(cache=True, nogil=True)
+def _finish(block, filled, nf, spread, planes, totals):  # pragma: no cover - compiled
+    """Vote the ``filled`` hashes left in ``block``; the fingerprint of ``nf`` windows."""
+    if filled:
+        _vote_block(block, np.int64(filled), spread, planes, totals)
+    fp = np.uint64(0)
+    one = np.uint64(1)
+    for bit in range(64):
+        shift = np.uint64(bit)
+        count = totals[bit]
+        count += np.int64((planes[0] >> shift) & one)
+        count += 2 * np.int64((planes[1] >> shift) & one)
+        count += 4 * np.int64((planes[2] >> shift) & one)
+        count += 8 * np.int64((planes[3] >> shift) & one)
+        if 2 * count >= nf:
+            fp |= one << shift
+    return fp
 
 
 @njit(cache=True, nogil=True)
@@ -688,82 +758,54 @@ def fingerprint_into(buf, shingle, max_tokens, slots, flat, starts, spread, attr
     """(status, fingerprint) of a page (status as for ``features``); allocates nothing:
     ``totals`` (int64[64]), ``planes`` (uint64[4]), ``block`` (uint64[3840]) and
     ``states`` (uint64[shingle]) are work space, overwritten."""
-    status, nf = features(buf, max_tokens, slots, flat, starts, attrs, feat, fstart)
+    for k in range(64):
+        totals[k] = 0
+    for k in range(4):
+        planes[k] = 0
+    space = np.uint64(0x20)
+    if shingle == 3:  # the default: each feature is hashed as it is read (``_absorb``)
+        states[0] = (_OFFSET * _PRIME) ^ space  # the window opened at the two empty
+        states[1] = _OFFSET  # features before the first (two spaces and one to come)
+        status, nf, filled = features(buf, max_tokens, slots, flat, starts, attrs, feat,
+                                      fstart, True, states, block, spread, planes, totals)
+        if status != 0:
+            return status, np.uint64(0)
+        if nf == 0:
+            return 0, np.uint64(0xFFFFFFFFFFFFFFFF)
+        return 0, _finish(block, filled, nf, spread, planes, totals)
+    status, nf, filled = features(buf, max_tokens, slots, flat, starts, attrs, feat, fstart,
+                                  False, states, block, spread, planes, totals)
     feat = _borrow(feat)
     fstart = _borrow(fstart)
     if status != 0:
         return status, np.uint64(0)
     if nf == 0:
         return 0, np.uint64(0xFFFFFFFFFFFFFFFF)
-    for k in range(64):
-        totals[k] = 0
-    for k in range(4):
-        planes[k] = 0
     filled = 0
-    # One running FNV-1 state per open window (shingle of them): every feature goes into
-    # all of them at once, so the states' multiply chains run side by side. The window
-    # that opens at feature j gets f_j, the others " " + f_j; the window opened
-    # shingle - 1 features earlier is then complete. The first windows open at the
-    # shingle - 1 empty features before feature 0.
-    space = np.uint64(0x20)
-    if shingle == 3:  # the default: the three states live in registers
-        older = newer = _OFFSET  # the windows opened two and one features ago
-        for j in range(-2, nf):
-            older = (older * _PRIME) ^ space
-            newer = (newer * _PRIME) ^ space
-            fresh = _OFFSET
-            if j >= 0:
-                for k in range(fstart[j], fstart[j + 1]):
-                    c = np.uint64(feat[k])
-                    older = (older * _PRIME) ^ c
-                    newer = (newer * _PRIME) ^ c
-                    fresh = (fresh * _PRIME) ^ c
-                if older == 0:
-                    return _NEEDS_PYTHON, np.uint64(0)
-                block[filled] = older
-                filled += 1
-                if filled == _BLOCK:
-                    _vote_block(block, filled, spread, planes, totals)
-                    filled = 0
-            older, newer = newer, fresh
-    else:
-        slot = 0  # the state of the window opening at the current feature
-        for j in range(1 - shingle, nf):
-            for t in range(shingle):
-                if t != slot:
-                    states[t] = (states[t] * _PRIME) ^ space
-            states[slot] = _OFFSET
-            if j >= 0:
-                for k in range(fstart[j], fstart[j + 1]):
-                    c = np.uint64(feat[k])
-                    for t in range(shingle):
-                        states[t] = (states[t] * _PRIME) ^ c
-            slot += 1
-            if slot == shingle:
-                slot = 0
-            if j >= 0:  # the window that opened at feature j - shingle + 1 is complete
-                h = states[slot]
-                if h == 0:
-                    return _NEEDS_PYTHON, np.uint64(0)
-                block[filled] = h
-                filled += 1
-                if filled == _BLOCK:
-                    _vote_block(block, filled, spread, planes, totals)
-                    filled = 0
-    if filled:
-        _vote_block(block, filled, spread, planes, totals)
-    fp = np.uint64(0)
-    one = np.uint64(1)
-    for bit in range(64):
-        shift = np.uint64(bit)
-        count = totals[bit]
-        count += np.int64((planes[0] >> shift) & one)
-        count += 2 * np.int64((planes[1] >> shift) & one)
-        count += 4 * np.int64((planes[2] >> shift) & one)
-        count += 8 * np.int64((planes[3] >> shift) & one)
-        if 2 * count >= nf:
-            fp |= one << shift
-    return 0, fp
+    slot = 0  # the state of the window opening at the current feature
+    for j in range(1 - shingle, nf):
+        for t in range(shingle):
+            if t != slot:
+                states[t] = (states[t] * _PRIME) ^ space
+        states[slot] = _OFFSET
+        if j >= 0:
+            for k in range(fstart[j], fstart[j + 1]):
+                c = np.uint64(feat[k])
+                for t in range(shingle):
+                    states[t] = (states[t] * _PRIME) ^ c
+        slot += 1
+        if slot == shingle:
+            slot = 0
+        if j >= 0:  # the window that opened at feature j - shingle + 1 is complete
+            h = states[slot]
+            if h == 0:
+                return _NEEDS_PYTHON, np.uint64(0)
+            block[filled] = h
+            filled += 1
+            if filled == _BLOCK:
+                _vote_block(block, filled, spread, planes, totals)
+                filled = 0
+    return 0, _finish(block, filled, nf, spread, planes, totals)
 
 
 _SLOTS_TABLE, _ATOM_FLAT, _ATOM_STARTS, _SPREAD = SLOTS_TABLE, ATOM_FLAT, ATOM_STARTS, SPREAD
@@ -780,14 +822,20 @@ def fingerprint(data: bytes, shingle: int, max_tokens: int) -> int | None:
             return None if status else int(fp)
 
 
+def _no_hashing() -> tuple[np.ndarray, ...]:
+    """Arguments for ``features`` without hashing (chains, block, spread, planes, totals)."""
+    return (np.zeros(2, dtype=np.uint64), np.zeros(1, dtype=np.uint64), _SPREAD,
+            np.zeros(4, dtype=np.uint64), np.zeros(64, dtype=np.int64))
+
+
 def feature_list(data: bytes, max_tokens: int, attrs: int = _ATTRS,
                  room: int = 0) -> list[bytes] | None:
     """The page's features in order (for tests), or None when Python must do it."""
     buf = np.frombuffer(data, dtype=np.uint8)
     scratch = _Scratch(buf.size, attrs, room)
     while True:
-        status, nf = features(buf, max_tokens, _SLOTS_TABLE, _ATOM_FLAT, _ATOM_STARTS,
-                              *scratch.arrays)
+        status, nf, _ = features(buf, max_tokens, _SLOTS_TABLE, _ATOM_FLAT, _ATOM_STARTS,
+                                 *scratch.arrays, False, *_no_hashing())
         if not scratch.grown(status):
             break
     return None if status else scratch.features(nf)

@@ -23,8 +23,9 @@ import numba
 from numba import carray
 from numba import types as nt
 from numba.core.dispatcher import Dispatcher
+from numba.extending import intrinsic
 
-from ditto_tui.core.native import ALLOWED
+from ditto_tui.core.native import ALLOWED, HTML_CONTEXT
 
 __all__ = ["ALLOWED", "Built", "build"]
 
@@ -46,6 +47,26 @@ class Built:
     triple: str
 
 
+def _pointer_at(dtype: Any) -> Any:
+    """An intrinsic: the integer address ``a`` as a pointer to ``dtype`` (for the addresses
+    an entry reads from its context block)."""
+
+    @intrinsic
+    def cast(typingctx: Any, address: Any) -> Any:  # pragma: no cover - compiled
+        if not isinstance(address, nt.Integer):
+            return None
+
+        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+            return builder.inttoptr(args[0], context.get_value_type(signature.return_type))
+
+        return nt.CPointer(dtype)(address), codegen
+
+    return cast
+
+
+_uint8_at, _int64_at, _uint64_at = _pointer_at(_U8), _pointer_at(_I64), _pointer_at(_U64)
+
+
 def _lean_namespace(module: types.ModuleType) -> dict[str, Any]:
     """The module's globals with each of its compiled functions compiled again without
     numba's memory runtime (same options otherwise; no on-disk cache)."""
@@ -57,7 +78,8 @@ def _lean_namespace(module: types.ModuleType) -> dict[str, Any]:
                                       func.__defaults__, func.__closure__)
             options = {k: v for k, v in obj.targetoptions.items() if k in ("inline", "nogil")}
             namespace[name] = _jit(_nrt=False, boundscheck=False, **options)(copy)
-    namespace["carray"] = carray
+    namespace.update(carray=carray, _uint8_at=_uint8_at, _int64_at=_int64_at,
+                     _uint64_at=_uint64_at, HTML_CONTEXT=HTML_CONTEXT)
     return namespace
 
 
@@ -102,39 +124,40 @@ _DITTO_ENTRIES: dict[str, tuple[Any, Any]] = {
 
 # -- html-distance ----------------------------------------------------------------------
 # Globals resolved in the lean namespace of _html_kernel: fingerprint_into, features.
+# The fingerprint entry takes its tables and work arrays in one int64 context block (see
+# ``native.NativeHtml``): a ctypes call costs about 0.1 us an argument.
 
-def _html_fingerprint(buf, n, shingle, max_tokens, slots, slots_len, flat, flat_len, starts,
-                      starts_len, spread, attrs, attrs_rows, feat, feat_len, fstart, fstart_len,
-                      totals, planes, block, states, states_len, result):  # pragma: no cover
+def _html_fingerprint(buf, n, ctx):  # pragma: no cover - compiled
+    c = carray(ctx, (HTML_CONTEXT,))
     status, fp = fingerprint_into(  # noqa: F821
-        carray(buf, (n,)), shingle, max_tokens, carray(slots, (slots_len,)),
-        carray(flat, (flat_len,)), carray(starts, (starts_len,)), carray(spread, (256,)),
-        carray(attrs, (attrs_rows, 4)), carray(feat, (feat_len,)), carray(fstart, (fstart_len,)),
-        carray(totals, (64,)), carray(planes, (4,)), carray(block, (3840,)),
-        carray(states, (states_len,)))
-    carray(result, (1,))[0] = fp
-    return status
+        carray(buf, (n,)), c[0], c[1], carray(_int64_at(c[2]), (c[3],)),
+        carray(_uint8_at(c[4]), (c[5],)), carray(_int64_at(c[6]), (c[7],)),
+        carray(_uint64_at(c[8]), (256,)), carray(_int64_at(c[9]), (c[10], 4)),
+        carray(_uint8_at(c[11]), (c[12],)), carray(_int64_at(c[13]), (c[14],)),
+        carray(_int64_at(c[15]), (64,)), carray(_uint64_at(c[16]), (4,)),
+        carray(_uint64_at(c[17]), (3840,)), carray(_uint64_at(c[18]), (c[19],)))
+    c[20] = status
+    return fp
 
 
 def _html_features(buf, n, max_tokens, slots, slots_len, flat, flat_len, starts, starts_len,
-                   attrs, attrs_rows, feat, feat_len, fstart, fstart_len,
-                   result):  # pragma: no cover - compiled
-    status, nf = features(  # noqa: F821
+                   attrs, attrs_rows, feat, feat_len, fstart, fstart_len, spread, totals, planes,
+                   block, states, result):  # pragma: no cover - compiled
+    status, nf, _ = features(  # noqa: F821
         carray(buf, (n,)), max_tokens, carray(slots, (slots_len,)), carray(flat, (flat_len,)),
         carray(starts, (starts_len,)), carray(attrs, (attrs_rows, 4)), carray(feat, (feat_len,)),
-        carray(fstart, (fstart_len,)))
+        carray(fstart, (fstart_len,)), False, carray(states, (2,)), carray(block, (3840,)),
+        carray(spread, (256,)), carray(planes, (4,)), carray(totals, (64,)))
     carray(result, (1,))[0] = nf
     return status
 
 
 _HTML_ENTRIES: dict[str, tuple[Any, Any]] = {
-    "fingerprint": (_html_fingerprint, _I64(
-        _P(_U8), _I64, _I64, _I64, _P(_I64), _I64, _P(_U8), _I64, _P(_I64), _I64, _P(_U64),
-        _P(_I64), _I64, _P(_U8), _I64, _P(_I64), _I64, _P(_I64), _P(_U64), _P(_U64), _P(_U64),
-        _I64, _P(_U64))),
+    "fingerprint": (_html_fingerprint, _U64(_P(_U8), _I64, _P(_I64))),
     "features": (_html_features, _I64(
         _P(_U8), _I64, _I64, _P(_I64), _I64, _P(_U8), _I64, _P(_I64), _I64, _P(_I64), _I64,
-        _P(_U8), _I64, _P(_I64), _I64, _P(_I64))),
+        _P(_U8), _I64, _P(_I64), _I64, _P(_U64), _P(_I64), _P(_U64), _P(_U64), _P(_U64),
+        _P(_I64))),
 }
 
 _KINDS: dict[str, tuple[str, dict[str, tuple[Any, Any]]]] = {
