@@ -43,7 +43,7 @@ __all__ = ["ABI", "ALLOWED", "KINDS", "LINKED_BY", "Missing", "NativeDitto", "Na
            "key", "load", "save_built", "saved"]
 
 #: Bump when the entries' arguments change.
-ABI = 2
+ABI = 3
 _HERE = Path(__file__).resolve().parent
 _SOURCES = {"ditto": ("_ditto_kernel.py", "_native_build.py", "native.py"),
             "html": ("_html_kernel.py", "_ditto_kernel.py", "_native_build.py", "native.py")}
@@ -519,10 +519,48 @@ class NativeDitto:
 
 # -- html-distance -----------------------------------------------------------------------
 
-_HTML_FINGERPRINT = ctypes.CFUNCTYPE(_I, _P, _I, _I, _I, _P, _I, _P, _I, _P, _I, _P, _P, _I,
-                                     _P, _I, _P, _I, _P, _P, _P, _P, _I, _P)
+_HTML_FINGERPRINT = ctypes.CFUNCTYPE(ctypes.c_uint64, _P, _I, _P)
 _HTML_FEATURES = ctypes.CFUNCTYPE(_I, _P, _I, _I, _P, _I, _P, _I, _P, _I, _P, _I, _P, _I, _P,
-                                  _I, _P)
+                                  _I, _P, _P, _P, _P, _P, _P)
+#: The html fingerprint entry's context block (int64): shingle, max_tokens, then (pointer,
+#: size) of the atom slots, names and starts, the spread table, the attrs rows, the feature
+#: bytes and starts, the totals, planes, block, (states, size), and the status it returns.
+HTML_CONTEXT = 21
+_C_SHINGLE, _C_TOKENS, _C_SCRATCH, _C_STATES, _C_STATUS = 0, 1, 9, 18, 20
+
+
+class _HtmlWork(threading.local):
+    """Each thread's context block for the html fingerprint entry, filled once: a call
+    then passes three arguments (page, size, block) and converts no array."""
+
+    def __init__(self, tables: tuple[int, ...], spread: int) -> None:
+        self.vote = (np.empty(64, dtype=np.int64), np.empty(4, dtype=np.uint64),
+                     np.empty(_BLOCK, dtype=np.uint64), np.empty(64, dtype=np.uint64))
+        self.context = np.zeros(HTML_CONTEXT, dtype=np.int64)
+        self.pointer = _pointer(self.context)
+        c = self.context
+        c[2:8] = tables
+        c[8] = spread
+        c[15:18] = [_pointer(a) for a in self.vote[:3]]
+        self.shingle = self.tokens = -1  # what the block holds (-1: not filled yet)
+        self.scratch: Any = None  # the kept feature arrays (``_Scratch``)
+        self.room = -1  # the largest page they take whole
+        self.states = self.vote[3]
+
+    def use_scratch(self, scratch: Any) -> None:
+        """Point the block at ``scratch``'s arrays (attrs, feature bytes and starts)."""
+        attrs, feat, fstart = scratch.arrays
+        self.context[_C_SCRATCH:_C_SCRATCH + 6] = (_pointer(attrs), attrs.shape[0],
+                                                   _pointer(feat), feat.size, _pointer(fstart),
+                                                   fstart.size)
+
+    def use(self, shingle: int, max_tokens: int) -> None:
+        """Hold ``shingle`` and ``max_tokens`` (and states room for the shingle)."""
+        self.states = self.vote[3] if shingle <= self.vote[3].size else np.empty(shingle, np.uint64)
+        c = self.context
+        c[_C_SHINGLE], c[_C_TOKENS] = shingle, max_tokens
+        c[_C_STATES], c[_C_STATES + 1] = _pointer(self.states), self.states.size
+        self.shingle, self.tokens = shingle, max_tokens
 
 
 class NativeHtml:
@@ -540,6 +578,7 @@ class NativeHtml:
         self._fingerprint: Callable[..., int] = _HTML_FINGERPRINT(addresses["fingerprint"])
         self._features: Callable[..., int] = _HTML_FEATURES(addresses["features"])
         self._work = _Work()
+        self._html = _HtmlWork(self._atoms, self._spread)
 
     @staticmethod
     def _scratch_args(arrays: tuple[np.ndarray, np.ndarray, np.ndarray]) -> tuple[int, ...]:
@@ -550,26 +589,43 @@ class NativeHtml:
     def fingerprint(self, data: bytes, shingle: int, max_tokens: int) -> int | None:
         """The html-distance fingerprint of a page, or None when the Python pipeline must
         do it."""
+        work = self._html
+        if (type(data) is bytes and shingle == work.shingle and max_tokens == work.tokens
+                and (shingle == 3 or len(data) <= work.room)):  # the usual case
+            fp: int = self._fingerprint(data, len(data), work.pointer)
+            if fp or not work.context[_C_STATUS]:
+                return fp
+        return self._fingerprint_again(data, shingle, max_tokens)
+
+    def _fingerprint_again(self, data: bytes, shingle: int, max_tokens: int) -> int | None:
+        """``fingerprint`` when the block must change first, or the kernel asks for larger
+        work arrays. With shingle 3 the kernel holds one feature at a time, so the kept
+        arrays serve any page; other shingles hold the page's features (a page larger
+        than ``_KEEP_PAGE`` gets arrays of its own for the call)."""
         from ditto_tui.core._html_tables import _Scratch
 
-        pointer, _view = _data_pointer(data)
-        size = len(_view) if _view is not None else len(data)
-        work = self._work
-        scratch = work.scratch
-        if scratch is None or not scratch.fits(size):
-            scratch = _Scratch(size)
-            if size <= _KEEP_PAGE:
-                work.scratch, work.scratch_args = scratch, self._scratch_args(scratch.arrays)
-        arrays = work.scratch_args if scratch is work.scratch else self._scratch_args(scratch.arrays)
-        vote, _extra = work.vote_args(shingle)
-        while True:
-            status = self._fingerprint(pointer, size, shingle, max_tokens, *self._atoms,
-                                       self._spread, *arrays, *vote, work.out_pointer)
-            if not scratch.grown(status):
-                return None if status else int(work.out[0])
-            arrays = self._scratch_args(scratch.arrays)
-            if scratch is work.scratch:
-                work.scratch_args = arrays
+        work = self._html
+        pointer, view = _data_pointer(data)
+        size = len(view) if view is not None else len(data)
+        if (shingle, max_tokens) != (work.shingle, work.tokens):
+            work.use(shingle, max_tokens)
+        kept = work.scratch if work.scratch is not None else _Scratch(4096)
+        scratch = kept if shingle == 3 or kept.fits(size) else _Scratch(size)
+        limit = 512 + _KEEP_PAGE
+        try:
+            while True:
+                work.use_scratch(scratch)
+                fp = self._fingerprint(pointer, size, work.pointer)
+                status = int(work.context[_C_STATUS])
+                if not scratch.grown(status):
+                    return None if status else int(fp)
+        finally:
+            if scratch.arrays[1].size <= limit:
+                kept = scratch
+            elif kept is scratch:
+                kept = _Scratch(4096)
+            work.scratch, work.room = kept, kept.arrays[1].size - 512
+            work.use_scratch(kept)
 
     def feature_list(self, data: bytes, max_tokens: int, attrs: int = 64,
                      room: int = 0) -> list[bytes] | None:
@@ -580,8 +636,10 @@ class NativeHtml:
         scratch = _Scratch(buf.size, attrs, room)
         result = np.zeros(1, dtype=np.int64)
         while True:
+            totals, planes, block, states, _ = self._work.vote_args(2)[0]
             status = self._features(_pointer(buf), buf.size, max_tokens, *self._atoms,
-                                    *self._scratch_args(scratch.arrays), _pointer(result))
+                                    *self._scratch_args(scratch.arrays), self._spread, totals,
+                                    planes, block, states, _pointer(result))
             if not scratch.grown(status):
                 break
         return None if status else scratch.features(int(result[0]))

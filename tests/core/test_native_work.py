@@ -26,10 +26,11 @@ def engines():
         kernel.select(None)
 
 
-def _numpy_fingerprints(docs: list[bytes], pages: list[bytes]) -> tuple[list[int], list[int]]:
+def _numpy_fingerprints(docs: list[bytes], pages: list[bytes],
+                        shingle: int = 3) -> tuple[list[int], list[int]]:
     kernel.select("numpy")
     try:
-        featurizer, structure = Featurizer(), HtmlStructure()
+        featurizer, structure = Featurizer(), HtmlStructure(shingle=shingle)
         return ([int(featurizer.fingerprint(d)) for d in docs],
                 [int(structure.fingerprint(p)) for p in pages])
     finally:
@@ -68,21 +69,30 @@ def test_documents_of_changing_size_and_kind_get_the_numpy_fingerprints(engines)
     assert work.buffer.size >= 3 * 1_500_000 + 2  # a smaller one's is
 
 
-def test_pages_of_changing_size_and_shape_get_the_numpy_fingerprints(engines) -> None:
+@pytest.mark.parametrize("shingle", [3, 2, 5])
+def test_pages_of_changing_size_and_shape_get_the_numpy_fingerprints(engines, shingle) -> None:
     _ditto, html = engines
     rng = random.Random(11)
     pages = [b"", b"<p>x</p>", _page(rng, 3), _page(rng, 40_000), _page(rng, 5),
              _page(rng, 2, attrs=300),  # more attributes than the first scratch holds
-             _page(rng, 2), _page(rng, 8_000), b"<p>" * 20]
-    _, expected = _numpy_fingerprints([], pages)
+             _page(rng, 2), _page(rng, 8_000), b"<p>" * 20,
+             b"<div class='" + b"x" * 20_000 + b"'>"]  # one feature larger than the first room
+    _, expected = _numpy_fingerprints([], pages, shingle)
     for kind in (bytes, bytearray, memoryview):
         got = []
         for page in pages:
-            fp = html.fingerprint(kind(page), 3, MAX_TOKENS)
-            got.append(fp if fp is not None else int(HtmlStructure().fingerprint(page)))
+            fp = html.fingerprint(kind(page), shingle, MAX_TOKENS)
+            got.append(fp if fp is not None else int(HtmlStructure(shingle).fingerprint(page)))
         assert got == expected, kind
-    assert html._work.scratch is not None and html._work.scratch.fits(1000)
-    assert not html._work.scratch.fits(2 * native._KEEP_PAGE)
+    work = html._html
+    assert work.scratch is not None
+    feature_bytes = work.scratch.arrays[1].size
+    if shingle == 3:  # features are hashed as they come: room for the largest one only
+        assert 20_000 < feature_bytes <= 4 * 20_000 + 4096
+    else:  # room for a whole page, kept for pages up to _KEEP_PAGE
+        assert feature_bytes >= len(pages[7])
+        assert feature_bytes <= 512 + native._KEEP_PAGE
+        assert len(pages[3]) > native._KEEP_PAGE
 
 
 def test_threads_keep_their_own_work_arrays(engines) -> None:
@@ -91,8 +101,11 @@ def test_threads_keep_their_own_work_arrays(engines) -> None:
     docs = [_document(rng, rng.choice([30, 3000, 300_000])) for _ in range(60)]
     pages = [_page(rng, rng.choice([1, 50, 2000])) for _ in range(60)]
     expected_docs, expected_pages = _numpy_fingerprints(docs, pages)
+    _, expected_pages_2 = _numpy_fingerprints([], pages, 2)
     with ThreadPoolExecutor(max_workers=4) as pool:
         got_docs = list(pool.map(lambda d: ditto.fingerprint(d, 4, 0), docs))
         got_pages = list(pool.map(lambda p: html.fingerprint(p, 3, MAX_TOKENS), pages))
+        got_pages_2 = list(pool.map(lambda p: html.fingerprint(p, 2, MAX_TOKENS), pages))
     assert got_docs == expected_docs
     assert got_pages == expected_pages
+    assert got_pages_2 == expected_pages_2
