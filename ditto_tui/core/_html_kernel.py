@@ -16,7 +16,9 @@ newline rules apply to it), and a shingle whose hash is 0 (Go stops summing ther
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from ditto_tui.core._ditto_kernel import _borrow, _skip_to, _vote_block
 from ditto_tui.core._html_tables import (
@@ -58,6 +60,59 @@ _VALUED_FLAT = np.frombuffer(b"".join(_VALUED), dtype=np.uint8).copy()
 _VALUED_STARTS = np.cumsum([0] + [len(x) for x in _VALUED]).astype(np.int64)
 
 
+@intrinsic
+def _at(typingctx, arr, i):  # pragma: no cover - compiled
+    """``arr[i]`` of a 1-D C array, for 0 <= i < arr.size, without numba's wrap-around of
+    negative indices (three more instructions and a register on every access; the
+    callers check their bounds)."""
+    if not (isinstance(arr, types.Array) and arr.ndim == 1 and arr.layout == "C"
+            and isinstance(i, types.Integer)):
+        return None
+
+    def codegen(context, builder, signature, args):
+        view = context.make_array(signature.args[0])(context, builder, value=args[0])
+        return builder.load(builder.gep(view.data, [args[1]], inbounds=True))
+
+    return arr.dtype(arr, i), codegen
+
+
+@intrinsic
+def _set(typingctx, arr, i, value):  # pragma: no cover - compiled
+    """``arr[i] = value`` as ``_at`` reads (0 <= i < arr.size)."""
+    if not (isinstance(arr, types.Array) and arr.ndim == 1 and arr.layout == "C"
+            and isinstance(i, types.Integer) and isinstance(value, (types.Integer, types.Boolean))):
+        return None
+
+    def codegen(context, builder, signature, args):
+        view = context.make_array(signature.args[0])(context, builder, value=args[0])
+        item = context.cast(builder, args[2], signature.args[2], arr.dtype)
+        builder.store(item, builder.gep(view.data, [args[1]], inbounds=True))
+        return context.get_dummy_value()
+
+    return types.none(arr, i, value), codegen
+
+
+@intrinsic
+def _flat(typingctx, arr):  # pragma: no cover - compiled
+    """A 2-D C array as one row (borrowed, as ``_borrow`` makes it): ``attrs[i, k]`` is
+    ``_at(_flat(attrs), 4 * i + k)``."""
+    if not (isinstance(arr, types.Array) and arr.ndim == 2 and arr.layout == "C"):
+        return None
+    flat = types.Array(arr.dtype, 1, "C")
+
+    def codegen(context, builder, signature, args):
+        source = context.make_array(signature.args[0])(context, builder, value=args[0])
+        rows, columns = cgutils.unpack_tuple(builder, source.shape, 2)
+        view = context.make_array(flat)(context, builder)
+        itemsize = context.get_constant(types.intp, context.get_abi_sizeof(
+            context.get_data_type(arr.dtype)))
+        context.populate_array(view, data=source.data, shape=[builder.mul(rows, columns)],
+                               strides=[itemsize], itemsize=itemsize, meminfo=None)
+        return view._getvalue()
+
+    return flat(arr), codegen
+
+
 @njit(cache=True, nogil=True)
 def _ws(c):  # pragma: no cover - compiled
     return c == 0x20 or c == 0x0A or c == 0x0D or c == 0x09 or c == 0x0C
@@ -80,7 +135,7 @@ def _skip_ws(buf, n, re, eof):  # pragma: no cover - compiled
     while True:
         if re >= n:
             return re, True
-        c = buf[re]
+        c = _at(buf, re)
         re += 1
         if not _ws(c):
             return re - 1, False
@@ -89,19 +144,19 @@ def _skip_ws(buf, n, re, eof):  # pragma: no cover - compiled
 @njit(cache=True, nogil=True)
 def _raw_end_tag(buf, n, re, tag):  # pragma: no cover - compiled
     """Go's readRawEndTag after ``</``: (matched, re, eof)."""
-    a = _RAW_STARTS[tag]
-    length = _RAW_STARTS[tag + 1] - a
+    a = _at(_RAW_STARTS, tag)
+    length = _at(_RAW_STARTS, tag + 1) - a
     for i in range(length):
         if re >= n:
             return False, re, True
-        c = buf[re]
+        c = _at(buf, re)
         re += 1
-        t = _RAW_FLAT[a + i]
+        t = _at(_RAW_FLAT, a + i)
         if c != t and c != t - 32:
             return False, re - 1, False
     if re >= n:
         return False, re, True
-    c = buf[re]
+    c = _at(buf, re)
     re += 1
     if _ws(c) or c == 0x2F or c == 0x3E:
         return True, re - 3 - length, False
@@ -140,9 +195,9 @@ def _read_script(buf, n, re):  # pragma: no cover - compiled
                 if re >= n:
                     eof = True
                     break
-                c = buf[re]
+                c = _at(buf, re)
                 re += 1
-                t = _RAW_FLAT[_RAW_STARTS[_SCRIPT] + i]
+                t = _at(_RAW_FLAT, _at(_RAW_STARTS, _SCRIPT) + i)
                 if c != t and c != t - 32:
                     re -= 1
                     state = 5
@@ -154,7 +209,7 @@ def _read_script(buf, n, re):  # pragma: no cover - compiled
             if re >= n:
                 eof = True
                 break
-            c = buf[re]
+            c = _at(buf, re)
             re += 1
             if not (_ws(c) or c == 0x2F or c == 0x3E):
                 re -= 1
@@ -163,7 +218,7 @@ def _read_script(buf, n, re):  # pragma: no cover - compiled
         if re >= n:
             eof = True
             break
-        c = buf[re]
+        c = _at(buf, re)
         re += 1
         if state == 0:
             if c == 0x3C:
@@ -225,13 +280,13 @@ def _read_raw(buf, n, re, tag):  # pragma: no cover - compiled
         re = _skip_to(buf, n, re, 0x3C)
         if re >= n:
             return re, True
-        c = buf[re]
+        c = _at(buf, re)
         re += 1
         if c != 0x3C:
             continue
         if re >= n:
             return re, True
-        c = buf[re]
+        c = _at(buf, re)
         re += 1
         if c != 0x2F:
             re -= 1
@@ -248,7 +303,7 @@ def _read_comment(buf, n, re):  # pragma: no cover - compiled
     while True:
         if re >= n:
             return re, True
-        c = buf[re]
+        c = _at(buf, re)
         re += 1
         if c == 0x2D:
             dash += 1
@@ -259,7 +314,7 @@ def _read_comment(buf, n, re):  # pragma: no cover - compiled
         elif c == 0x21 and dash >= 2:
             if re >= n:
                 return re, True
-            c = buf[re]
+            c = _at(buf, re)
             re += 1
             if c == 0x3E:
                 return re, False
@@ -277,7 +332,7 @@ def _until_close_angle(buf, n, re):  # pragma: no cover - compiled
     while True:
         if re >= n:
             return re, True
-        c = buf[re]
+        c = _at(buf, re)
         re += 1
         if c == 0x3E:
             return re, False
@@ -289,8 +344,8 @@ def _markup_declaration(buf, n, re):  # pragma: no cover - compiled
     data_start = re
     if re + 2 > n:
         return _COMMENT, n, True
-    c0 = buf[re]
-    c1 = buf[re + 1]
+    c0 = _at(buf, re)
+    c1 = _at(buf, re + 1)
     re += 2
     if c0 == 0x2D and c1 == 0x2D:
         re, eof = _read_comment(buf, n, re)
@@ -303,7 +358,7 @@ def _markup_declaration(buf, n, re):  # pragma: no cover - compiled
             re = data_start
             doctype = False
             break
-        c = buf[re]
+        c = _at(buf, re)
         re += 1
         if c != ch and c != ch + 32:
             re = data_start
@@ -324,7 +379,7 @@ def _same_key(buf, a0, a1, b0, b1):  # pragma: no cover - compiled
     if a1 - a0 != b1 - b0:
         return False
     for k in range(a1 - a0):  # noqa: SIM110 - no generators in compiled code
-        if _lower(buf[a0 + k]) != _lower(buf[b0 + k]):
+        if _lower(_at(buf, a0 + k)) != _lower(_at(buf, b0 + k)):
             return False
     return True
 
@@ -340,7 +395,7 @@ def _attr_value(buf, n, re, eof):  # pragma: no cover - compiled
         return v0, v1, re, eof
     if re >= n:
         return v0, v1, re, True
-    c = buf[re]
+    c = _at(buf, re)
     re += 1
     if c == 0x2F:
         return v0, v1, re, False
@@ -351,7 +406,7 @@ def _attr_value(buf, n, re, eof):  # pragma: no cover - compiled
         return v0, v1, re, eof
     if re >= n:
         return v0, v1, re, True
-    quote = buf[re]
+    quote = _at(buf, re)
     re += 1
     if quote == 0x3E:
         return v0, v1, re - 1, False
@@ -361,7 +416,7 @@ def _attr_value(buf, n, re, eof):  # pragma: no cover - compiled
         while True:
             if re >= n:
                 return v0, re, re, True
-            c = buf[re]
+            c = _at(buf, re)
             re += 1
             if c == quote:
                 return v0, re - 1, re, False
@@ -369,7 +424,7 @@ def _attr_value(buf, n, re, eof):  # pragma: no cover - compiled
     while True:
         if re >= n:
             return v0, re, re, True
-        c = buf[re]
+        c = _at(buf, re)
         re += 1
         if _ws(c):
             return v0, re - 1, re, False
@@ -394,7 +449,7 @@ def _read_tag(buf, n, re, save, attrs):  # pragma: no cover - compiled
             eof = True
             name_end = re
             break
-        c = buf[re]
+        c = _at(buf, re)
         re += 1
         if _ws(c):
             name_end = re - 1
@@ -410,7 +465,7 @@ def _read_tag(buf, n, re, save, attrs):  # pragma: no cover - compiled
         if re >= n:
             eof = True
             break
-        c = buf[re]
+        c = _at(buf, re)
         re += 1
         if c == 0x3E:
             break
@@ -422,7 +477,7 @@ def _read_tag(buf, n, re, save, attrs):  # pragma: no cover - compiled
                 eof = True
                 k1 = re
                 break
-            c = buf[re]
+            c = _at(buf, re)
             re += 1
             if c == 0x3D and k0 + 1 == re:
                 continue
@@ -434,16 +489,16 @@ def _read_tag(buf, n, re, save, attrs):  # pragma: no cover - compiled
         if save and k0 != k1:
             fresh = True
             for j in range(count):
-                if _same_key(buf, attrs[j, 0], attrs[j, 1], k0, k1):
+                if _same_key(buf, _at(attrs, 4 * j), _at(attrs, 4 * j + 1), k0, k1):
                     fresh = False
                     break
             if fresh:
-                if count == attrs.shape[0]:
+                if 4 * count == attrs.size:
                     return re, eof, name_start, name_end, -1
-                attrs[count, 0] = k0
-                attrs[count, 1] = k1
-                attrs[count, 2] = v0
-                attrs[count, 3] = v1
+                _set(attrs, 4 * count, k0)
+                _set(attrs, 4 * count + 1, k1)
+                _set(attrs, 4 * count + 2, v0)
+                _set(attrs, 4 * count + 3, v1)
                 count += 1
         re, eof = _skip_ws(buf, n, re, eof)
         if eof:
@@ -456,15 +511,15 @@ def _atom(buf, a, b, slots, flat, starts):  # pragma: no cover - compiled
     """Index of the atom equal to the lower-cased ``buf[a:b]``, or -1."""
     h = _OFFSET
     for k in range(a, b):
-        h = (h ^ np.uint64(_lower(buf[k]))) * _PRIME
+        h = (h ^ np.uint64(_lower(_at(buf, k)))) * _PRIME
     s = np.intp(h & np.uint64(_SLOTS - 1))
-    while slots[s] != -1:
-        i = slots[s]
-        lo = starts[i]
-        if starts[i + 1] - lo == b - a:
+    while _at(slots, s) != -1:
+        i = _at(slots, s)
+        lo = _at(starts, i)
+        if _at(starts, i + 1) - lo == b - a:
             same = True
             for k in range(b - a):
-                if flat[lo + k] != _lower(buf[a + k]):
+                if _at(flat, lo + k) != _lower(_at(buf, a + k)):
                     same = False
                     break
             if same:
@@ -477,11 +532,11 @@ def _atom(buf, a, b, slots, flat, starts):  # pragma: no cover - compiled
 def _valued(buf, a, b):  # pragma: no cover - compiled
     """True when lower-cased ``buf[a:b]`` is class, name or rel."""
     for v in range(3):
-        lo = _VALUED_STARTS[v]
-        if _VALUED_STARTS[v + 1] - lo == b - a:
+        lo = _at(_VALUED_STARTS, v)
+        if _at(_VALUED_STARTS, v + 1) - lo == b - a:
             same = True
             for k in range(b - a):
-                if _VALUED_FLAT[lo + k] != _lower(buf[a + k]):
+                if _at(_VALUED_FLAT, lo + k) != _lower(_at(buf, a + k)):
                     same = False
                     break
             if same:
@@ -500,13 +555,13 @@ def _absorb(feat, lo, hi, chains, block, filled, spread, planes, totals):  # pra
     newer = (chains[1] * _PRIME) ^ space
     fresh = _OFFSET
     for k in range(lo, hi):
-        c = np.uint64(feat[k])
+        c = np.uint64(_at(feat, k))
         older = (older * _PRIME) ^ c
         newer = (newer * _PRIME) ^ c
         fresh = (fresh * _PRIME) ^ c
     if older == 0:
         return -1
-    block[filled] = older
+    _set(block, filled, older)
     filled += 1
     if filled == _BLOCK:
         _vote_block(block, np.int64(_BLOCK), spread, planes, totals)
@@ -538,7 +593,7 @@ def features(buf, max_tokens, slots, flat, starts, attrs, feat, fstart, hashing,
     slots = _borrow(slots)
     flat = _borrow(flat)
     starts = _borrow(starts)
-    attrs = _borrow(attrs)
+    attrs = _flat(attrs)  # attrs[i, k] is attrs[4 * i + k]
     feat = _borrow(feat)
     fstart = _borrow(fstart)
     chains = _borrow(chains)
@@ -547,7 +602,7 @@ def features(buf, max_tokens, slots, flat, starts, attrs, feat, fstart, hashing,
     planes = _borrow(planes)
     totals = _borrow(totals)
     n = buf.size
-    fstart[0] = 0
+    _set(fstart, 0, 0)
     filled = 0
     nf = 0
     used = 0
@@ -581,14 +636,14 @@ def features(buf, max_tokens, slots, flat, starts, attrs, feat, fstart, hashing,
                 if re >= n:
                     eof = True
                     break
-                c = buf[re]
+                c = _at(buf, re)
                 re += 1
                 if c != 0x3C:
                     continue
                 if re >= n:
                     eof = True
                     break
-                c = buf[re]
+                c = _at(buf, re)
                 re += 1
                 if _letter(c):
                     tag_kind = _START
@@ -613,25 +668,25 @@ def features(buf, max_tokens, slots, flat, starts, attrs, feat, fstart, hashing,
                         break
                     # raw-text element?
                     for t in range(len(_RAW_STARTS) - 1):
-                        lo = _RAW_STARTS[t]
-                        if _RAW_STARTS[t + 1] - lo == name_end - name_start:
+                        lo = _at(_RAW_STARTS, t)
+                        if _at(_RAW_STARTS, t + 1) - lo == name_end - name_start:
                             same = True
                             for k in range(name_end - name_start):
-                                if _RAW_FLAT[lo + k] != _lower(buf[name_start + k]):
+                                if _at(_RAW_FLAT, lo + k) != _lower(_at(buf, name_start + k)):
                                     same = False
                                     break
                             if same:
                                 raw_tag = t
                                 break
                     kind = _START
-                    if buf[re - 2] == 0x2F and (count == 0 or re - 2 != attrs[count - 1, 3] - 1):
+                    if _at(buf, re - 2) == 0x2F and (count == 0 or re - 2 != _at(attrs, 4 * count - 1) - 1):
                         kind = _SELF
                     break
                 if tag_kind == _END:
                     if re >= n:
                         eof = True
                         break
-                    c = buf[re]
+                    c = _at(buf, re)
                     re += 1
                     if c == 0x3E:
                         kind = _COMMENT
@@ -661,14 +716,14 @@ def features(buf, max_tokens, slots, flat, starts, attrs, feat, fstart, hashing,
             atom = _atom(buf, name_start, name_end, slots, flat, starts)
         else:
             atom = -1
-        atom_len = starts[atom + 1] - starts[atom] if atom >= 0 else 0
+        atom_len = _at(starts, atom + 1) - _at(starts, atom) if atom >= 0 else 0
         if (not hashing and nf + count + 2 > fstart.size) or used + 2 + atom_len > feat.size:
             return _MORE_ROOM, 0, 0
-        feat[used] = _PREFIX[kind]
-        feat[used + 1] = 0x3A
+        _set(feat, used, _at(_PREFIX, kind))
+        _set(feat, used + 1, 0x3A)
         used += 2
         for k in range(atom_len):
-            feat[used + k] = flat[starts[atom] + k]
+            _set(feat, used + k, _at(flat, _at(starts, atom) + k))
         used += atom_len
         nf += 1
         if hashing:
@@ -677,41 +732,42 @@ def features(buf, max_tokens, slots, flat, starts, attrs, feat, fstart, hashing,
                 return _NEEDS_PYTHON, 0, 0
             used = 0
         else:
-            fstart[nf] = used
+            _set(fstart, nf, used)
         for j in range(count):
-            k0, k1, v0, v1 = attrs[j, 0], attrs[j, 1], attrs[j, 2], attrs[j, 3]
+            k0, k1 = _at(attrs, 4 * j), _at(attrs, 4 * j + 1)
+            v0, v1 = _at(attrs, 4 * j + 2), _at(attrs, 4 * j + 3)
             valued = _valued(buf, k0, k1)
             if valued:
                 for k in range(v0, v1):
-                    c = buf[k]
+                    c = _at(buf, k)
                     if c == 0x26 or c == 0x0D or c == 0:
                         return _NEEDS_PYTHON, 0, 0
             need = 4 + atom_len + 3 * (k1 - k0) + (v1 - v0)
             if used + need > feat.size:
                 return _MORE_ROOM, 0, 0
-            feat[used] = 0x47  # G
-            feat[used + 1] = 0x3A
+            _set(feat, used, 0x47)  # G
+            _set(feat, used + 1, 0x3A)
             used += 2
             for k in range(atom_len):
-                feat[used + k] = flat[starts[atom] + k]
+                _set(feat, used + k, _at(flat, _at(starts, atom) + k))
             used += atom_len
-            feat[used] = 0x3A
+            _set(feat, used, 0x3A)
             used += 1
             for k in range(k0, k1):  # lower-cased, NUL -> U+FFFD (room for 3 bytes each)
-                c = buf[k]
+                c = _at(buf, k)
                 if c == 0:
-                    feat[used] = 0xEF
-                    feat[used + 1] = 0xBF
-                    feat[used + 2] = 0xBD
+                    _set(feat, used, 0xEF)
+                    _set(feat, used + 1, 0xBF)
+                    _set(feat, used + 2, 0xBD)
                     used += 3
                 else:
-                    feat[used] = _lower(c)
+                    _set(feat, used, _lower(c))
                     used += 1
             if valued:
-                feat[used] = 0x3A
+                _set(feat, used, 0x3A)
                 used += 1
                 for k in range(v0, v1):
-                    feat[used] = buf[k]
+                    _set(feat, used, _at(buf, k))
                     used += 1
             nf += 1
             if hashing:
@@ -720,7 +776,7 @@ def features(buf, max_tokens, slots, flat, starts, attrs, feat, fstart, hashing,
                     return _NEEDS_PYTHON, 0, 0
                 used = 0
             else:
-                fstart[nf] = used
+                _set(fstart, nf, used)
     return 0, nf, filled
 
 
