@@ -15,11 +15,15 @@ newline rules apply to it), and a shingle whose hash is 0 (Go stops summing ther
 
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
+from llvmlite import ir
 from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+from ditto_tui.core import datafiles
 from ditto_tui.core._ditto_kernel import _borrow, _skip_to, _vote_block
 from ditto_tui.core._html_tables import (
     _ATTRS,
@@ -58,6 +62,55 @@ _DOCTYPE_NAME = np.frombuffer(b"DOCTYPE", dtype=np.uint8).copy()
 _VALUED = (b"class", b"name", b"rel")
 _VALUED_FLAT = np.frombuffer(b"".join(_VALUED), dtype=np.uint8).copy()
 _VALUED_STARTS = np.cumsum([0] + [len(x) for x in _VALUED]).astype(np.int64)
+
+
+# -- the atoms by their first eight bytes --------------------------------------------------
+#: SHA-256 of the atom names (``datafiles.html_atoms()``, one a line): the tables below are
+#: built from them and compiled into the cached code as constants, so a change of the
+#: names must change this file too (``tests/core/test_kernel.py`` checks it).
+ATOMS_SHA256 = "501213c55f0e89af9f9f17d4999c60d68bce18ae3ae43d7a1333a0e8d6788953"
+_KEY_SLOTS = 1024  # a power of two, > 3x the atoms of at most eight bytes
+_KEY_SHIFT = np.uint64(64 - 10)
+_KEY_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
+_HIGH = np.uint64(0x8080808080808080)
+_LOW7 = np.uint64(0x7F7F7F7F7F7F7F7F)
+_UP_FROM = np.uint64(0x3F3F3F3F3F3F3F3F)  # + a byte: its high bit set from 0x41 ("A")
+_UP_PAST = np.uint64(0x2525252525252525)  # + a byte: its high bit set from 0x5B ("Z" + 1)
+_ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
+
+
+def _word(name: bytes) -> int:
+    return int.from_bytes(name[:8].ljust(8, b"\0"), "little")
+
+
+def _atom_key_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(keys, index, words, raw): open addressing of the atoms of at most eight bytes by
+    their name as a little-endian word (0: empty), slot ``(word * multiplier) >> 54``;
+    each atom's first eight bytes as a word; each atom's raw-text element number or -1."""
+    names = datafiles.html_atoms()
+    keys = np.zeros(_KEY_SLOTS, dtype=np.uint64)
+    index = np.full(_KEY_SLOTS, -1, dtype=np.int64)
+    for i, name in enumerate(names):
+        if len(name) <= 8:
+            word = _word(name)
+            slot = ((word * int(_KEY_MULTIPLIER)) & int(_ALL)) >> int(_KEY_SHIFT)
+            while keys[slot]:
+                slot = (slot + 1) & (_KEY_SLOTS - 1)
+            keys[slot], index[slot] = word, i
+    words = np.array([_word(name) for name in names], dtype=np.uint64)
+    raw = np.full(len(names), -1, dtype=np.int64)
+    for t, name in enumerate(_RAW_NAMES):
+        raw[names.index(name)] = t
+    return keys, index, words, raw
+
+
+def atoms_digest() -> str:
+    """SHA-256 of the atom names, one a line (what ``ATOMS_SHA256`` must be)."""
+    return hashlib.sha256(b"\n".join(datafiles.html_atoms())).hexdigest()
+
+
+_ATOM_KEYS, _ATOM_KEY_INDEX, _ATOM_WORDS, _RAW_OF_ATOM = _atom_key_tables()
+_CLASS, _NAME, _REL = (np.uint64(_word(name)) for name in _VALUED)
 
 
 @intrinsic
@@ -111,6 +164,75 @@ def _flat(typingctx, arr):  # pragma: no cover - compiled
         return view._getvalue()
 
     return flat(arr), codegen
+
+
+@intrinsic
+def _load8(typingctx, data, i):  # pragma: no cover - compiled
+    """The eight bytes at ``data[i]`` as a little-endian word (``data[i:i + 8]`` must be
+    there; any alignment)."""
+    if not (isinstance(data, types.Array) and data.layout == "C" and data.dtype == types.uint8):
+        return None
+
+    def codegen(context, builder, signature, args):
+        view = context.make_array(signature.args[0])(context, builder, value=args[0])
+        at = builder.bitcast(builder.gep(view.data, [args[1]], inbounds=True),
+                             ir.IntType(64).as_pointer())
+        return builder.load(at, align=1)
+
+    return types.uint64(data, i), codegen
+
+
+@intrinsic
+def _store8(typingctx, data, i, word):  # pragma: no cover - compiled
+    """Write the little-endian word ``word`` to ``data[i:i + 8]`` (any alignment)."""
+    if not (isinstance(data, types.Array) and data.layout == "C" and data.dtype == types.uint8
+            and isinstance(word, types.Integer)):
+        return None
+
+    def codegen(context, builder, signature, args):
+        view = context.make_array(signature.args[0])(context, builder, value=args[0])
+        at = builder.bitcast(builder.gep(view.data, [args[1]], inbounds=True),
+                             ir.IntType(64).as_pointer())
+        builder.store(context.cast(builder, args[2], signature.args[2], types.uint64), at, align=1)
+        return context.get_dummy_value()
+
+    return types.none(data, i, word), codegen
+
+
+def _first_of(stops: bytes):  # type: ignore[no-untyped-def]
+    """An intrinsic ``(data, i)``: where the first of the 64 bytes at ``data[i]`` that is
+    one of ``stops`` is (0-63; 64: none). Needs ``data[i:i + 64]``; one compare per stop
+    byte on a 64 x 8-bit vector, which LLVM lowers to the machine's registers."""
+    lanes = ir.VectorType(ir.IntType(8), 64)
+
+    @intrinsic
+    def first(typingctx, data, i):  # pragma: no cover - compiled
+        if not (isinstance(data, types.Array) and data.layout == "C"
+                and data.dtype == types.uint8):
+            return None
+
+        def codegen(context, builder, signature, args):
+            b = builder
+            view = context.make_array(signature.args[0])(context, b, value=args[0])
+            x = b.load(b.bitcast(b.gep(view.data, [args[1]], inbounds=True),
+                                 lanes.as_pointer()), align=1)
+            hit = None
+            for stop in stops:
+                same = b.icmp_unsigned("==", x, ir.Constant(lanes, [ir.Constant(ir.IntType(8), stop)] * 64))
+                hit = same if hit is None else b.or_(hit, same)
+            bits = b.bitcast(hit, ir.IntType(64))
+            cttz = cgutils.get_or_insert_function(
+                b.module, ir.FunctionType(ir.IntType(64), [ir.IntType(64), ir.IntType(1)]),
+                "llvm.cttz.i64")
+            return b.call(cttz, [bits, ir.Constant(ir.IntType(1), 0)])
+
+        return types.int64(data, i), codegen
+
+    return first
+
+
+_name_stop = _first_of(b" \t\n\x0c\r/>")  # where a tag name ends
+_key_stop = _first_of(b" \t\n\x0c\r/>=")  # where an attribute name ends (not at its first byte)
 
 
 @njit(cache=True, nogil=True)
@@ -432,6 +554,17 @@ def _attr_value(buf, n, re, eof):  # pragma: no cover - compiled
             return v0, re - 1, re - 1, False
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _bare_name_end(buf, n, re):  # pragma: no cover - compiled
+    """Where the tag name that starts at ``re - 1`` ends when ``>`` follows it at once (a
+    tag without attributes, the usual end tag), found 64 bytes a step; else -1."""
+    if re + 64 <= n:
+        end = re + _name_stop(buf, re)
+        if end < re + 64 and _at(buf, end) == 0x3E:
+            return end
+    return -1
+
+
 @njit(cache=True, nogil=True)
 def _read_tag(buf, n, re, save, attrs):  # pragma: no cover - compiled
     """Go's readTag (the tag name's first byte read): (re, eof, name_start, name_end, count).
@@ -444,6 +577,8 @@ def _read_tag(buf, n, re, save, attrs):  # pragma: no cover - compiled
     # readTagName
     name_start = re - 1
     eof = False
+    if re + 64 <= n:  # to the first byte that ends the name, 64 a step; then as below
+        re += _name_stop(buf, re)
     while True:
         if re >= n:
             eof = True
@@ -472,6 +607,8 @@ def _read_tag(buf, n, re, save, attrs):  # pragma: no cover - compiled
         re -= 1
         # readTagAttrKey
         k0 = re
+        if re + 65 <= n and _at(buf, re) != 0x2F:  # the first byte is the key's (even "=")
+            re += 1 + _key_stop(buf, re + 1)
         while True:
             if re >= n:
                 eof = True
@@ -526,6 +663,66 @@ def _atom(buf, a, b, slots, flat, starts):  # pragma: no cover - compiled
                 return i
         s = (s + 1) & (_SLOTS - 1)
     return -1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _zero_bytes(x):  # pragma: no cover - compiled
+    """0x80 in each byte of ``x`` that is zero, 0 in the others."""
+    return ~(((x & _LOW7) + _LOW7) | x) & _HIGH
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _key_word(buf, n, a, b):  # pragma: no cover - compiled
+    """(word, True): ``buf[a:b]`` lower-cased (A-Z only) as a little-endian word, when it
+    has 1-8 bytes, none of them NUL, and eight bytes can be read at ``a``; else (0, False)."""
+    length = b - a
+    if length < 1 or length > 8 or a + 8 > n:
+        return np.uint64(0), False
+    mask = _ALL >> np.uint64(64 - 8 * length)
+    word = _load8(buf, a) & mask
+    if _zero_bytes(word | ~mask):
+        return np.uint64(0), False
+    low = word & _LOW7
+    return word | (((low + _UP_FROM) & ~(low + _UP_PAST) & ~word & _HIGH) >> np.uint64(2)), True
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _atom_of(buf, n, a, b, slots, flat, starts):  # pragma: no cover - compiled
+    """Index of the atom equal to the lower-cased ``buf[a:b]``, or -1: a name of up to
+    eight bytes by its word (``_ATOM_KEYS``), a longer one by ``_atom``."""
+    word, whole = _key_word(buf, n, a, b)
+    if not whole:
+        return _atom(buf, a, b, slots, flat, starts)
+    if word & _HIGH:  # not ASCII: no atom
+        return -1
+    s = np.intp((word * _KEY_MULTIPLIER) >> _KEY_SHIFT)
+    while True:
+        key = _at(_ATOM_KEYS, s)
+        if key == word:
+            return _at(_ATOM_KEY_INDEX, s)
+        if key == 0:
+            return -1
+        s = (s + 1) & (_KEY_SLOTS - 1)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _put_atom(feat, used, atom, atom_len, flat, starts):  # pragma: no cover - compiled
+    """Write the atom's name at ``feat[used]`` (eight bytes at once when it is that short;
+    ``feat`` has room for them); returns the index after the name."""
+    if atom_len <= 8:
+        if atom_len:
+            _store8(feat, used, _at(_ATOM_WORDS, atom))
+    else:
+        lo = _at(starts, atom)
+        for k in range(atom_len):
+            _set(feat, used + k, _at(flat, lo + k))
+    return used + atom_len
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _is_valued(key):  # pragma: no cover - compiled
+    """True when the lower-cased key word (``_key_word``) is class, name or rel."""
+    return key == _CLASS or key == _NAME or key == _REL  # noqa: SIM109 - compiled
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -618,6 +815,7 @@ def features(buf, max_tokens, slots, flat, starts, attrs, feat, fstart, hashing,
         kind = 0
         count = 0
         name_start = name_end = 0
+        atom = -1
         if raw_tag >= 0:
             data_start = re
             if raw_tag == _PLAINTEXT:
@@ -660,24 +858,19 @@ def features(buf, max_tokens, slots, flat, starts, attrs, feat, fstart, hashing,
                     kind = _TEXT
                     break
                 if tag_kind == _START:
-                    re, eof, name_start, name_end, count = _read_tag(buf, n, re, True, attrs)
+                    name_end = _bare_name_end(buf, n, re)
+                    if name_end >= 0:  # "<name>": what _read_tag would return, at once
+                        name_start, re = re - 1, name_end + 1
+                    else:
+                        re, eof, name_start, name_end, count = _read_tag(buf, n, re, True, attrs)
                     if count < 0:
                         return _MORE_ATTRS, 0, 0
                     if eof:
                         kind = -1
                         break
-                    # raw-text element?
-                    for t in range(len(_RAW_STARTS) - 1):
-                        lo = _at(_RAW_STARTS, t)
-                        if _at(_RAW_STARTS, t + 1) - lo == name_end - name_start:
-                            same = True
-                            for k in range(name_end - name_start):
-                                if _at(_RAW_FLAT, lo + k) != _lower(_at(buf, name_start + k)):
-                                    same = False
-                                    break
-                            if same:
-                                raw_tag = t
-                                break
+                    atom = _atom_of(buf, n, name_start, name_end, slots, flat, starts)
+                    if atom >= 0:
+                        raw_tag = _at(_RAW_OF_ATOM, atom)  # a raw-text element, or -1
                     kind = _START
                     if _at(buf, re - 2) == 0x2F and (count == 0 or re - 2 != _at(attrs, 4 * count - 1) - 1):
                         kind = _SELF
@@ -692,8 +885,14 @@ def features(buf, max_tokens, slots, flat, starts, attrs, feat, fstart, hashing,
                         kind = _COMMENT
                         break
                     if _letter(c):
-                        re, eof, name_start, name_end, count = _read_tag(buf, n, re, False, attrs)
+                        name_end = _bare_name_end(buf, n, re)
+                        if name_end >= 0:
+                            name_start, re = re - 1, name_end + 1
+                        else:
+                            re, eof, name_start, name_end, count = _read_tag(buf, n, re, False,
+                                                                             attrs)
                         kind = -1 if eof else _END
+                        atom = _atom_of(buf, n, name_start, name_end, slots, flat, starts)
                         break
                     re -= 1
                     re, eof = _until_close_angle(buf, n, re)
@@ -711,20 +910,15 @@ def features(buf, max_tokens, slots, flat, starts, attrs, feat, fstart, hashing,
         if kind <= 0:
             break
         tokens += 1
-        # -- the token's features
-        if kind == _START or kind == _SELF or kind == _END:  # noqa: SIM109 - compiled
-            atom = _atom(buf, name_start, name_end, slots, flat, starts)
-        else:
+        # -- the token's features (8 bytes of room to spare: words are written whole)
+        if kind != _START and kind != _SELF and kind != _END:
             atom = -1
         atom_len = _at(starts, atom + 1) - _at(starts, atom) if atom >= 0 else 0
-        if (not hashing and nf + count + 2 > fstart.size) or used + 2 + atom_len > feat.size:
+        if (not hashing and nf + count + 2 > fstart.size) or used + 10 + atom_len > feat.size:
             return _MORE_ROOM, 0, 0
         _set(feat, used, _at(_PREFIX, kind))
         _set(feat, used + 1, 0x3A)
-        used += 2
-        for k in range(atom_len):
-            _set(feat, used + k, _at(flat, _at(starts, atom) + k))
-        used += atom_len
+        used = _put_atom(feat, used + 2, atom, atom_len, flat, starts)
         nf += 1
         if hashing:
             filled = _absorb(feat, 0, used, chains, block, filled, spread, planes, totals)
@@ -736,33 +930,35 @@ def features(buf, max_tokens, slots, flat, starts, attrs, feat, fstart, hashing,
         for j in range(count):
             k0, k1 = _at(attrs, 4 * j), _at(attrs, 4 * j + 1)
             v0, v1 = _at(attrs, 4 * j + 2), _at(attrs, 4 * j + 3)
-            valued = _valued(buf, k0, k1)
+            key, whole = _key_word(buf, n, k0, k1)
+            valued = _is_valued(key) if whole else _valued(buf, k0, k1)
             if valued:
                 for k in range(v0, v1):
                     c = _at(buf, k)
                     if c == 0x26 or c == 0x0D or c == 0:
                         return _NEEDS_PYTHON, 0, 0
-            need = 4 + atom_len + 3 * (k1 - k0) + (v1 - v0)
+            need = 12 + atom_len + 3 * (k1 - k0) + (v1 - v0)
             if used + need > feat.size:
                 return _MORE_ROOM, 0, 0
             _set(feat, used, 0x47)  # G
             _set(feat, used + 1, 0x3A)
-            used += 2
-            for k in range(atom_len):
-                _set(feat, used + k, _at(flat, _at(starts, atom) + k))
-            used += atom_len
+            used = _put_atom(feat, used + 2, atom, atom_len, flat, starts)
             _set(feat, used, 0x3A)
             used += 1
-            for k in range(k0, k1):  # lower-cased, NUL -> U+FFFD (room for 3 bytes each)
-                c = _at(buf, k)
-                if c == 0:
-                    _set(feat, used, 0xEF)
-                    _set(feat, used + 1, 0xBF)
-                    _set(feat, used + 2, 0xBD)
-                    used += 3
-                else:
-                    _set(feat, used, _lower(c))
-                    used += 1
+            if whole:
+                _store8(feat, used, key)
+                used += k1 - k0
+            else:
+                for k in range(k0, k1):  # lower-cased, NUL -> U+FFFD (room for 3 bytes each)
+                    c = _at(buf, k)
+                    if c == 0:
+                        _set(feat, used, 0xEF)
+                        _set(feat, used + 1, 0xBF)
+                        _set(feat, used + 2, 0xBD)
+                        used += 3
+                    else:
+                        _set(feat, used, _lower(c))
+                        used += 1
             if valued:
                 _set(feat, used, 0x3A)
                 used += 1

@@ -367,6 +367,14 @@ _PIECES = st.sampled_from(
         b"\x00",
         b"\r",
         b"[CDATA[",
+        b"CLASS",
+        b"Name",
+        b"rel",
+        b"\t",
+        b"\x0c",
+        b"blockquote",
+        b"abcdefgh",
+        b"\xc3\xa9",
         b"doctype",
         b"class",
         b"<!--",
@@ -378,6 +386,8 @@ _PIECES = st.sampled_from(
     ]
 )
 _HTMLISH = st.lists(_PIECES, max_size=40).map(b"".join)
+_LONG = b"Some text, then more; x = 1 > 0 and Other Words in Capitals too " * 3
+_TAIL = b"<p class=Tail>" + _LONG[:80] + b"</p>"
 
 
 @pytest.mark.kernel_free
@@ -394,14 +404,64 @@ def test_the_compiled_kernel_agrees_with_the_literal_port(engine_kernel: str, pa
         pytest.skip("the compiled kernel only")
     _html_kernel = kernel.html(len(page))
 
-    features = _html_kernel.feature_list(page, MAX_TOKENS)
-    if features is None:  # a class/name/rel value with '&', CR or NUL: Python's job
-        assert re.search(rb"[&\r\0]", page)
-    else:
-        assert features == _reference_features(page)
+    # and again with 80 more bytes, so that names, keys and tags are read a word or a
+    # 64-byte step at a time (those steps need the bytes to be there)
+    for whole in (page, page + _TAIL):
+        features = _html_kernel.feature_list(whole, MAX_TOKENS)
+        if features is None:  # a class/name/rel value with '&', CR or NUL: Python's job
+            assert re.search(rb"[&\r\0]", whole)
+        else:
+            assert features == _reference_features(whole)
 
 
-_LONG = b"Some text, then more; x = 1 > 0 and Other Words in Capitals too " * 3
+@settings(max_examples=examples(200), deadline=None)
+@given(st.binary(max_size=120) | _HTMLISH, st.sampled_from([1, 2, 3, 4]))
+def test_the_compiled_fingerprint_agrees_with_the_reference(engine_kernel: str, page: bytes,
+                                                            shingle: int) -> None:
+    """The fingerprint path (shingle 3: each feature hashed as it is read; others: the
+    features written, then hashed) against Go's html-distance written plainly."""
+    if engine_kernel == "numpy":
+        pytest.skip("the compiled kernel only")
+    for whole in (page, page + _TAIL):
+        fingerprint = kernel.html(len(whole)).fingerprint(whole, shingle, MAX_TOKENS)
+        if fingerprint is None:
+            assert re.search(rb"[&\r\0]", whole)
+        else:
+            assert fingerprint == _reference_fingerprint(whole, shingle)
+
+
+def test_the_compiled_kernel_reads_names_and_keys_a_word_at_a_time(engine_kernel: str) -> None:
+    """Tag names and attribute names of up to eight bytes are read as one word (atoms looked
+    up by it, keys lower-cased in it): every length around eight, in any case, with NUL,
+    non-ASCII and "=" bytes, ending at every place near the end of the page."""
+    if engine_kernel == "numpy":
+        pytest.skip("the compiled kernel only")
+    names = [b"a", b"B", b"Li", b"DIV", b"nav", b"Span", b"TITLE", b"script", b"STYLE",
+             b"section", b"NOSCRIPT", b"noframes", b"textarea", b"plaintext", b"blockquote",
+             b"abcdefgh", b"abcdefghi", b"d\x00v", b"di\xc3\xa9", b"h1", b"x-y", b"\xffp"]
+    keys = [b"class", b"CLASS", b"Class", b"name", b"NAME", b"rel", b"Rel", b"id", b"href",
+            b"data-xy", b"abcdefgh", b"abcdefghi", b"cl\x00ss", b"=x", b"n\xc3\xa9", b"classy",
+            b"na", b"relx", b"A"]
+    wrong = []
+    for name in names:
+        for key in keys:
+            tags = [b"<%s %s=v1>" % (name, key), b"<%s>" % name, b"</%s>" % name,
+                    b"<%s\t%s\x0c=\r'v'\n%s>" % (name, key, key), b"<%s\x0b%s>" % (name, key),
+                    *(b"<%s%s%s%s>" % (name, space, key, space) for space in (b" ", b"\t", b"\n", b"\x0c", b"\r")),
+                    b"<%s %s='q' %s>" % (name, key, key.upper()), b"<%s/>" % name,
+                    b"</%s %s=x>" % (name, key)]
+            for tag in tags:
+                for pad in range(0, 12):  # the tag ends 0-11 bytes before the page does
+                    for page in (tag + b"z" * pad, b"<p>x" + tag + b"t" * 70 + b"</p>"):
+                        features = kernel.html(len(page)).feature_list(page, MAX_TOKENS)
+                        if features != _reference_features(page):
+                            wrong.append(page)
+                        fingerprint = kernel.html(len(page)).fingerprint(page, 3, MAX_TOKENS)
+                        if fingerprint not in (None, _reference_fingerprint(page, 3)):
+                            wrong.append(page)
+    assert not wrong, wrong[:5]
+
+
 
 
 def test_the_compiled_kernel_finds_each_byte_it_skips_to_at_every_position(engine_kernel: str) -> None:

@@ -398,3 +398,35 @@ def test_the_html_kernel_names_the_ditto_kernel_it_compiles_in() -> None:
     source = Path(_html_kernel.__file__).with_name("_ditto_kernel.py").read_bytes()
     assert hashlib.sha256(source).hexdigest() == _html_kernel.DITTO_KERNEL_SHA256, (
         "update DITTO_KERNEL_SHA256 in _html_kernel.py to " + hashlib.sha256(source).hexdigest())
+
+
+def test_the_html_kernel_names_the_atoms_it_compiles_in() -> None:
+    """The atom tables are compiled into the cached html kernel as constants: the kernel's
+    source must change with the atom names, or stale tables would be served."""
+    pytest.importorskip("numba")
+    from ditto_tui.core import _html_kernel
+
+    assert _html_kernel.atoms_digest() == _html_kernel.ATOMS_SHA256, (
+        "update ATOMS_SHA256 in _html_kernel.py to " + _html_kernel.atoms_digest())
+
+
+def test_the_html_kernel_finds_every_atom_by_its_word() -> None:
+    """Every atom of at most eight bytes is in the word table, once, at the slot its
+    probe reaches; the raw-text elements are atoms."""
+    pytest.importorskip("numba")
+    from ditto_tui.core import _html_kernel as html
+    from ditto_tui.core import datafiles
+
+    names = datafiles.html_atoms()
+    keys, index = html._ATOM_KEYS.tolist(), html._ATOM_KEY_INDEX.tolist()
+    short = [i for i, name in enumerate(names) if len(name) <= 8]
+    assert sorted(i for i in index if i >= 0) == short
+    for i in short:
+        word = int.from_bytes(names[i].ljust(8, b"\0"), "little")
+        slot = ((word * int(html._KEY_MULTIPLIER)) % 2**64) >> 54
+        while keys[slot] != word:
+            assert keys[slot] != 0, names[i]
+            slot = (slot + 1) % len(keys)
+        assert index[slot] == i
+    raw = {names[i]: t for i, t in enumerate(html._RAW_OF_ATOM.tolist()) if t >= 0}
+    assert raw == {name: t for t, name in enumerate(html._RAW_NAMES)}
