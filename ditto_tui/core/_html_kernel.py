@@ -113,6 +113,27 @@ _ATOM_KEYS, _ATOM_KEY_INDEX, _ATOM_WORDS, _RAW_OF_ATOM = _atom_key_tables()
 _CLASS, _NAME, _REL = (np.uint64(_word(name)) for name in _VALUED)
 
 
+def _fnv1(data: bytes) -> int:
+    h = int(_OFFSET)
+    for byte in data:
+        h = ((h * int(_PRIME)) & int(_ALL)) ^ byte
+    return h
+
+
+def _fresh_tables() -> tuple[np.ndarray, np.ndarray]:
+    """FNV-1 64 of each token feature without attributes (``_TOKEN_FRESH[kind * _ROW +
+    atom + 1]``: the prefix letter, ":" and the atom's name, none for -1) and of each
+    attribute feature's start (``_ATTR_FRESH[atom + 1]``: "G:", the name, ":")."""
+    names = [b"", *datafiles.html_atoms()]
+    token = [_fnv1(bytes([letter]) + b":" + name) for letter in _PREFIX.tolist() for name in names]
+    attr = [_fnv1(b"G:" + name + b":") for name in names]
+    return np.array(token, dtype=np.uint64), np.array(attr, dtype=np.uint64)
+
+
+_ROW = len(datafiles.html_atoms()) + 1
+_TOKEN_FRESH, _ATTR_FRESH = _fresh_tables()
+
+
 @intrinsic
 def _at(typingctx, arr, i):  # pragma: no cover - compiled
     """``arr[i]`` of a 1-D C array, for 0 <= i < arr.size, without numba's wrap-around of
@@ -742,16 +763,21 @@ def _valued(buf, a, b):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _absorb(feat, lo, hi, chains, block, filled, spread, planes, totals):  # pragma: no cover
+def _absorb(feat, lo, hi, chains, block, filled, spread, planes, totals, fresh,
+            known):  # pragma: no cover - compiled
     """Hash the feature ``feat[lo:hi]`` into the two open windows (``chains``: the states
-    of the windows opened two and one features ago) and open a new one; the window that
-    it completes goes to ``block`` (voted when full). Returns ``filled``, or -1 when that
+    of the windows opened two and one features ago) and open a new one, whose state after
+    the feature's first ``known`` bytes is ``fresh`` (from a table). The window that it
+    completes goes to ``block`` (voted when full). Returns ``filled``, or -1 when that
     window's hash is 0 (Go stops summing there: the Python pipeline does it)."""
     space = np.uint64(0x20)
     older = (chains[0] * _PRIME) ^ space
     newer = (chains[1] * _PRIME) ^ space
-    fresh = _OFFSET
-    for k in range(lo, hi):
+    for k in range(lo, lo + known):
+        c = np.uint64(_at(feat, k))
+        older = (older * _PRIME) ^ c
+        newer = (newer * _PRIME) ^ c
+    for k in range(lo + known, hi):
         c = np.uint64(_at(feat, k))
         older = (older * _PRIME) ^ c
         newer = (newer * _PRIME) ^ c
@@ -806,6 +832,7 @@ def features(buf, max_tokens, slots, flat, starts, attrs, feat, fstart, hashing,
     re = 0
     eof = False
     raw_tag = -1
+    pending = 0  # the kind of the tag at ``re``, when a text token ended at it
     tokens = 0
     while tokens < max_tokens:
         # -- Go's Next
@@ -830,33 +857,40 @@ def features(buf, max_tokens, slots, flat, starts, attrs, feat, fstart, hashing,
                 kind = _TEXT
         if kind == 0:
             while True:
-                re = _skip_to(buf, n, re, 0x3C)  # text: 64 bytes a step up to a '<'
-                if re >= n:
-                    eof = True
-                    break
-                c = _at(buf, re)
-                re += 1
-                if c != 0x3C:
-                    continue
-                if re >= n:
-                    eof = True
-                    break
-                c = _at(buf, re)
-                re += 1
-                if _letter(c):
-                    tag_kind = _START
-                elif c == 0x2F:
-                    tag_kind = _END
-                elif c == 0x21 or c == 0x3F:
-                    tag_kind = _COMMENT
+                if pending:  # the tag found at the end of the text token before
+                    tag_kind = pending
+                    pending = 0
+                    re += 2
+                    c = _at(buf, re - 1)
                 else:
-                    re -= 1
-                    continue
-                x = re - 2
-                if raw_start < x:
-                    re = x
-                    kind = _TEXT
-                    break
+                    re = _skip_to(buf, n, re, 0x3C)  # text: 64 bytes a step up to a '<'
+                    if re >= n:
+                        eof = True
+                        break
+                    c = _at(buf, re)
+                    re += 1
+                    if c != 0x3C:
+                        continue
+                    if re >= n:
+                        eof = True
+                        break
+                    c = _at(buf, re)
+                    re += 1
+                    if _letter(c):
+                        tag_kind = _START
+                    elif c == 0x2F:
+                        tag_kind = _END
+                    elif c == 0x21 or c == 0x3F:
+                        tag_kind = _COMMENT
+                    else:
+                        re -= 1
+                        continue
+                    x = re - 2
+                    if raw_start < x:
+                        re = x
+                        kind = _TEXT
+                        pending = tag_kind
+                        break
                 if tag_kind == _START:
                     name_end = _bare_name_end(buf, n, re)
                     if name_end >= 0:  # "<name>": what _read_tag would return, at once
@@ -921,7 +955,9 @@ def features(buf, max_tokens, slots, flat, starts, attrs, feat, fstart, hashing,
         used = _put_atom(feat, used + 2, atom, atom_len, flat, starts)
         nf += 1
         if hashing:
-            filled = _absorb(feat, 0, used, chains, block, filled, spread, planes, totals)
+            fresh = _at(_TOKEN_FRESH, kind * _ROW + atom + 1)
+            filled = _absorb(feat, 0, used, chains, block, filled, spread, planes, totals,
+                             fresh, used)
             if filled < 0:
                 return _NEEDS_PYTHON, 0, 0
             used = 0
@@ -967,7 +1003,9 @@ def features(buf, max_tokens, slots, flat, starts, attrs, feat, fstart, hashing,
                     used += 1
             nf += 1
             if hashing:
-                filled = _absorb(feat, 0, used, chains, block, filled, spread, planes, totals)
+                fresh = _at(_ATTR_FRESH, atom + 1)
+                filled = _absorb(feat, 0, used, chains, block, filled, spread, planes, totals,
+                                 fresh, 3 + atom_len)
                 if filled < 0:
                     return _NEEDS_PYTHON, 0, 0
                 used = 0

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import functools
+import itertools
 import json
 import pickle
 import re
@@ -41,7 +42,7 @@ from ditto_tui.core.pipeline import Pipeline, make_pipeline
 from ditto_tui.core.simhash import Fingerprint
 from tests.core.go_html_reference import go_tokens
 from tests.each import check_each
-from tests.properties import examples
+from tests.properties import FULL, QUICK_SHARE, examples
 
 # every test here runs once per kernel (numpy, numba): see conftest.py
 pytestmark = pytest.mark.usefixtures("engine_kernel")
@@ -430,10 +431,12 @@ def test_the_compiled_fingerprint_agrees_with_the_reference(engine_kernel: str, 
             assert fingerprint == _reference_fingerprint(whole, shingle)
 
 
+@pytest.mark.property  # every case in CI's property step; a quarter in the quick run
 def test_the_compiled_kernel_reads_names_and_keys_a_word_at_a_time(engine_kernel: str) -> None:
     """Tag names and attribute names of up to eight bytes are read as one word (atoms looked
     up by it, keys lower-cased in it): every length around eight, in any case, with NUL,
-    non-ASCII and "=" bytes, ending at every place near the end of the page."""
+    non-ASCII and "=" bytes, after each whitespace byte, ending at every place near the end
+    of the page; and names longer than a 64-byte step."""
     if engine_kernel == "numpy":
         pytest.skip("the compiled kernel only")
     names = [b"a", b"B", b"Li", b"DIV", b"nav", b"Span", b"TITLE", b"script", b"STYLE",
@@ -442,23 +445,29 @@ def test_the_compiled_kernel_reads_names_and_keys_a_word_at_a_time(engine_kernel
     keys = [b"class", b"CLASS", b"Class", b"name", b"NAME", b"rel", b"Rel", b"id", b"href",
             b"data-xy", b"abcdefgh", b"abcdefghi", b"cl\x00ss", b"=x", b"n\xc3\xa9", b"classy",
             b"na", b"relx", b"A"]
+    spaces = (b" ", b"\t", b"\n", b"\x0c", b"\r")
+    tags = []
+    for name, key in itertools.product(names, keys):
+        tags += [b"<%s %s=v1>" % (name, key), b"<%s>" % name, b"</%s>" % name,
+                 b"<%s\t%s\x0c=\r'v'\n%s>" % (name, key, key), b"<%s\x0b%s>" % (name, key),
+                 *(b"<%s%s%s%s>" % (name, space, key, space) for space in spaces),
+                 b"<%s %s='q' %s>" % (name, key, key.upper()), b"<%s/>" % name,
+                 b"</%s %s=x>" % (name, key)]
+    for size in (62, 63, 64, 65, 66, 127, 128, 129):  # names past one 64-byte step
+        name = (b"Ab" * size)[:size]
+        tags += [b"<%s>" % name, b"</%s>" % name, b"<%s class=x>" % name, b"<p %s=y>" % name]
+    pages = []
+    for tag in sorted(set(tags)):
+        # the tag ends 0-8 bytes before the page does, or 70 bytes before
+        pages += [tag + b"z" * pad for pad in (0, 1, 2, 4, 6, 7, 8)]
+        pages.append(b"<p>x" + tag + b"t" * 70 + b"</p>")
     wrong = []
-    for name in names:
-        for key in keys:
-            tags = [b"<%s %s=v1>" % (name, key), b"<%s>" % name, b"</%s>" % name,
-                    b"<%s\t%s\x0c=\r'v'\n%s>" % (name, key, key), b"<%s\x0b%s>" % (name, key),
-                    *(b"<%s%s%s%s>" % (name, space, key, space) for space in (b" ", b"\t", b"\n", b"\x0c", b"\r")),
-                    b"<%s %s='q' %s>" % (name, key, key.upper()), b"<%s/>" % name,
-                    b"</%s %s=x>" % (name, key)]
-            for tag in tags:
-                for pad in range(0, 12):  # the tag ends 0-11 bytes before the page does
-                    for page in (tag + b"z" * pad, b"<p>x" + tag + b"t" * 70 + b"</p>"):
-                        features = kernel.html(len(page)).feature_list(page, MAX_TOKENS)
-                        if features != _reference_features(page):
-                            wrong.append(page)
-                        fingerprint = kernel.html(len(page)).fingerprint(page, 3, MAX_TOKENS)
-                        if fingerprint not in (None, _reference_fingerprint(page, 3)):
-                            wrong.append(page)
+    for page in pages if FULL else pages[::QUICK_SHARE]:
+        compiled = kernel.html(len(page))
+        if compiled.feature_list(page, MAX_TOKENS) != _reference_features(page):
+            wrong.append(page)
+        if compiled.fingerprint(page, 3, MAX_TOKENS) not in (None, _reference_fingerprint(page, 3)):
+            wrong.append(page)
     assert not wrong, wrong[:5]
 
 
