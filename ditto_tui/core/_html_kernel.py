@@ -586,8 +586,7 @@ def _bare_name_end(buf, n, re):  # pragma: no cover - compiled
     return -1
 
 
-@njit(cache=True, nogil=True)
-def _read_tag(buf, n, re, save, attrs):  # pragma: no cover - compiled
+def _read_tag_py(buf, n, re, save, attrs):  # pragma: no cover - compiled
     """Go's readTag (the tag name's first byte read): (re, eof, name_start, name_end, count).
 
     Kept attributes go to ``attrs[i] = (key start, key end, value start, value end)``; a
@@ -662,6 +661,11 @@ def _read_tag(buf, n, re, save, attrs):  # pragma: no cover - compiled
         if eof:
             break
     return re, eof, name_start, name_end, count
+
+
+_read_tag = njit(cache=True, nogil=True)(_read_tag_py)
+#: The same, inlined into its caller (start tags: the most frequent, and the most work).
+_read_start_tag = njit(cache=True, nogil=True, inline="always")(_read_tag_py)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -896,7 +900,8 @@ def features(buf, max_tokens, slots, flat, starts, attrs, feat, fstart, hashing,
                     if name_end >= 0:  # "<name>": what _read_tag would return, at once
                         name_start, re = re - 1, name_end + 1
                     else:
-                        re, eof, name_start, name_end, count = _read_tag(buf, n, re, True, attrs)
+                        re, eof, name_start, name_end, count = _read_start_tag(
+                            buf, n, re, tag_kind == _START, attrs)  # True: a value
                     if count < 0:
                         return _MORE_ATTRS, 0, 0
                     if eof:
@@ -923,8 +928,8 @@ def features(buf, max_tokens, slots, flat, starts, attrs, feat, fstart, hashing,
                         if name_end >= 0:
                             name_start, re = re - 1, name_end + 1
                         else:
-                            re, eof, name_start, name_end, count = _read_tag(buf, n, re, False,
-                                                                             attrs)
+                            re, eof, name_start, name_end, count = _read_tag(
+                                buf, n, re, tag_kind == _START, attrs)  # False: a value
                         kind = -1 if eof else _END
                         atom = _atom_of(buf, n, name_start, name_end, slots, flat, starts)
                         break
@@ -1053,24 +1058,22 @@ def fingerprint_into(buf, shingle, max_tokens, slots, flat, starts, spread, attr
     for k in range(4):
         planes[k] = 0
     space = np.uint64(0x20)
-    if shingle == 3:  # the default: each feature is hashed as it is read (``_absorb``)
+    # The default shingle: each feature is hashed as it is read (``_absorb``). A value,
+    # not a literal True or False: numba would compile ``features`` once for each.
+    fused = shingle == 3
+    if fused:
         states[0] = (_OFFSET * _PRIME) ^ space  # the window opened at the two empty
         states[1] = _OFFSET  # features before the first (two spaces and one to come)
-        status, nf, filled = features(buf, max_tokens, slots, flat, starts, attrs, feat,
-                                      fstart, True, states, block, spread, planes, totals)
-        if status != 0:
-            return status, np.uint64(0)
-        if nf == 0:
-            return 0, np.uint64(0xFFFFFFFFFFFFFFFF)
-        return 0, _finish(block, filled, nf, spread, planes, totals)
     status, nf, filled = features(buf, max_tokens, slots, flat, starts, attrs, feat, fstart,
-                                  False, states, block, spread, planes, totals)
+                                  fused, states, block, spread, planes, totals)
     feat = _borrow(feat)
     fstart = _borrow(fstart)
     if status != 0:
         return status, np.uint64(0)
     if nf == 0:
         return 0, np.uint64(0xFFFFFFFFFFFFFFFF)
+    if fused:
+        return 0, _finish(block, filled, nf, spread, planes, totals)
     filled = 0
     slot = 0  # the state of the window opening at the current feature
     for j in range(1 - shingle, nf):

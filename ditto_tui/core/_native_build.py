@@ -143,10 +143,12 @@ def _html_fingerprint(buf, n, ctx):  # pragma: no cover - compiled
 def _html_features(buf, n, max_tokens, slots, slots_len, flat, flat_len, starts, starts_len,
                    attrs, attrs_rows, feat, feat_len, fstart, fstart_len, spread, totals, planes,
                    block, states, result):  # pragma: no cover - compiled
+    # Not hashing: ``n < 0`` is False, passed as a value (a literal False would make numba
+    # compile ``features`` a second time).
     status, nf, _ = features(  # noqa: F821
         carray(buf, (n,)), max_tokens, carray(slots, (slots_len,)), carray(flat, (flat_len,)),
         carray(starts, (starts_len,)), carray(attrs, (attrs_rows, 4)), carray(feat, (feat_len,)),
-        carray(fstart, (fstart_len,)), False, carray(states, (2,)), carray(block, (3840,)),
+        carray(fstart, (fstart_len,)), n < 0, carray(states, (2,)), carray(block, (3840,)),
         carray(spread, (256,)), carray(planes, (4,)), carray(totals, (64,)))
     carray(result, (1,))[0] = nf
     return status
