@@ -4,9 +4,17 @@ Imported only through ``ditto_tui.core.kernel``. The tokenizer is a byte-at-a-ti
 of golang.org/x/net/html's ``Tokenizer.Next`` (the same structure as the literal test
 oracle ``tests/core/go_html_reference.py``: ``re`` is Go's ``z.raw.end``, a read at the
 end sets ``eof`` and leaves ``re`` alone). Each token's features (``A:div``,
-``G:a:href``, ...) are written to a flat byte buffer; then every window of ``shingle``
-features (padded with empty ones at the start) joined by spaces is hashed with FNV-1 64
-and voted (bit i is 1 iff at least half of the shingle hashes have it).
+``G:a:href``, ...) are written to a byte buffer; every window of ``shingle`` features
+(padded with empty ones at the start) joined by spaces is hashed with FNV-1 64 and voted
+(bit i is 1 iff at least half of the shingle hashes have it). With the default shingle of
+3, each feature goes into its three windows as soon as it is written (``_absorb``), so the
+hashing runs beside the tokenizer; other shingles hash the written features afterwards.
+
+Faster than byte by byte where it can be, and the same tokens: the ends of text, raw
+bodies, quoted values and names are found 64 bytes a step (vector compares); a tag or
+attribute name of up to eight bytes is read as one word, lower-cased in it and looked up
+in a table of the atoms by their word; array accesses skip numba's wrap-around of
+negative indices (``_at``, ``_set``: every index is checked against the size first).
 
 Two rare cases are left to the Python pipeline, which returns ``None`` here: the value of
 a ``class``/``name``/``rel`` attribute holding ``&``, CR or NUL (character references and
@@ -220,7 +228,7 @@ def _store8(typingctx, data, i, word):  # pragma: no cover - compiled
     return types.none(data, i, word), codegen
 
 
-def _first_of(stops: bytes):  # type: ignore[no-untyped-def]
+def _first_of(stops: bytes):
     """An intrinsic ``(data, i)``: where the first of the 64 bytes at ``data[i]`` that is
     one of ``stops`` is (0-63; 64: none). Needs ``data[i:i + 64]``; one compare per stop
     byte on a 64 x 8-bit vector, which LLVM lowers to the machine's registers."""
