@@ -37,8 +37,11 @@ log-uniform between 1 KB and 5 MB. Prints one figure a line as ``name value unit
 Each command figure has a CPU-time twin (user + system of the command and its workers:
 ``_docs_per_cpu_s``, ``_cpu_mbps``, ``_cpu_s``), the one to compare on a busy machine.
 
-The peak RSS is the largest over every command run. The compiled kernel is used as the
-command would use it (``DITTO_TUI_KERNEL`` unset: loaded once the work pays for it).
+The peak RSS is the largest over every command run (the cold compile's apart), each
+started by a small launcher process: Linux counts a new process's peak RSS from the one
+that started it, and this benchmark holds a few hundred MB by then. The compiled kernel is
+used as the command would use it (``DITTO_TUI_KERNEL`` unset: loaded once the work pays
+for it).
 
     python benchmarks/bench_fingerprint.py            # ~300 MB corpus
     python benchmarks/bench_fingerprint.py --mb 30    # quick run
@@ -51,7 +54,6 @@ import itertools
 import json
 import os
 import random
-import resource
 import shutil
 import statistics
 import subprocess
@@ -260,6 +262,20 @@ def _command() -> str:
 _PEAK_RSS_KIB = [0]  # the largest peak RSS of a command run (with its workers)
 _CPU_S: list[float] = []  # CPU seconds (user + system, workers included) of each run
 
+# Starts the command and reports its wall time and what Linux counted for it (JSON, to the
+# file named first). A small process of its own starts it: Linux gives a process the peak
+# RSS of the one that started it (what its memory held when it forked), so a command
+# started by this benchmark, which holds a few hundred MB by then, would report that.
+_LAUNCHER = """
+import json, os, subprocess, sys, time
+start = time.perf_counter()
+proc = subprocess.Popen(sys.argv[2:])
+_pid, status, usage = os.wait4(proc.pid, 0)
+with open(sys.argv[1], "w") as report:
+    json.dump({"seconds": time.perf_counter() - start, "status": os.waitstatus_to_exitcode(status),
+               "peak_kib": usage.ru_maxrss, "cpu_s": usage.ru_utime + usage.ru_stime}, report)
+"""
+
 
 def _run_cli(args: list[str], env: dict[str, str] | None = None, lines: int | None = None) -> float:
     """Wall seconds of one ``ditto-tui`` run; raises on failure or on a wrong line count."""
@@ -267,23 +283,23 @@ def _run_cli(args: list[str], env: dict[str, str] | None = None, lines: int | No
     # the environment would compile every module from source in every run (~0.1 s).
     env = {k: v for k, v in (os.environ if env is None else env).items()
            if k != "PYTHONDONTWRITEBYTECODE"}
-    start = time.perf_counter()
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen([_command(), *args], stdout=out, stderr=err, env=env)
-        _pid, status, usage = os.wait4(proc.pid, 0)
-        elapsed = time.perf_counter() - start
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        _PEAK_RSS_KIB[0] = max(_PEAK_RSS_KIB[0], usage.ru_maxrss)
-        _CPU_S.append(usage.ru_utime + usage.ru_stime)
-        if proc.returncode != 0:
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
+            tempfile.TemporaryDirectory() as folder:
+        report = Path(folder) / "run.json"
+        subprocess.run([sys.executable, "-c", _LAUNCHER, str(report), _command(), *args],
+                       stdout=out, stderr=err, env=env, check=True)
+        run = json.loads(report.read_text())
+        _PEAK_RSS_KIB[0] = max(_PEAK_RSS_KIB[0], run["peak_kib"])
+        _CPU_S.append(run["cpu_s"])
+        if run["status"] != 0:
             err.seek(0)
             error = err.read().decode(errors="replace").strip().splitlines()
-            raise RuntimeError(f"exit {proc.returncode}: {error[-1] if error else 'no message'}")
+            raise RuntimeError(f"exit {run['status']}: {error[-1] if error else 'no message'}")
         out.seek(0)
         got = sum(1 for _ in out)
     if lines is not None and got != lines:
         raise RuntimeError(f"{got} fingerprints, expected {lines}: {args}")
-    return elapsed
+    return float(run["seconds"])
 
 
 def small_files_folder(count: int = 20_000, seed: int = 2) -> Path:
@@ -402,19 +418,10 @@ def bench_worst_cases() -> list[str]:
 
 def bench_cli(folder: Path, total_bytes: int, docs: int) -> list[str]:
     """Figures for ``ditto-tui fingerprint --no-cache`` over the folder, or an n/a line."""
-    script = _command()
-    start = time.perf_counter()
     try:
-        run = subprocess.run([script, "fingerprint", "--no-cache", str(folder)],
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False)
-    except OSError as exc:
+        elapsed = _run_cli(["fingerprint", "--no-cache", str(folder)])
+    except (OSError, RuntimeError, subprocess.CalledProcessError) as exc:
         return [f"fingerprint_cli_mbps n/a ({exc})"]
-    elapsed = time.perf_counter() - start
-    if run.returncode != 0:
-        error = run.stderr.decode(errors="replace").strip().splitlines()
-        return [f"fingerprint_cli_mbps n/a (exit {run.returncode}: {error[-1] if error else 'no message'})"]
-    peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # largest reaped process
-    _PEAK_RSS_KIB[0] = max(_PEAK_RSS_KIB[0], peak_kib)
     return [
         f"fingerprint_cli_mbps {total_bytes / elapsed / 1e6:.1f} MB/s",
         f"fingerprint_cli_docs_per_s {docs / elapsed:.1f} docs/s",
