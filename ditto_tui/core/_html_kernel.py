@@ -91,11 +91,14 @@ def _word(name: bytes) -> int:
     return int.from_bytes(name[:8].ljust(8, b"\0"), "little")
 
 
+_ATOM_NAMES = datafiles.html_atoms()
+
+
 def _atom_key_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(keys, index, words, raw): open addressing of the atoms of at most eight bytes by
     their name as a little-endian word (0: empty), slot ``(word * multiplier) >> 54``;
     each atom's first eight bytes as a word; each atom's raw-text element number or -1."""
-    names = datafiles.html_atoms()
+    names = _ATOM_NAMES
     keys = np.zeros(_KEY_SLOTS, dtype=np.uint64)
     index = np.full(_KEY_SLOTS, -1, dtype=np.int64)
     for i, name in enumerate(names):
@@ -114,7 +117,7 @@ def _atom_key_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
 
 def atoms_digest() -> str:
     """SHA-256 of the atom names, one a line (what ``ATOMS_SHA256`` must be)."""
-    return hashlib.sha256(b"\n".join(datafiles.html_atoms())).hexdigest()
+    return hashlib.sha256(b"\n".join(_ATOM_NAMES)).hexdigest()
 
 
 _ATOM_KEYS, _ATOM_KEY_INDEX, _ATOM_WORDS, _RAW_OF_ATOM = _atom_key_tables()
@@ -132,13 +135,13 @@ def _fresh_tables() -> tuple[np.ndarray, np.ndarray]:
     """FNV-1 64 of each token feature without attributes (``_TOKEN_FRESH[kind * _ROW +
     atom + 1]``: the prefix letter, ":" and the atom's name, none for -1) and of each
     attribute feature's start (``_ATTR_FRESH[atom + 1]``: "G:", the name, ":")."""
-    names = [b"", *datafiles.html_atoms()]
+    names = [b"", *_ATOM_NAMES]
     token = [_fnv1(bytes([letter]) + b":" + name) for letter in _PREFIX.tolist() for name in names]
     attr = [_fnv1(b"G:" + name + b":") for name in names]
     return np.array(token, dtype=np.uint64), np.array(attr, dtype=np.uint64)
 
 
-_ROW = len(datafiles.html_atoms()) + 1
+_ROW = len(_ATOM_NAMES) + 1
 _TOKEN_FRESH, _ATTR_FRESH = _fresh_tables()
 
 

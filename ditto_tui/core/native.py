@@ -363,7 +363,7 @@ def _pointer(array: np.ndarray) -> int:
 #: document when it is at most this large: a fresh one of several MB costs the page
 #: faults of every page the normalized text touches (about 5-15 % of a large document).
 _KEEP_BUFFER = 16 << 20
-#: ... and html-distance's work arrays when the page is at most this large.
+#: ... and html-distance's feature arrays when they are at most this large (``_HtmlWork``).
 _KEEP_PAGE = 1 << 20
 
 
@@ -391,8 +391,6 @@ class _Work(threading.local):
         self.out_pointer = _pointer(self.out)
         self.buffer = np.empty(0, dtype=np.uint8)
         self.buffer_pointer = _pointer(self.buffer)
-        self.scratch: Any = None  # html-distance's work arrays (``_Scratch``), and
-        self.scratch_args: tuple[int, ...] = ()  # their pointers and sizes
 
     def buffer_args(self, size: int) -> tuple[tuple[int, int], np.ndarray | None]:
         """(pointer, length) of a work buffer of at least ``size`` bytes, and the array
