@@ -747,6 +747,24 @@ def _code_point_windows4(text, spread, pairs, planes, totals, block):  # pragma:
     return windows
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _majority(totals, planes, need):  # pragma: no cover - compiled
+    """The fingerprint whose bit i is 1 iff twice the count of bit i is at least ``need``:
+    the counts are ``totals`` plus the four bit-sliced digits left in ``planes``."""
+    fp = np.uint64(0)
+    one = np.uint64(1)
+    for bit in range(64):
+        shift = np.uint64(bit)
+        count = totals[bit]
+        count += np.int64((planes[0] >> shift) & one)
+        count += 2 * np.int64((planes[1] >> shift) & one)
+        count += 4 * np.int64((planes[2] >> shift) & one)
+        count += 8 * np.int64((planes[3] >> shift) & one)
+        if 2 * count >= need:
+            fp |= one << shift
+    return fp
+
+
 @njit(cache=True, nogil=True)
 def vote_into(buf, start, end, ascii, char_n, word_n, spread, pairs, totals, planes, block,
               states):  # pragma: no cover - compiled
@@ -867,18 +885,7 @@ def vote_into(buf, start, end, ascii, char_n, word_n, spread, pairs, totals, pla
         for k in range(start, end):
             h = (h ^ buf[k]) * _PRIME
         return h
-    fp = np.uint64(0)
-    one = np.uint64(1)
-    for bit in range(64):
-        shift = np.uint64(bit)
-        count = totals[bit]
-        count += np.int64((planes[0] >> shift) & one)
-        count += 2 * np.int64((planes[1] >> shift) & one)
-        count += 4 * np.int64((planes[2] >> shift) & one)
-        count += 8 * np.int64((planes[3] >> shift) & one)
-        if 2 * count > windows:
-            fp |= one << shift
-    return fp
+    return _majority(totals, planes, windows + 1)
 
 
 @njit(cache=True, nogil=True)

@@ -32,7 +32,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from ditto_tui.core import datafiles
-from ditto_tui.core._ditto_kernel import _borrow, _skip_to, _vote_block
+from ditto_tui.core._ditto_kernel import _borrow, _majority, _skip_to, _vote_block
 from ditto_tui.core._html_tables import (
     _ATTRS,
     _MORE_ATTRS,
@@ -50,7 +50,7 @@ from ditto_tui.core._html_tables import (
 #: cache of a module's functions by that module's source alone, so a change there must
 #: change this file too, or numba would keep serving code compiled with the old helpers
 #: (``tests/core/test_kernel.py`` checks it).
-DITTO_KERNEL_SHA256 = "a9d790d13c0e8a0f68d90785d5f0d4f600a98687a207522e344631f0b11ddf53"
+DITTO_KERNEL_SHA256 = "bace81fc7b91dc7c132635168754cc5ac29d84ba650d9194fe51b92403254c33"
 
 _OFFSET = np.uint64(0xCBF29CE484222325)
 _PRIME = np.uint64(0x100000001B3)
@@ -1035,18 +1035,7 @@ def _finish(block, filled, nf, spread, planes, totals):  # pragma: no cover - co
     """Vote the ``filled`` hashes left in ``block``; the fingerprint of ``nf`` windows."""
     if filled:
         _vote_block(block, np.int64(filled), spread, planes, totals)
-    fp = np.uint64(0)
-    one = np.uint64(1)
-    for bit in range(64):
-        shift = np.uint64(bit)
-        count = totals[bit]
-        count += np.int64((planes[0] >> shift) & one)
-        count += 2 * np.int64((planes[1] >> shift) & one)
-        count += 4 * np.int64((planes[2] >> shift) & one)
-        count += 8 * np.int64((planes[3] >> shift) & one)
-        if 2 * count >= nf:
-            fp |= one << shift
-    return fp
+    return _majority(totals, planes, nf)
 
 
 @njit(cache=True, nogil=True)
