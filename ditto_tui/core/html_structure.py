@@ -247,7 +247,8 @@ class HtmlStructure:
 
     def fingerprint(self, data: bytes | str) -> Fingerprint:
         """The page's structure fingerprint, bit-identical to Go html-distance."""
-        data = _as_bytes(data)
+        if type(data) is not bytes:
+            data = _as_bytes(data)
         compiled = kernel.html(len(data))
         if compiled is not None:
             fp = compiled.fingerprint(data, self.shingle, MAX_TOKENS)

@@ -38,10 +38,11 @@ class Fingerprint(int):
     __slots__ = ()
 
     def __new__(cls, value: int = 0) -> Fingerprint:
-        value = operator.index(value)  # ints and numpy integers only: no str, no float
+        if type(value) is not int:
+            value = operator.index(value)  # ints and numpy integers only: no str, no float
         if not 0 <= value <= _MASK64:
             raise ValueError(f"fingerprint out of unsigned 64-bit range: {value}")
-        return super().__new__(cls, value)
+        return int.__new__(cls, value)
 
     @classmethod
     def from_hex(cls, text: str) -> Fingerprint:
