@@ -314,7 +314,8 @@ def _put(out, o, cp):  # pragma: no cover - compiled
 
 @njit(cache=True, nogil=True, inline="always")
 def _zero_bytes(x):  # pragma: no cover - compiled
-    """0x80 in each byte of ``x`` (all bytes < 0x80) that is zero, 0 in the others."""
+    """0x80 in each byte of ``x`` that is zero, 0 in the others (exact for any bytes: the
+    low seven bits are added without a carry out of the byte)."""
     return ~(((x & _LOW7) + _LOW7) | x) & _HIGH
 
 

@@ -32,7 +32,15 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from ditto_tui.core import datafiles
-from ditto_tui.core._ditto_kernel import _borrow, _majority, _skip_to, _vote_block
+from ditto_tui.core._ditto_kernel import (
+    _HIGH,
+    _LOW7,
+    _borrow,
+    _majority,
+    _skip_to,
+    _vote_block,
+    _zero_bytes,
+)
 from ditto_tui.core._html_tables import (
     _ATTRS,
     _MORE_ATTRS,
@@ -50,7 +58,7 @@ from ditto_tui.core._html_tables import (
 #: cache of a module's functions by that module's source alone, so a change there must
 #: change this file too, or numba would keep serving code compiled with the old helpers
 #: (``tests/core/test_kernel.py`` checks it).
-DITTO_KERNEL_SHA256 = "bace81fc7b91dc7c132635168754cc5ac29d84ba650d9194fe51b92403254c33"
+DITTO_KERNEL_SHA256 = "f72b5ec999bf64cd643043289488e48dc3deb5db2aa1891e0d2e2aa201448255"
 
 _OFFSET = np.uint64(0xCBF29CE484222325)
 _PRIME = np.uint64(0x100000001B3)
@@ -80,8 +88,6 @@ ATOMS_SHA256 = "501213c55f0e89af9f9f17d4999c60d68bce18ae3ae43d7a1333a0e8d6788953
 _KEY_SLOTS = 1024  # a power of two, > 3x the atoms of at most eight bytes
 _KEY_SHIFT = np.uint64(64 - 10)
 _KEY_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
-_HIGH = np.uint64(0x8080808080808080)
-_LOW7 = np.uint64(0x7F7F7F7F7F7F7F7F)
 _UP_FROM = np.uint64(0x3F3F3F3F3F3F3F3F)  # + a byte: its high bit set from 0x41 ("A")
 _UP_PAST = np.uint64(0x2525252525252525)  # + a byte: its high bit set from 0x5B ("Z" + 1)
 _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
@@ -699,12 +705,6 @@ def _atom(buf, a, b, slots, flat, starts):  # pragma: no cover - compiled
                 return i
         s = (s + 1) & (_SLOTS - 1)
     return -1
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _zero_bytes(x):  # pragma: no cover - compiled
-    """0x80 in each byte of ``x`` that is zero, 0 in the others."""
-    return ~(((x & _LOW7) + _LOW7) | x) & _HIGH
 
 
 @njit(cache=True, nogil=True, inline="always")

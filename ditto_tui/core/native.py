@@ -575,7 +575,6 @@ class NativeHtml:
         self._spread = _pointer(SPREAD)
         self._fingerprint: Callable[..., int] = _HTML_FINGERPRINT(addresses["fingerprint"])
         self._features: Callable[..., int] = _HTML_FEATURES(addresses["features"])
-        self._work = _Work()
         self._html = _HtmlWork(self._atoms, self._spread)
 
     @staticmethod
@@ -634,7 +633,7 @@ class NativeHtml:
         scratch = _Scratch(buf.size, attrs, room)
         result = np.zeros(1, dtype=np.int64)
         while True:
-            totals, planes, block, states, _ = self._work.vote_args(2)[0]
+            totals, planes, block, states = (_pointer(a) for a in self._html.vote)
             status = self._features(_pointer(buf), buf.size, max_tokens, *self._atoms,
                                     *self._scratch_args(scratch.arrays), self._spread, totals,
                                     planes, block, states, _pointer(result))
