@@ -37,6 +37,7 @@ SUBCOMMANDS = (
     "dedupe", "undo",
     "explain",
     "report",
+    "engine",
     "kernel",
 )
 
@@ -310,13 +311,17 @@ def build_parser() -> argparse.ArgumentParser:
     _add_pipeline_options(p)
     _add_corpus_options(p)
 
-    sub.add_parser("version", help="print the version and pipeline identity",
-                   description="Print the package version and the pipeline identity.")
-    sub.add_parser("kernel", help="load the compiled kernels and say what runs them",
-                   description="Load the compiled kernels (compiling them on the first use on "
-                               "this machine) and print which engine runs each pipeline and "
-                               "why, if one is not the compiled kernel run natively. "
-                               "DITTO_TUI_KERNEL chooses: native, numba, numpy or auto.")
+    sub.add_parser("version", help="print the version, pipeline identity and engine",
+                   description="Print the package version, the pipeline identity and the "
+                               "engine that computes fingerprints: compiled (with the "
+                               "instruction set its kernels use) or numpy.")
+    sub.add_parser("engine", aliases=["kernel"], help="say what computes fingerprints, and why",
+                   description="Print the engine that computes fingerprints (compiled, with "
+                               "the instruction set its kernels use, or numpy), the instruction "
+                               "sets this CPU runs, and why numpy when it was not chosen. "
+                               "DITTO_TUI_KERNEL chooses: compiled, numpy or auto (the "
+                               "default: compiled when installed); DITTO_TUI_ISA forces an "
+                               "instruction set.")
 
     from ditto_tui.scale.cli import add_open_parser, add_spark_parser
 
@@ -775,15 +780,24 @@ def cmd_report(args: argparse.Namespace, out: Output) -> int:
 
 
 def cmd_version(args: argparse.Namespace, out: Output) -> int:
-    out.line(f"{PROG} {__version__} pipeline=ditto/2")
+    from ditto_tui.core import engine
+
+    out.line(f"{PROG} {__version__} pipeline=ditto/2 engine={engine.describe()}")
     return 0
 
 
-def cmd_kernel(args: argparse.Namespace, out: Output) -> int:
-    from ditto_tui.core import kernel
+def cmd_engine(args: argparse.Namespace, out: Output) -> int:
+    from ditto_tui.core import engine
 
-    kernel.warm()
-    out.line(kernel.status())
+    line = f"engine={engine.describe()}"
+    if engine.isas():
+        line += f"; this CPU runs the compiled kernels with {', '.join(engine.isas())}"
+    chosen = os.environ.get(engine.ENV, "").strip() or "auto"
+    line += f"; {engine.ENV}={chosen}"
+    why = engine.missing()
+    if why:
+        line += f"; {why}"
+    out.line(line)
     return 0
 
 
@@ -862,7 +876,8 @@ COMMANDS = {
     "compare": cmd_compare,
     "export": cmd_export,
     "version": cmd_version,
-    "kernel": cmd_kernel,
+    "engine": cmd_engine,
+    "kernel": cmd_engine,
     "spark": cmd_spark,
     "open": cmd_open,
     "dedupe": cmd_dedupe,
@@ -912,6 +927,18 @@ def _check_ranges(args: argparse.Namespace) -> None:
         raise UsageError("--char/--word apply to the ditto pipeline, not --pipeline html")
 
 
+def _note_missing_engine(command: str) -> None:
+    """One line on standard error when fingerprints will come from numpy although nobody
+    asked for it (the compiled engine was not built at install time)."""
+    if command in ("version", "engine", "kernel", "undo"):
+        return  # they say it themselves, or compute no fingerprint
+    from ditto_tui.core import engine
+
+    why = engine.missing()
+    if why:
+        warn(f"note: {why}")
+
+
 def main(argv: Iterable[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
     parser = build_parser()
@@ -920,6 +947,7 @@ def main(argv: Iterable[str] | None = None) -> int:
     try:
         args = parser.parse_args(_normalise_argv(raw))
         _check_ranges(args)
+        _note_missing_engine(args.command)
         code = COMMANDS[args.command](args, out)
         out.flush()
         return code

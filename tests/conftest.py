@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from hypothesis import settings
 
-from ditto_tui.core import kernel
 from tests.properties import DEFAULT, examples
 
 # Each test process keeps the bytecode of what it compiles (in the ignored __pycache__
@@ -39,14 +37,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.property)
     items.sort(key=lambda item: not item.nodeid.startswith("tests/ui/"))
 
-# Tests that give themselves a private XDG_CACHE_HOME (so they never write to the user's
-# fingerprint cache) must still find the compiled kernels: without this, each of them
-# compiled both kernels again (about 20 s of CPU each time). Subprocesses inherit it.
-os.environ.setdefault("NUMBA_CACHE_DIR", kernel.cache_dir())
-
-
 _ROOT = Path(__file__).resolve().parent.parent
-_compiling: list[subprocess.Popen[bytes]] = []
 
 
 try:  # pytest's own key; it is there for pytester to set, and so for us
@@ -58,32 +49,17 @@ except ImportError:  # another pytest: its default then
 @pytest.hookimpl(trylast=True)
 def pytest_configure(config: pytest.Config) -> None:
     """One full garbage collection at the end of each test process, not five; and in the
-    controller of an xdist run, compile the two kernels into the cache at once.
+    controller of an xdist run, compile the bytecode once.
 
     pytest collects five times at the end to find exceptions raised in finalizers. Over a
     worker's heap (Textual apps, compiled kernels) each pass took 0.1-1 s, and the last
     worker to end must be gone within 5 s of the controller's goodbye (execnet then sends
     it SIGINT, which a loaded machine turned into a failed run). One pass still runs every
-    finalizer of the cyclic garbage left.
-
-    Each worker would otherwise compile both on a fresh machine (about 20 s of CPU per
-    worker). The two compiles run in parallel while the workers start and collect; no test
-    is handed out before they end (``pytest_xdist_node_collection_finished``). With a warm
-    cache each takes about a second."""
+    finalizer of the cyclic garbage left."""
     if gc_collect_iterations_key is not None:
         config.stash[gc_collect_iterations_key] = 1
     if hasattr(config, "workerinput") or not config.pluginmanager.hasplugin("dsession"):
         return
-    if os.environ.get(kernel.ENV, "").strip().lower() != "numpy":  # no kernel to compile
-        for kind in ("html", "ditto"):  # the html kernel takes longest: start it first
-            _compiling.append(
-                subprocess.Popen(
-                    [sys.executable, "-m", "tests.compile_kernels", kind],
-                    cwd=_ROOT,
-                    stdout=subprocess.DEVNULL,
-                    stderr=subprocess.PIPE,
-                )
-            )
     compile_bytecode_once(config, _ROOT / "ditto_tui", _ROOT / "tests")
 
 
@@ -127,18 +103,3 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     return 2 * (cores or 1) + 1
 
-
-def _wait_for_compiles() -> None:
-    while _compiling:
-        process = _compiling.pop()
-        _stdout, stderr = process.communicate()
-        if process.returncode:  # the tests that need the kernel will say what is wrong
-            sys.stderr.write(stderr.decode(errors="replace"))
-
-
-def pytest_xdist_node_collection_finished(node: object, ids: list[str]) -> None:
-    _wait_for_compiles()
-
-
-def pytest_unconfigure(config: pytest.Config) -> None:
-    _wait_for_compiles()

@@ -1,7 +1,7 @@
 """Pure computation: normalize, featurize, SimHash, the near-duplicate index and families.
 
-No I/O and no UI; depends on numpy (and scipy for components), and on numba for the
-compiled fingerprint kernel when it is available (``kernel``; numpy is the fallback).
+No I/O and no UI; depends on numpy (and scipy for components). Fingerprints come from the
+compiled engine (C, built at install) when it is there, else from numpy (``engine``).
 The index and family names are imported on first use, so a command that only
 fingerprints does not pay for them at start-up.
 """

@@ -1,8 +1,8 @@
 """An mbox's messages found and fingerprinted by the compiled kernel, in parallel threads.
 
-Both ways of running the kernel (numba's dispatchers in ``_ditto_kernel``, its machine
-code in ``native``) give a splitter with the semantics of ``_ditto_kernel.mbox_split_into``
-and a fingerprinter of spans; this drives them. The buffer is cut into regions of about
+The compiled engine gives a splitter (``mbox_split_into``: the messages whose postmarks
+start in a range, as :func:`ditto_tui.corpus.mail.split_mbox` finds them) and a
+fingerprinter of spans; this drives them. The buffer is cut into regions of about
 ``REGION_BYTES`` at postmark lines (a cut is the first postmark at or after an even share
 of the bytes), and the threads take the regions in file order, the next free one each
 time, so a thread slowed down by other work on the machine takes fewer of them. A thread

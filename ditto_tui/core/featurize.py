@@ -11,8 +11,8 @@ The fingerprint path never builds the count table: Charikar's sum over every win
 occurrence equals the weighted sum over distinct features, so window hashes are
 computed for all windows at once with numpy (FNV's wrap-around is uint64 arithmetic)
 and folded into a ``BitTally`` chunk by chunk, which bounds memory for large documents.
-When the compiled kernel is in use (``kernel``), ``fingerprint`` runs the whole path in
-``_ditto_kernel`` instead, with the same result.
+When the compiled engine is in use (``engine``), ``fingerprint`` runs the whole path in
+C instead, with the same result.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ditto_tui.core import kernel
+from ditto_tui.core import engine
 from ditto_tui.core._mbox_parts import MboxParts
 from ditto_tui.core.normalize import normalize_utf8
 from ditto_tui.core.simhash import BitTally, Fingerprint
@@ -192,7 +192,7 @@ class Featurizer:
 
     def fingerprint(self, data: bytes) -> Fingerprint:
         """The document's fingerprint, bit-identical to Go ``Featurizer{CharN, WordN}.Of``."""
-        compiled = kernel.ditto(len(data))
+        compiled = engine.ditto()
         if compiled is not None:
             return Fingerprint(compiled.fingerprint(data, self.char_n, self.word_n))
         norm = normalize_utf8(data)
@@ -209,8 +209,7 @@ class Featurizer:
         """Fingerprints of ``data[offset : offset + size]`` for each (offset, size) span
         (the messages of an mbox), as ints; ``threads`` > 1 splits the work between
         threads when the compiled kernel is in use."""
-        total = sum(size for _, size in spans)
-        compiled = kernel.ditto(total, docs=len(spans))
+        compiled = engine.ditto()
         if compiled is not None:
             return compiled.fingerprint_spans(data, spans, self.char_n, self.word_n, threads)
         return [int(self.fingerprint(data[off : off + size])) for off, size in spans]
@@ -220,8 +219,7 @@ class Featurizer:
         and their fingerprints, found and fingerprinted by the compiled kernel in up to
         ``threads`` threads; None when the kernel is not in use (split, then
         ``fingerprint_spans``, instead)."""
-        size = len(data)
-        compiled = kernel.ditto(size if size >= kernel.AUTO_THRESHOLD else 0, docs=0)
+        compiled = engine.ditto()
         if compiled is None:
             return None
         parts: MboxParts = compiled.mbox_parts(data, self.char_n, self.word_n, threads)

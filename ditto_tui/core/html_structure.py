@@ -12,8 +12,7 @@ gives bit i = 1 iff at least as many shingle hashes have bit i set as not; a pag
 no tokens gives ``ffffffffffffffff``. Fingerprints of this pipeline are only comparable
 with each other, never with the ditto text pipeline.
 
-With the compiled kernel (``kernel``), ``fingerprint`` runs the whole path in
-``_html_kernel``. Otherwise speed comes from memoising across pages (in bounded memory):
+With the compiled engine (``engine``), ``fingerprint`` runs the whole path in C. Otherwise speed comes from memoising across pages (in bounded memory):
 the features of each distinct token source (``html_features.FeatureTable``), and the
 FNV-1 hash of each distinct shingle, counted per page on packed feature numbers with numpy.
 """
@@ -26,7 +25,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from ditto_tui.core import kernel
+from ditto_tui.core import engine
 from ditto_tui.core.html_features import MAX_TOKENS, FeatureTable
 from ditto_tui.core.html_sniff import has_html_name, sniff_html
 from ditto_tui.core.simhash import Fingerprint
@@ -249,7 +248,7 @@ class HtmlStructure:
         """The page's structure fingerprint, bit-identical to Go html-distance."""
         if type(data) is not bytes:
             data = _as_bytes(data)
-        compiled = kernel.html(len(data))
+        compiled = engine.html()
         if compiled is not None:
             fp = compiled.fingerprint(data, self.shingle, MAX_TOKENS)
             if fp is not None:

@@ -6,20 +6,16 @@ ditto/2 pipeline, at a fraction of the per-file cost: the walk stays as it is (i
 every skip), each file is read with one open, one read and one close when nothing about
 it is unusual (anything else takes the careful reader, which gives the reason), a chunk
 of documents is fingerprinted in one compiled call, and results travel as plain ints
-(no per-document objects). Worker processes, when the work is large enough, are forked
-after the compiled kernel is loaded, so they start with it.
+(no per-document objects). Worker processes start when the work is large enough.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
-import threading
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, NamedTuple, overload
 
-from ditto_tui.core import kernel
 from ditto_tui.core.featurize import Featurizer
 from ditto_tui.corpus.documents import DEFAULT_OPTIONS, ScanOptions, Skipped
 from ditto_tui.corpus.mail import looks_like_mbox
@@ -170,8 +166,6 @@ def _walk_batches(
     from concurrent.futures.process import BrokenProcessPool
 
     context = pool_context()
-    if context.get_start_method() == "fork":
-        kernel.warm("ditto")  # forked workers inherit the loaded kernel
     pool: ProcessPoolExecutor | None = ProcessPoolExecutor(
         max_workers=n_jobs, mp_context=context, initializer=_init_worker,
         initargs=(featurizer, root, options.max_size, options.include_binary, os.getpid()),
@@ -240,25 +234,6 @@ def _batches(chunk: _Chunk, ident: Callable[[str], str]) -> Iterator[Batch]:
         yield Batch(ids, fps, skips)
 
 
-@contextlib.contextmanager
-def _kernel_loading_early(
-    entries: Sequence[tuple[str, str, str, int, int, int, bool]],
-) -> Iterator[None]:
-    """Load the compiled kernel in a thread meanwhile when the chunk holds a file large
-    enough to load it anyway (``kernel.AUTO_THRESHOLD``) and it is not loaded yet: reading
-    that file (which releases the GIL) then overlaps the load (llvmlite, linking the
-    machine code) instead of waiting for it. The thread is joined on the way out."""
-    if kernel.active("ditto") != "numpy" or not any(e[3] >= kernel.AUTO_THRESHOLD for e in entries):
-        yield
-        return
-    thread = threading.Thread(target=kernel.warm, args=("ditto",), daemon=True)
-    thread.start()
-    try:
-        yield
-    finally:
-        thread.join()
-
-
 def _outcomes(
     featurizer: Featurizer,
     root: RootDir,
@@ -272,7 +247,7 @@ def _outcomes(
     out: list[Outcome] = [""] * len(entries)
     datas: list[bytes] = []
     where: list[int] = []
-    with _kernel_loading_early(entries), root.batch():
+    with root.batch():
         for i, entry in enumerate(entries):
             rel, kind, inode, sniff = entry[0], entry[2], entry[5], entry[6]
             got = None if sniff else read_walked(root, rel, inode, max_size)

@@ -25,7 +25,6 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from ditto_tui.core import kernel
 from ditto_tui.core.html_sniff import SNIFF_BYTES
 from ditto_tui.corpus.documents import DEFAULT_OPTIONS, Document, ScanOptions, Skipped
 from ditto_tui.corpus.mail import looks_like_mbox, split_mbox
@@ -451,8 +450,6 @@ def _pooled(
     for the rest of the run if the pool breaks, e.g. a worker killed by the OOM killer)."""
     ProcessPoolExecutor, BrokenProcessPool = _pool_classes()  # noqa: N806 - the classes
     context = pool_context()
-    if context.get_start_method() == "fork":
-        kernel.warm()  # load the compiled kernel once: forked workers inherit it
     pool: Any = ProcessPoolExecutor(
         max_workers=n_jobs,
         mp_context=context,

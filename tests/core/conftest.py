@@ -1,8 +1,9 @@
-"""Run the engine tests through every kernel: the numpy code, the compiled one through
-numba, and the compiled one's machine code run without numba (native).
+"""Run the engine tests through every engine: the numpy code, and the compiled kernels of
+each instruction set this CPU runs (``compiled-avx512``, ``compiled-avx2``,
+``compiled-portable``: the portable C is what other CPUs run, so it is checked here too).
 
-A test of such a module marked ``kernel_free`` never reaches a kernel (the tokenizer, the
-reference ports, hex parsing...): it runs once, under ``numpy``, instead of once per kernel
+A test of such a module marked ``kernel_free`` never reaches an engine (the tokenizer, the
+reference ports, hex parsing...): it runs once, under ``numpy``, instead of once per engine
 with the same examples. The mark is checked: such a test fails if it asks for a kernel.
 """
 
@@ -12,11 +13,14 @@ from collections.abc import Iterator
 
 import pytest
 
-from ditto_tui.core import kernel
+from ditto_tui.core import engine
+
+#: numpy, then the compiled kernels of every instruction set this CPU runs.
+KERNELS = ("numpy", *(f"compiled-{isa}" for isa in engine.isas()))
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Keep one run (``numpy``) of each ``kernel_free`` test of the kernel-parametrized
+    """Keep one run (``numpy``) of each ``kernel_free`` test of the engine-parametrized
     modules."""
     items[:] = [
         item
@@ -34,23 +38,28 @@ def _kernel_free_check(request: pytest.FixtureRequest, monkeypatch: pytest.Monke
     if request.node.get_closest_marker("kernel_free") is None:
         return
 
-    def refuse(kind: str, *args: object, **kwargs: object) -> None:
-        raise AssertionError(f"a kernel_free test asked for the {kind} kernel")
+    def refuse() -> None:
+        raise AssertionError("a kernel_free test asked for a compiled kernel")
 
-    monkeypatch.setattr(kernel, "_get", refuse)
+    monkeypatch.setattr(engine, "ditto", refuse)
+    monkeypatch.setattr(engine, "html", refuse)
 
 
-@pytest.fixture(scope="module", params=kernel.KERNELS)
+@pytest.fixture(scope="module", params=KERNELS)
 def engine_kernel(request: pytest.FixtureRequest) -> Iterator[str]:
-    """Force one kernel for the module's tests (the compiled one must really load)."""
+    """Force one engine (and instruction set) for the module's tests."""
     name = request.param
-    if name != "numpy":
-        pytest.importorskip("numba")
-    kernel.select(name)
+    best = engine.isas()[0] if engine.isas() else None
     try:
-        if name != "numpy":
-            assert kernel.warm(), kernel.status()
-        assert kernel.active() == name, kernel.status()
+        if name == "numpy":
+            engine.select("numpy")
+        else:
+            engine.select("compiled")
+            engine.use_isa(name.removeprefix("compiled-"))
+            assert f"compiled-{engine.isa()}" == name
+        assert engine.active() == name.split("-")[0]
         yield name
     finally:
-        kernel.select(None)
+        engine.select(None)
+        if best is not None:
+            engine.use_isa(best)

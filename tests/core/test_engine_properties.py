@@ -36,7 +36,7 @@ from ditto_tui.core.featurize import _CHUNK
 from ditto_tui.core.simhash import charikar_sum, popcount64
 from tests.properties import examples
 
-# every test here runs once per kernel (numpy, numba): see conftest.py
+# every test here runs once per engine (numpy, compiled per instruction set): see conftest.py
 pytestmark = pytest.mark.usefixtures("engine_kernel")
 
 # --------------------------------------------------------------------------- reference
@@ -294,9 +294,9 @@ def test_ascii_documents_of_any_window_count(windows: int) -> None:
 def test_the_compiled_normalizer_matches_reference(engine_kernel: str, data: bytes) -> None:
     if engine_kernel == "numpy":
         pytest.skip("the compiled kernel only")
-    from ditto_tui.core import kernel
+    from ditto_tui.core import engine
 
-    compiled = kernel.ditto(len(data))
+    compiled = engine.ditto()
     assert compiled.normalize_utf8(data) == ref_normalize(data).encode("utf-8")
 
 
@@ -313,9 +313,9 @@ plain_docs = st.lists(st.sampled_from(PLAIN_PIECES), max_size=60).map(lambda p: 
 @given(plain_docs)
 def test_plain_ascii_text_eight_bytes_at_a_time_matches_reference(engine_kernel: str, data: bytes) -> None:
     if engine_kernel != "numpy":
-        from ditto_tui.core import kernel
+        from ditto_tui.core import engine
 
-        assert kernel.ditto(len(data)).normalize_utf8(data) == ref_normalize(data).encode("utf-8")
+        assert engine.ditto().normalize_utf8(data) == ref_normalize(data).encode("utf-8")
     assert Featurizer().fingerprint(data) == ref_sum(ref_features(data, 4, 0))
     assert Featurizer(word_n=2).fingerprint(data) == ref_sum(ref_features(data, 4, 2))
 

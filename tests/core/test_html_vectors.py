@@ -23,7 +23,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ditto_tui.core import html_structure, kernel
+from ditto_tui.core import engine, html_structure
 from ditto_tui.core.html_entities import unescape
 from ditto_tui.core.html_features import token_features
 from ditto_tui.core.html_structure import MAX_TOKENS, HtmlStructure, _fnv1_64_many, fnv1_64
@@ -44,7 +44,7 @@ from tests.core.go_html_reference import go_tokens
 from tests.each import check_each
 from tests.properties import FULL, QUICK_SHARE, examples
 
-# every test here runs once per kernel (numpy, numba): see conftest.py
+# every test here runs once per engine (numpy, compiled per instruction set): see conftest.py
 pytestmark = pytest.mark.usefixtures("engine_kernel")
 
 VECTORS = Path(__file__).parents[1] / "data" / "html-distance-vectors.jsonl"
@@ -403,7 +403,7 @@ def test_the_fast_tokenizer_agrees_with_the_literal_port(page: bytes) -> None:
 def test_the_compiled_kernel_agrees_with_the_literal_port(engine_kernel: str, page: bytes) -> None:
     if engine_kernel == "numpy":
         pytest.skip("the compiled kernel only")
-    _html_kernel = kernel.html(len(page))
+    _html_kernel = engine.html()
 
     # and again with 80 more bytes, so that names, keys and tags are read a word or a
     # 64-byte step at a time (those steps need the bytes to be there)
@@ -424,7 +424,7 @@ def test_the_compiled_fingerprint_agrees_with_the_reference(engine_kernel: str, 
     if engine_kernel == "numpy":
         pytest.skip("the compiled kernel only")
     for whole in (page, page + _TAIL):
-        fingerprint = kernel.html(len(whole)).fingerprint(whole, shingle, MAX_TOKENS)
+        fingerprint = engine.html().fingerprint(whole, shingle, MAX_TOKENS)
         if fingerprint is None:
             assert re.search(rb"[&\r\0]", whole)
         else:
@@ -463,7 +463,7 @@ def test_the_compiled_kernel_reads_names_and_keys_a_word_at_a_time(engine_kernel
         pages.append(b"<p>x" + tag + b"t" * 70 + b"</p>")
     wrong = []
     for page in pages if FULL else pages[::QUICK_SHARE]:
-        compiled = kernel.html(len(page))
+        compiled = engine.html()
         if compiled.feature_list(page, MAX_TOKENS) != _reference_features(page):
             wrong.append(page)
         if compiled.fingerprint(page, 3, MAX_TOKENS) not in (None, _reference_fingerprint(page, 3)):
@@ -493,7 +493,7 @@ def test_the_compiled_kernel_finds_each_byte_it_skips_to_at_every_position(engin
             filler = _LONG[:size]
             page = template.replace(b"{}", filler)
             page += tail if template != b"<p>{}" else b""
-            features = kernel.html(len(page)).feature_list(page, MAX_TOKENS)
+            features = engine.html().feature_list(page, MAX_TOKENS)
             if features != _reference_features(page):
                 wrong.append((template, size))
     assert not wrong, wrong
@@ -501,17 +501,13 @@ def test_the_compiled_kernel_finds_each_byte_it_skips_to_at_every_position(engin
 
 @settings(max_examples=examples(150), deadline=None)
 @given(_HTMLISH)
-def test_the_compiled_kernel_grows_its_work_arrays_when_a_page_needs_more(
+def test_the_compiled_kernel_grows_its_work_space_when_a_page_needs_more(
     engine_kernel: str, page: bytes
 ) -> None:
+    """A tag with 300 attributes and features longer than the page's first guess."""
     if engine_kernel == "numpy":
         pytest.skip("the compiled kernel only")
-    _html_kernel = kernel.html(len(page))
-
-    # Room for one attribute and one feature byte: most pages take several calls.
-    assert _html_kernel.feature_list(page, MAX_TOKENS, attrs=1, room=1) == (
-        _html_kernel.feature_list(page, MAX_TOKENS)
-    )
+    _html_kernel = engine.html()
     many = b"<p " + b" ".join(b"a%d=%d" % (i, i) for i in range(300)) + b">x</p>" + page
     features = _html_kernel.feature_list(many, MAX_TOKENS)
     if features is not None:

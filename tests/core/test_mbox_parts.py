@@ -194,9 +194,9 @@ def test_the_next_postmark_from_every_start_to_every_end(engine_kernel: str, dat
     postmark; newlines anywhere in an 8-byte word, several in one, at its edges."""
     if engine_kernel == "numpy":
         pytest.skip("the numpy engine has no kernel splitter")
-    from ditto_tui.core import kernel
+    from ditto_tui.core import engine
 
-    split = kernel.ditto(1 << 30, docs=0).mbox_split_into
+    split = engine.ditto().mbox_split_into
     buf = np.frombuffer(data, dtype=np.uint8)
     none = np.empty(0, dtype=np.int64)
     state = np.zeros(1, dtype=np.int64)

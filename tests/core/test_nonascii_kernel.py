@@ -13,18 +13,18 @@ position of a chunk and every length of run, and long ones cross the vote's bloc
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ditto_tui.core import Featurizer, kernel
-from ditto_tui.core._ditto_tables import TABLE
+from ditto_tui.core import Featurizer, engine
+from ditto_tui.core.normalize import _code_point_table
 from tests.core.test_engine_properties import ref_features, ref_normalize, ref_sum
 from tests.properties import examples
 
-# every test here runs once per kernel (numpy, numba, native): see conftest.py
+# every test here runs once per engine (numpy, compiled per instruction set): see conftest.py
 pytestmark = pytest.mark.usefixtures("engine_kernel")
 
-_LAST = int(TABLE.size) - 1  # the last code point the lowercase table maps
+_LAST = int(_code_point_table().size) - 1  # the last code point the lowercase table maps
 OTHERS = [
     "é", "È", "ß", "Д", "ж", "Σ", "ς", "Ω", "日", "本", "。", "😀", "\U00010400",  # 2, 3, 4 bytes
     "e\u0301", "\u0301", "\u0345", "\u20dd",  # combining marks
@@ -59,57 +59,6 @@ def test_mixed_scripts_after_ascii_runs_of_every_length(engine_kernel: str, data
                                                         sizes: tuple[int, int]) -> None:
     char_n, word_n = sizes
     if engine_kernel != "numpy":
-        assert kernel.ditto(len(data)).normalize_utf8(data) == ref_normalize(data).encode("utf-8")
+        assert engine.ditto().normalize_utf8(data) == ref_normalize(data).encode("utf-8")
     assert Featurizer(char_n=char_n, word_n=word_n).fingerprint(data) == ref_sum(
         ref_features(data, char_n, word_n))
-
-
-@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(mixed_docs.filter(bool), st.sampled_from([b"ab", b"Xy ", b"\xc3\xa9", b" "]))
-def test_long_mixed_documents_cross_the_vote_blocks(engine_kernel: str, doc: bytes,
-                                                    filler: bytes) -> None:
-    data = _long(doc, filler)
-    expected = ref_features(data, 4, 0)
-    assert Featurizer().fingerprint(data) == ref_sum(expected)
-
-
-def test_every_position_of_the_first_other_byte_in_a_chunk(engine_kernel: str) -> None:
-    """An ASCII run of each length, then one byte that leaves the eight-byte path (one
-    test per kernel: the cases are a few milliseconds each)."""
-    wrong = []
-    for other in (b"\xc3\xa9", "日".encode(), "😀".encode(), b"  ", b"\t", b"<p>", b"\xff", b"A"):
-        for run in range(18):
-            data = b"Mixed " + b"abcdEFGH ijk"[: run % 12] * (1 + run // 12) + other + b" after Text end"
-            expected = ref_normalize(data).encode("utf-8")
-            if engine_kernel != "numpy" and kernel.ditto(len(data)).normalize_utf8(data) != expected:
-                wrong.append(f"normalize {data!r}")
-            if Featurizer().fingerprint(data) != ref_sum(ref_features(data, 4, 0)):
-                wrong.append(f"fingerprint {data!r}")
-    assert not wrong, wrong
-
-
-@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(mixed_docs.filter(bool), st.sampled_from([b"ab", b"Xy ", b"\xc3\xa9", b" "]))
-def test_the_code_point_vote_writes_only_inside_its_work_space(engine_kernel: str, doc: bytes,
-                                                               filler: bytes) -> None:
-    """numba's vote over windows of four code points, with guard cells around its arrays."""
-    if engine_kernel != "numba":
-        pytest.skip("numba's dispatchers only")
-    import numpy as np
-
-    from ditto_tui.core import _ditto_kernel
-    from ditto_tui.core._ditto_tables import PAIRS, SPREAD
-
-    text = np.frombuffer(_long(doc, filler), dtype=np.uint8)
-    text = np.frombuffer(kernel.ditto(text.size).normalize_utf8(text.tobytes()), dtype=np.uint8)
-    guard = 64
-    cells = {"block": (3840, np.uint64), "totals": (64, np.int64), "planes": (4, np.uint64)}
-    arrays = {name: np.full(size + 2 * guard, 0x5A5A, dtype=dtype) for name, (size, dtype) in cells.items()}
-    views = {name: array[guard:-guard] for name, array in arrays.items()}
-    views["totals"][:] = 0
-    views["planes"][:] = 0
-    windows = _ditto_kernel._code_point_windows4(text, SPREAD, PAIRS, views["planes"], views["totals"],
-                                                 views["block"])
-    assert windows == len(text.tobytes().decode("utf-8")) - 3
-    for array in arrays.values():
-        assert (array[:guard] == 0x5A5A).all() and (array[-guard:] == 0x5A5A).all()

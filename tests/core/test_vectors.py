@@ -11,7 +11,7 @@ import pytest
 from ditto_tui.core import Featurizer, normalize
 from tests.each import check_each
 
-# every test here runs once per kernel (numpy, numba): see conftest.py
+# every test here runs once per engine (numpy, compiled per instruction set): see conftest.py
 pytestmark = pytest.mark.usefixtures("engine_kernel")
 
 VECTORS = Path(__file__).resolve().parents[1] / "data" / "ditto2-vectors.jsonl"

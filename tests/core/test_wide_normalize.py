@@ -13,11 +13,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ditto_tui.core import Featurizer, kernel
+from ditto_tui.core import Featurizer, engine
 from tests.core.test_engine_properties import ref_features, ref_normalize, ref_sum
 from tests.properties import examples
 
-# every test here runs once per kernel (numpy, numba, native): see conftest.py
+# every test here runs once per engine (numpy, compiled per instruction set): see conftest.py
 pytestmark = pytest.mark.usefixtures("engine_kernel")
 
 EDGES = [b"  ", b" \n", b"\t\t", b"\n", b"\r\n", b"\x0b\x0c", b"<p>x</p>", b"< b", b"a > b",
@@ -27,7 +27,7 @@ TEXT = b"The Quick brown Fox jumps over the lazy Dog; pack MY box with five doze
 
 def _normalized(data: bytes, engine_kernel: str) -> bytes | None:
     """The kernel's normalized text (None for the numpy engine: it has no such step)."""
-    return None if engine_kernel == "numpy" else kernel.ditto(len(data)).normalize_utf8(data)
+    return None if engine_kernel == "numpy" else engine.ditto().normalize_utf8(data)
 
 
 def test_every_position_of_a_byte_that_ends_the_wide_step(engine_kernel: str) -> None:

@@ -224,29 +224,6 @@ def test_a_run_without_worker_processes_never_imports_them(tmp_path: Path) -> No
     assert len(out.splitlines()) == 5  # three messages, the note and the list
 
 
-def test_a_large_file_loads_the_kernel_in_a_thread_while_it_is_read(
-    root: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import threading
-
-    from ditto_tui.core import kernel
-
-    calls: list[tuple[str, bool]] = []
-    monkeypatch.setattr(kernel, "warm", lambda *kinds: calls.append(
-        (",".join(kinds), threading.current_thread() is threading.main_thread())) or False)
-    monkeypatch.setattr(kernel, "active", lambda kind=None: "numpy")  # nothing loaded yet
-    write(root, "small.txt", "a small document " * 10)
-    expected = careful([str(root)])
-    assert bulky([str(root)]) == expected and calls == []  # below the threshold: no load
-    monkeypatch.setattr(kernel, "AUTO_THRESHOLD", 100)
-    before = threading.active_count()
-    assert bulky([str(root)]) == expected
-    assert calls == [("ditto", False)]  # in another thread, ended before the chunk's results
-    assert threading.active_count() == before
-    monkeypatch.setattr(kernel, "active", lambda kind=None: "native")  # loaded already
-    assert bulky([str(root)]) == expected and len(calls) == 1
-
-
 def test_an_mboxs_messages_come_as_a_batch_of_their_own_with_ids_made_on_demand(
     tmp_path: Path,
 ) -> None:

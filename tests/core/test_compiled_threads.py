@@ -1,5 +1,6 @@
-"""The native kernels keep each thread's work arrays between documents: documents of any
-size and kind, in any order and from several threads, get the numpy code's fingerprints."""
+"""The compiled kernels on documents of any size, kind and buffer type, in any order and
+from several threads at once (each call has its own work space): the numpy code's
+fingerprints, through every instruction set this CPU runs."""
 
 from __future__ import annotations
 
@@ -8,33 +9,32 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from ditto_tui.core import Featurizer, kernel, native
+from ditto_tui.core import Featurizer, engine
 from ditto_tui.core.html_structure import MAX_TOKENS, HtmlStructure
 
-pytest.importorskip("numba")
 
-
-@pytest.fixture(scope="module")
-def engines():
-    kernel.select("native")
+@pytest.fixture(scope="module", params=engine.isas())
+def engines(request: pytest.FixtureRequest):
+    engine.select("compiled")
+    engine.use_isa(request.param)
     try:
-        assert kernel.warm(), kernel.status()
-        ditto, html = kernel.ditto(1 << 40), kernel.html(1 << 40)
-        assert isinstance(ditto, native.NativeDitto) and isinstance(html, native.NativeHtml)
+        ditto, html = engine.ditto(), engine.html()
+        assert ditto is not None and html is not None
         yield ditto, html
     finally:
-        kernel.select(None)
+        engine.use_isa(engine.isas()[0])
+        engine.select(None)
 
 
 def _numpy_fingerprints(docs: list[bytes], pages: list[bytes],
                         shingle: int = 3) -> tuple[list[int], list[int]]:
-    kernel.select("numpy")
+    engine.select("numpy")
     try:
         featurizer, structure = Featurizer(), HtmlStructure(shingle=shingle)
         return ([int(featurizer.fingerprint(d)) for d in docs],
                 [int(structure.fingerprint(p)) for p in pages])
     finally:
-        kernel.select("native")
+        engine.select("compiled")
 
 
 def _document(rng: random.Random, size: int) -> bytes:
@@ -64,9 +64,13 @@ def test_documents_of_changing_size_and_kind_get_the_numpy_fingerprints(engines)
     for kind in (bytes, bytearray, memoryview):
         got = [ditto.fingerprint(kind(d), 4, 0) for d in docs]
         assert got == expected, kind
-    work = ditto._work
-    assert work.buffer.size <= native._KEEP_BUFFER  # a large document's buffer is not kept
-    assert work.buffer.size >= 3 * 1_500_000 + 2  # a smaller one's is
+    import numpy as np
+
+    buf = np.frombuffer(b"".join(docs), dtype=np.uint8)
+    ends = np.cumsum([len(d) for d in docs])
+    got = ditto.fingerprint_array(buf, ends - [len(d) for d in docs], np.diff(ends, prepend=0),
+                                  4, 0)
+    assert got.tolist() == expected  # one call, one work space for all
 
 
 @pytest.mark.parametrize("shingle", [3, 2, 5])
@@ -84,18 +88,9 @@ def test_pages_of_changing_size_and_shape_get_the_numpy_fingerprints(engines, sh
             fp = html.fingerprint(kind(page), shingle, MAX_TOKENS)
             got.append(fp if fp is not None else int(HtmlStructure(shingle).fingerprint(page)))
         assert got == expected, kind
-    work = html._html
-    assert work.scratch is not None
-    feature_bytes = work.scratch.arrays[1].size
-    if shingle == 3:  # features are hashed as they come: room for the largest one only
-        assert 20_000 < feature_bytes <= 4 * 20_000 + 4096
-    else:  # room for a whole page, kept for pages up to _KEEP_PAGE
-        assert feature_bytes >= len(pages[7])
-        assert feature_bytes <= 512 + native._KEEP_PAGE
-        assert len(pages[3]) > native._KEEP_PAGE
 
 
-def test_threads_keep_their_own_work_arrays(engines) -> None:
+def test_threads_fingerprint_at_once(engines) -> None:
     ditto, html = engines
     rng = random.Random(3)
     docs = [_document(rng, rng.choice([30, 3000, 300_000])) for _ in range(60)]

@@ -1,0 +1,185 @@
+/* Shared by every instruction-set variant of the kernels: constants, tables, helpers.
+ *
+ * The kernels are plain C99 with optional GCC/clang extensions (target attributes, x86
+ * intrinsics) behind KISA; everything here compiles with any C compiler.
+ */
+#ifndef DITTO_ENGINE_H
+#define DITTO_ENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FNV_OFFSET UINT64_C(0xCBF29CE484222325)
+#define FNV_PRIME UINT64_C(0x100000001B3)
+/* Window hashes voted at a time: 240 + 15 sixteens fit an 8-bit counter. */
+#define BLOCK 3840
+
+#define ONES UINT64_C(0x0101010101010101)
+#define HIGH UINT64_C(0x8080808080808080)
+#define LOW7 UINT64_C(0x7F7F7F7F7F7F7F7F)
+
+#if defined(__GNUC__) || defined(__clang__)
+#define LIKELY(x) __builtin_expect(!!(x), 1)
+#define UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define LIKELY(x) (x)
+#define UNLIKELY(x) (x)
+#define ALWAYS_INLINE inline
+#endif
+
+/* Number of trailing zero bits of x != 0. */
+static inline int ctz64(uint64_t x) {
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_ctzll(x);
+#else
+    int n = 0;
+    while (!(x & 1)) {
+        x >>= 1;
+        n++;
+    }
+    return n;
+#endif
+}
+
+/* The eight bytes at p as a little-endian word (any alignment, any byte order). */
+static ALWAYS_INLINE uint64_t load_le64(const uint8_t *p) {
+    uint64_t x;
+    memcpy(&x, p, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    x = __builtin_bswap64(x);
+#endif
+    return x;
+}
+
+static ALWAYS_INLINE void store_le64(uint8_t *p, uint64_t x) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    x = __builtin_bswap64(x);
+#endif
+    memcpy(p, &x, 8);
+}
+
+/* 0x80 in each byte of x that is zero, 0 in the others (exact for any bytes). */
+static ALWAYS_INLINE uint64_t zero_bytes(uint64_t x) {
+    return ~(((x & LOW7) + LOW7) | x) & HIGH;
+}
+
+/* -- tables (built once at import, read-only afterwards) ------------------------------- */
+
+#define ATOM_SLOTS 1024   /* FNV-1a of a name -> atom, open addressing (> 2x the atoms) */
+#define KEY_SLOTS 1024    /* an atom of at most eight bytes by its word */
+#define KEY_SHIFT 54
+#define KEY_MULTIPLIER UINT64_C(0x9E3779B97F4A7C15)
+#define MAX_ATOMS 512
+
+typedef struct {
+    /* ditto/2 */
+    uint8_t ascii_map[128];  /* A-Z -> a-z, ASCII whitespace -> 0x20 */
+    uint32_t *table;         /* code point -> normalized code point, below table_len */
+    size_t table_len;
+    uint64_t *pairs;         /* FNV-1a 64 state after the two bytes i >> 8, i & 255 */
+    uint64_t spread[256];    /* byte k of entry v is bit k of v */
+    /* html-distance */
+    int atom_count;
+    const char *atom_name[MAX_ATOMS];
+    int atom_len[MAX_ATOMS];
+    uint64_t atom_word[MAX_ATOMS];  /* the first eight bytes, little-endian */
+    int raw_of_atom[MAX_ATOMS];     /* the raw-text element number, or -1 */
+    int16_t slots[ATOM_SLOTS];      /* FNV-1a of the lower-cased name & 1023; -1: empty */
+    uint64_t key_words[KEY_SLOTS];  /* 0: empty */
+    int16_t key_atoms[KEY_SLOTS];
+    uint64_t *token_fresh;  /* FNV-1 of "<letter>:<atom>" per kind and atom + 1 */
+    uint64_t attr_fresh[MAX_ATOMS + 1];  /* FNV-1 of "G:<atom>:" per atom + 1 */
+} Tables;
+
+extern Tables TABLES;
+
+/* Token kinds; their prefix letters are "?FABCED"[kind]. */
+enum { TK_TEXT = 1, TK_START = 2, TK_END = 3, TK_SELF = 4, TK_COMMENT = 5, TK_DOCTYPE = 6 };
+#define TOKEN_ROW (MAX_ATOMS + 1)
+
+/* Raw-text elements, in the order their numbers name them. */
+#define RAW_COUNT 10
+#define RAW_SCRIPT 5
+#define RAW_PLAINTEXT 4
+extern const char *const RAW_NAMES[RAW_COUNT];
+
+/* Results of the html kernel besides 0 (done). */
+#define HTML_NEEDS_PYTHON 1 /* the Python pipeline must do this page */
+#define HTML_NO_MEMORY 2
+
+/* -- work space ------------------------------------------------------------------------ */
+
+typedef struct {
+    int64_t totals[64];
+    uint64_t planes[4];  /* ones, twos, fours, eights: bit-sliced digits carried between blocks */
+    uint64_t block[BLOCK];
+} Vote;
+
+/* A growable byte buffer and a growable int64 array (the html features and attributes). */
+typedef struct {
+    uint8_t *data;
+    size_t cap;
+} Bytes;
+
+typedef struct {
+    int64_t *data;
+    size_t cap;
+} Int64s;
+
+static inline int bytes_reserve(Bytes *b, size_t need) {
+    if (need <= b->cap)
+        return 1;
+    size_t cap = b->cap ? b->cap : 64;
+    while (cap < need)
+        cap *= 2;
+    uint8_t *grown = (uint8_t *)realloc(b->data, cap);
+    if (!grown)
+        return 0;
+    b->data = grown;
+    b->cap = cap;
+    return 1;
+}
+
+static inline int int64s_reserve(Int64s *a, size_t need) {
+    if (need <= a->cap)
+        return 1;
+    size_t cap = a->cap ? a->cap : 64;
+    while (cap < need)
+        cap *= 2;
+    int64_t *grown = (int64_t *)realloc(a->data, cap * sizeof(int64_t));
+    if (!grown)
+        return 0;
+    a->data = grown;
+    a->cap = cap;
+    return 1;
+}
+
+/* The page's features, each hashed as written (shingle 3) or kept in order. */
+typedef struct {
+    Bytes feat;    /* feature bytes: one feature (hashing) or all of them */
+    Int64s fstart; /* feature i is feat[fstart[i]:fstart[i + 1]] (not hashing) */
+    Int64s attrs;  /* the tag's kept attributes: key start, key end, value start, value end */
+} HtmlWork;
+
+/* -- one instruction-set variant's entries (kernel.h) ---------------------------------- */
+
+typedef struct {
+    const char *name;
+    /* Normalize data[0:n] into out[1:end] (out holds 3 n + 2 bytes); end, and *ascii. */
+    size_t (*normalize)(const uint8_t *data, size_t n, uint8_t *out, int *ascii);
+    /* The ditto/2 fingerprint of each span; work holds 3 * max(size) + 2 bytes. */
+    void (*spans)(const uint8_t *data, const int64_t *offsets, const int64_t *sizes,
+                  size_t count, int char_n, int word_n, uint64_t *out, uint8_t *work,
+                  Vote *vote, uint64_t *states);
+    /* The html-distance fingerprint (status 0) of a page; or with keep, its features. */
+    int (*html)(const uint8_t *buf, size_t n, int shingle, int64_t max_tokens, int keep,
+                HtmlWork *work, Vote *vote, uint64_t *states, int64_t *features,
+                uint64_t *fp);
+    /* Each bit's count over the hashes h[0:n] (counts: 64 words). */
+    void (*vote_counts)(const uint64_t *h, size_t n, Vote *vote, int64_t *counts);
+} Kernel;
+
+#endif
