@@ -53,8 +53,9 @@ def add_parsers(sub: Any, common: list[Callable[[argparse.ArgumentParser], None]
     p.add_argument("--dry-run", "-n", action="store_true", help="show the plan and stop")
     p.add_argument("--yes", "-y", action="store_true", help="act without asking")
     p.add_argument("--trash-dir", metavar="DIR", default=None,
-                   help="use this folder as the trash (default: the freedesktop trash, "
-                   "or $DITTO_TUI_TRASH_DIR)")
+                   help="use this folder as the trash (default: $DITTO_TUI_TRASH_DIR, else "
+                   "the freedesktop trash; on macOS and Windows, whose system trash ditto-tui "
+                   "cannot undo, trash needs this or $DITTO_TUI_TRASH_DIR)")
     for add in common:
         add(p)
 
@@ -145,8 +146,13 @@ def run_dedupe(args: argparse.Namespace, out: Any) -> int:
     from ditto_tui.corpus.actions import execute, plan_action, write_removal_list
     from ditto_tui.corpus.dedupe import select
     from ditto_tui.corpus.session import CorpusSession
+    from ditto_tui.corpus.trash import trash_refusal
 
     action, arg = _parse_action(args.action)
+    if action == "trash":  # before anything is scanned, planned or shown
+        refusal = trash_refusal(args.trash_dir)
+        if refusal is not None:
+            raise CommandError(refusal)
     if not os.path.isdir(args.path):
         raise CommandError(f"{args.path}: not a folder")
     root = Path(os.path.abspath(args.path))
@@ -186,9 +192,12 @@ def run_dedupe(args: argparse.Namespace, out: Any) -> int:
                 warn(f"{selection.lapsed_pairs} ignored pair(s) no longer apply "
                      "(a document changed or left)")
             targets = selection.targets(docs)
-            plan = plan_action(root, action, targets,
-                               quarantine=arg if action == "move" else None,
-                               trash_dir=args.trash_dir)
+            try:
+                plan = plan_action(root, action, targets,
+                                   quarantine=arg if action == "move" else None,
+                                   trash_dir=args.trash_dir)
+            except ValueError as exc:  # the trash unavailable here, a quarantine at the root
+                raise CommandError(str(exc)) from None
 
             ids = selection.ids
             step_ids = {s.id for s in plan.steps}

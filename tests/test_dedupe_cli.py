@@ -281,3 +281,51 @@ def test_star_mode_groups_as_the_explorer_does(tmp_path, env, capfdbinary) -> No
     listed = [ln.split()[1] for ln in out.splitlines() if ln.startswith(("keep", "list"))]
     assert listed == list(star[0])  # the star family, in the same order; d3 left alone
     assert "d3.txt" not in out.split("\n\n")[0]
+
+
+@pytest.mark.parametrize(("platform", "name"), [("darwin", "macOS"), ("win32", "Windows")])
+def test_trash_is_refused_in_one_line_on_macos_and_windows(
+    corpus, env, tmp_path, monkeypatch, capfdbinary, platform, name
+) -> None:
+    """No trash folder given: one line on stderr naming the platform and --action move,
+    before anything is scanned or shown; a dry run says so too. With --trash-dir (or
+    DITTO_TUI_TRASH_DIR) the trash is ditto-tui's own folder and works, with undo."""
+    import platformdirs  # picks its backend when first imported: on the real platform
+
+    assert platformdirs.user_cache_dir("ditto-tui").startswith(str(env["cache"]))
+    monkeypatch.delenv("DITTO_TUI_TRASH_DIR")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.setattr(sys, "platform", platform)
+    before = tree(corpus)
+    for extra in (["--yes"], ["--dry-run"], []):
+        code, out, err = run(capfdbinary, "dedupe", str(corpus), "--keep", "oldest",
+                             *extra, "--action", "trash")
+        assert code == 1 and out == ""
+        assert err.endswith("\n") and err.count("\n") == 1, err  # one line, no traceback
+        assert err.startswith(f"ditto-tui: the system trash on {name} ")
+        assert "--action move DIR" in err
+    assert tree(corpus) == before and not (tmp_path / "data").exists()
+    assert not env["cache"].exists()  # not even scanned
+    code, out, err = run(capfdbinary, "dedupe", str(corpus), "--keep", "oldest", "--yes",
+                         "--trash-dir", str(env["trash"]), "--action", "trash")
+    assert code == 0, err
+    assert "3 file(s) done" in out and len(list((env["trash"] / "info").iterdir())) == 3
+    code, out, err = run(capfdbinary, "undo", str(corpus))
+    assert code == 0 and "3 file(s) put back" in out, err
+    assert tree(corpus) == before
+    monkeypatch.setenv("DITTO_TUI_TRASH_DIR", str(tmp_path / "env-trash"))
+    code, out, err = run(capfdbinary, "dedupe", str(corpus), "--keep", "oldest", "-n",
+                         "--action", "trash")
+    assert code == 0 and "3 file(s) to trash" in out, err
+    code, out, err = run(capfdbinary, "dedupe", str(corpus), "--keep", "oldest", "-n",
+                         "--action", "move", str(tmp_path / "q"))
+    assert code == 0 and "3 file(s) to move" in out, err
+    assert tree(corpus) == before and not (tmp_path / "data").exists()
+
+
+def test_a_quarantine_folder_at_the_root_is_refused_in_one_line(corpus, env, capfdbinary) -> None:
+    before = tree(corpus)
+    code, out, err = run(capfdbinary, "dedupe", str(corpus), "--yes", "--action", "move",
+                         str(corpus))
+    assert code == 1 and err == "ditto-tui: the quarantine folder cannot be the corpus folder itself\n"
+    assert tree(corpus) == before

@@ -14,7 +14,9 @@ The flow is always *plan, show, confirm, execute*, and every executed action can
   rolls back any journal an interrupted process left unfinished (call it at start-up).
 
 Actions: ``trash`` renames the file into the freedesktop trash (:mod:`.trash`) after writing
-its ``.trashinfo``; ``move`` renames it into a quarantine folder under its root-relative
+its ``.trashinfo`` (where the system trash is another thing, macOS and Windows, planning it
+raises :class:`~ditto_tui.corpus.trash.TrashUnavailable` unless a trash folder is given);
+``move`` renames it into a quarantine folder under its root-relative
 path; ``link`` replaces it with a hard link to its reference, only when both are
 byte-identical at that moment (undo writes a fresh copy of the same bytes with the
 original mode and times); ``list`` writes CSV, JSON lines and a shell script
@@ -45,7 +47,14 @@ from ditto_tui.corpus.journal import Journal, journals
 from ditto_tui.corpus.reading import os_reason
 from ditto_tui.corpus.rootdir import Refused as GateRefused
 from ditto_tui.corpus.rootdir import RootDir
-from ditto_tui.corpus.trash import ensure_trash, trash_folder_for, trash_name, write_trashinfo
+from ditto_tui.corpus.trash import (
+    TrashUnavailable,
+    check_trash,
+    ensure_trash,
+    trash_folder_for,
+    trash_name,
+    write_trashinfo,
+)
 
 __all__ = [
     "ACTIONS",
@@ -54,6 +63,7 @@ __all__ = [
     "Report",
     "Step",
     "Target",
+    "TrashUnavailable",
     "execute",
     "plan_action",
     "recover",
@@ -326,10 +336,15 @@ def plan_action(
     """Check every target for ``action`` without changing anything (see the module docs).
 
     ``quarantine`` is required for ``move`` (created when acting); ``trash_dir`` overrides
-    the trash location (else ``DITTO_TUI_TRASH_DIR``, else the freedesktop trash).
+    the trash location (else ``DITTO_TUI_TRASH_DIR``, else the freedesktop trash). Without
+    either, ``trash`` on a platform whose system trash is not the freedesktop trash (macOS,
+    Windows, ...) raises :class:`TrashUnavailable` (a ValueError) with a one-line reason
+    before anything is checked (:func:`~ditto_tui.corpus.trash.system_trash_refusal`).
     """
     if action not in ACTIONS:
         raise ValueError(f"unknown action {action!r} (expected one of {', '.join(ACTIONS)})")
+    if action == "trash":
+        check_trash(trash_dir)
     if action == "move" and quarantine is None:
         raise ValueError("the move action needs a quarantine folder")
     real = os.path.realpath(root)

@@ -12,6 +12,13 @@ when the file is on the same filesystem, else the volume's ``$topdir/.Trash/$uid
 exists, is a real folder and is sticky) or ``$topdir/.Trash-$uid``. Files are only ever
 renamed into a trash on their own filesystem; the override folder may be elsewhere, and a
 file is then copied (fsync'ed, checked) before its original is removed.
+
+Only where the system trash *is* this freedesktop trash (Linux, the BSDs, illumos and
+Solaris: :func:`system_trash_refusal`). On macOS and Windows the trash the file managers
+show is another thing, reached only by handing a path to a system call, which ditto-tui's
+undo could not reverse, so there the ``trash`` action is refused with a one-line reason pointing to a
+quarantine folder (``--action move DIR``) unless an explicit trash folder is given, which
+works everywhere (ditto-tui's own folder, with undo): :func:`check_trash`.
 """
 
 from __future__ import annotations
@@ -19,14 +26,97 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
+import sys
 import time
 import urllib.parse
 from pathlib import Path
 
-__all__ = ["TRASH_ENV", "trash_folder_for", "trashinfo_text", "write_trashinfo"]
+__all__ = [
+    "FREEDESKTOP_PLATFORMS",
+    "TRASH_ENV",
+    "TrashUnavailable",
+    "check_trash",
+    "system_trash_refusal",
+    "trash_folder_for",
+    "trash_refusal",
+    "trashinfo_text",
+    "write_trashinfo",
+]
 
 TRASH_ENV = "DITTO_TUI_TRASH_DIR"
 NAME_MAX = 255
+
+#: ``sys.platform`` prefixes of the systems whose desktops (GNOME, KDE, Xfce, ...) use the
+#: freedesktop.org trash: Linux, FreeBSD, OpenBSD, NetBSD, DragonFly, GNU (Hurd,
+#: kFreeBSD), Solaris and illumos (``sunos5``).
+FREEDESKTOP_PLATFORMS = ("linux", "freebsd", "openbsd", "netbsd", "dragonfly", "gnu", "sunos")
+
+#: How the refusal names the other platforms (by ``sys.platform`` prefix).
+PLATFORM_NAMES = {
+    "darwin": "macOS",
+    "win32": "Windows",
+    "cygwin": "Windows (Cygwin)",
+    "msys": "Windows (MSYS2)",
+    "ios": "iOS",
+    "android": "Android",
+    "emscripten": "Emscripten",
+    "wasi": "WASI",
+    "aix": "AIX",
+    "haiku": "Haiku",
+}
+
+
+class TrashUnavailable(ValueError):  # noqa: N818 - a refusal with a reason, not a bug
+    """The ``trash`` action cannot be used here (see :func:`system_trash_refusal`)."""
+
+
+def platform_name(platform: str) -> str:
+    """A readable name for a ``sys.platform`` value (``"darwin"`` -> ``"macOS"``)."""
+    for prefix, name in PLATFORM_NAMES.items():
+        if platform.startswith(prefix):
+            return name
+    return platform
+
+
+def system_trash_refusal(platform: str | None = None) -> str | None:
+    """None where the system trash is the freedesktop.org trash this module writes and
+    undo can take files back from; elsewhere the one-line reason the ``trash`` action is
+    refused. ``platform`` defaults to ``sys.platform``, read at each call.
+
+    Freedesktop: every ``sys.platform`` starting with one of :data:`FREEDESKTOP_PLATFORMS`
+    (``linux``, ``freebsd14``, ``openbsd7``, ``netbsd10``, ``dragonfly6``, ``gnu0``,
+    ``sunos5``, ...). Not: ``darwin`` (macOS: the Finder's trash, ``~/.Trash`` and each
+    volume's ``.Trashes``, filled through a Foundation call), ``win32``, ``cygwin`` and ``msys`` (the Recycle Bin, filled
+    through a shell call), ``ios`` and ``android`` (no user-visible trash folder of this
+    kind), ``emscripten`` and ``wasi`` (no desktop at all), and any platform not listed,
+    where a file sent to ``~/.local/share/Trash`` would land in a folder no file manager
+    shows. Trashing there would mean handing a path to the system (send2trash), which
+    neither goes through folder descriptors opened inside the corpus nor can be undone,
+    so ditto-tui refuses and points to a quarantine folder or an explicit trash folder.
+    """
+    platform = sys.platform if platform is None else platform
+    if platform.startswith(FREEDESKTOP_PLATFORMS):
+        return None
+    return (f"the system trash on {platform_name(platform)} is not the freedesktop trash "
+            "ditto-tui can undo: use --action move DIR (a quarantine folder), or "
+            f"--trash-dir DIR (or {TRASH_ENV}) for a trash folder of its own")
+
+
+def trash_refusal(override: str | os.PathLike[str] | None = None) -> str | None:
+    """Why the ``trash`` action cannot be used, or None when it can: an explicit trash
+    folder (``override``, else ``DITTO_TUI_TRASH_DIR``) works on every platform; without
+    one, the system trash must be the freedesktop trash (:func:`system_trash_refusal`)."""
+    if override is not None or os.environ.get(TRASH_ENV):
+        return None
+    return system_trash_refusal()
+
+
+def check_trash(override: str | os.PathLike[str] | None = None) -> None:
+    """Raise :class:`TrashUnavailable` (with :func:`trash_refusal`'s reason) when the
+    ``trash`` action cannot be used with ``override``."""
+    reason = trash_refusal(override)
+    if reason is not None:
+        raise TrashUnavailable(reason)
 
 
 def _uid() -> int:
@@ -55,10 +145,13 @@ def _topdir(path: str) -> str:
 
 
 def trash_folder_for(path: str, override: str | os.PathLike[str] | None = None) -> Path:
-    """The trash folder (holding ``files/`` and ``info/``) a file at ``path`` goes to."""
+    """The trash folder (holding ``files/`` and ``info/``) a file at ``path`` goes to;
+    :class:`TrashUnavailable` where only the system trash would do and it is not the
+    freedesktop trash (:func:`check_trash`)."""
     chosen = override if override is not None else os.environ.get(TRASH_ENV) or None
     if chosen is not None:
         return Path(os.path.abspath(chosen))
+    check_trash()
     home = _home_trash()
     dev = os.lstat(path).st_dev
     probe = home

@@ -385,3 +385,62 @@ def test_content_checks_open_through_the_gate(tmp_path: Path) -> None:
     (root / "sub").symlink_to(tmp_path / "out", target_is_directory=True)
     with pytest.raises(actions_mod.Refused, match="symlink"):
         actions_mod._hash(str(root), "sub/f.txt")
+
+
+@pytest.mark.parametrize(("platform", "name"), [("darwin", "macOS"), ("win32", "Windows")])
+def test_trash_is_refused_on_macos_and_windows_unless_a_trash_folder_is_given(
+    corpus: Path, tmp_path: Path, monkeypatch, platform: str, name: str
+) -> None:
+    """Planning refuses the system trash there (so the library and the UI cannot bypass
+    the refusal); ditto-tui's own trash folder still works and undoes."""
+    monkeypatch.delenv("DITTO_TUI_TRASH_DIR", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.setattr(sys, "platform", platform)
+    before = tree(corpus)
+    targets = [target(corpus, "copies/a1.txt", "keep/a.txt"),
+               target(corpus, "copies/deep/a2.txt", "keep/a.txt")]
+    for marked in (targets, []):
+        with pytest.raises(ValueError) as caught:
+            plan_action(corpus, "trash", marked)
+        reason = str(caught.value)
+        assert "\n" not in reason and f"on {name} " in reason and "--action move DIR" in reason
+    assert tree(corpus) == before and not (tmp_path / "data").exists()
+    jdir = tmp_path / "journals"
+    own = tmp_path / "own-trash"
+    plan = plan_action(corpus, "trash", targets, trash_dir=own)
+    assert len(plan.steps) == 2 and all(s.dest.startswith(str(own)) for s in plan.steps)
+    assert execute(plan, jdir).count("done") == 2
+    assert len(list((own / "info").iterdir())) == 2
+    assert not (corpus / "copies/a1.txt").exists()
+    report = undo_last(jdir)
+    assert report is not None and report.count("undone") == 2 and not report.failures
+    assert tree(corpus) == before
+    monkeypatch.setenv("DITTO_TUI_TRASH_DIR", str(tmp_path / "env-trash"))
+    plan = plan_action(corpus, "trash", targets)
+    assert execute(plan, jdir).count("done") == 2
+    assert len(list((tmp_path / "env-trash" / "files").iterdir())) == 2
+    report = undo_last(jdir)
+    assert report is not None and report.count("undone") == 2
+    assert tree(corpus) == before and not (tmp_path / "data").exists()
+    plan = plan_action(corpus, "move", targets, quarantine=tmp_path / "q")  # never refused
+    assert len(plan.steps) == 2
+
+
+@pytest.mark.parametrize("platform", ["linux", "freebsd14"])
+def test_trash_goes_to_the_freedesktop_home_trash_on_linux_and_the_bsds(
+    corpus: Path, tmp_path: Path, monkeypatch, platform: str
+) -> None:
+    monkeypatch.delenv("DITTO_TUI_TRASH_DIR", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.setattr(sys, "platform", platform)
+    before = tree(corpus)
+    jdir = tmp_path / "journals"
+    plan = plan_action(corpus, "trash", [target(corpus, "copies/a1.txt", "keep/a.txt")])
+    home = tmp_path / "data" / "Trash"
+    assert [os.path.dirname(s.dest) for s in plan.steps] == [str(home / "files")]
+    assert execute(plan, jdir).count("done") == 1
+    [info] = (home / "info").iterdir()
+    assert f"\nPath={os.path.realpath(corpus)}/copies/a1.txt\n" in info.read_text()
+    report = undo_last(jdir)
+    assert report is not None and report.count("undone") == 1
+    assert tree(corpus) == before

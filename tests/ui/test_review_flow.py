@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import random
+import sys
 from pathlib import Path
 
 import pytest
@@ -368,3 +369,67 @@ async def test_a_saved_filter_comes_back_in_the_filter_box(places, sessions):
         assert [sorted(f.members) for f in screen.table.rows] == [
             ["a/doc1.txt", "b/doc1.txt", "c/doc1.txt"]
         ]
+
+
+@pytest.mark.parametrize(("platform", "name"), [("darwin", "macOS"), ("win32", "Windows")])
+async def test_the_act_dialog_refuses_the_system_trash_on_macos_and_windows(
+    places, sessions, monkeypatch, platform, name
+):
+    """No trash folder set: the dialog opens on the quarantine folder, its trash choice
+    says it is not available, and choosing it shows the CLI's one-line reason instead of
+    a dry run. With DITTO_TUI_TRASH_DIR the trash is offered as on Linux."""
+    from textual.widgets import Button, Input, Select
+
+    root, cache, trash = places
+    monkeypatch.delenv("DITTO_TUI_TRASH_DIR")
+    before = tree_digest(root)
+    app = open_app(root, cache, sessions)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        screen = app.main_screen
+        await pilot.press("tab")
+        kept = screen.selected_member()
+        await pilot.press("k")  # then the next member
+        await wait_for(pilot, lambda: screen.review.decision(kept) == ("keep", False))
+        doc = screen.selected_member()
+        assert doc != kept
+        await pilot.press("d")
+        await wait_for(pilot, lambda: screen.review.decision(doc) == ("duplicate", False))
+        real = sys.platform
+        monkeypatch.setattr(sys, "platform", platform)  # only while the dialog is open
+        await pilot.press("A")
+        await wait_for(pilot, lambda: isinstance(app.screen, ActionsScreen))
+        act = app.screen
+        await wait_for(pilot, lambda: act.targets is not None)
+        choice = act.query_one("#action", Select)
+        assert act.action == "move" and not act.query_one("#destination", Input).disabled
+        assert (f"Move to the trash (not on {name})", "trash") in choice._options
+        summary = str(act.query_one("#action-summary").render())
+        assert "1 document(s) decided duplicate" in summary
+        choice.value = "trash"
+        await settle(pilot)
+        reason = str(act.query_one("#action-summary").render())
+        assert f"the system trash on {name} " in reason and "--action move DIR" in reason
+        assert act.query_one("#destination", Input).disabled
+        await pilot.click("#dry-run")
+        await settle(pilot)
+        assert act.plan is None and act.query_one("#run", Button).disabled
+        assert any(n.message == act.no_trash for n in app._notifications)
+        choice.value = "move"  # another choice: the count comes back
+        await settle(pilot)
+        assert "1 document(s) decided duplicate" in str(act.query_one("#action-summary").render())
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is screen)
+        # a trash folder of ditto-tui's own works everywhere
+        monkeypatch.setenv("DITTO_TUI_TRASH_DIR", str(trash))
+        await pilot.press("A")
+        await wait_for(pilot, lambda: isinstance(app.screen, ActionsScreen) and app.screen is not act)
+        act = app.screen
+        await wait_for(pilot, lambda: act.targets is not None)
+        assert act.action == "trash" and act.no_trash is None
+        await pilot.click("#dry-run")
+        await wait_for(pilot, lambda: act.plan is not None)
+        assert [s.id for s in act.plan.steps] == [doc], act.plan.refused
+        assert all(s.dest.startswith(str(trash)) for s in act.plan.steps)
+        monkeypatch.setattr(sys, "platform", real)
+    assert tree_digest(root) == before

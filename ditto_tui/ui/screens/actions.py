@@ -4,10 +4,16 @@ Both get the explorer in the constructor and do every file operation through it,
 thread workers: the dry run (:meth:`Explorer.plan_action`, nothing touched), then, after a
 confirmation, the action itself with a progress bar and one result row per file (a
 failure is listed and never stops the rest). Undo asks first and reports what it restored.
+
+Where the system trash is not the freedesktop trash ditto-tui can undo (macOS, Windows:
+:func:`~ditto_tui.corpus.trash.trash_refusal`) and no ``DITTO_TUI_TRASH_DIR`` is set, the
+dialog opens on the quarantine folder, its trash choice says "not on macOS", and choosing
+it shows the one-line reason instead of a dry run (planning it would refuse too).
 """
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from rich.text import Text
@@ -19,6 +25,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Input, ProgressBar, Select, Static
 
 from ditto_tui.corpus.documents import human_size
+from ditto_tui.corpus.trash import platform_name, trash_refusal
 from ditto_tui.ui.listing import shown
 from ditto_tui.ui.widgets.columns import ColumnSpec
 from ditto_tui.ui.widgets.footer import Footer
@@ -122,17 +129,28 @@ class ActionsScreen(Screen[None]):
         self.plan: Any = None
         self.report: Any = None
         self.running = False
+        #: why the trash cannot be used here (macOS, Windows, ... without a trash folder)
+        self.no_trash: str | None = trash_refusal()
+        self.summary_text = "Finding the documents decided duplicate…"
+        self._summary_before_refusal = self.summary_text
 
     def compose(self) -> ComposeResult:
+        choices = ACTION_CHOICES
+        first = "trash"
+        if self.no_trash is not None:
+            first = "move"
+            choices = [(f"Move to the trash (not on {platform_name(sys.platform)})", "trash"),
+                       *ACTION_CHOICES[1:]]
         with Vertical(id="actions"):
             with Horizontal(id="action-choice"):
-                yield Select(ACTION_CHOICES, value="trash", allow_blank=False, id="action", compact=True)
-                yield Input(placeholder=DEST_HINT["trash"], id="destination", disabled=True, compact=True)
+                yield Select(choices, value=first, allow_blank=False, id="action", compact=True)
+                yield Input(placeholder=DEST_HINT[first], id="destination",
+                            disabled=first not in ("move", "list"), compact=True)
             with Horizontal(id="action-buttons"):
                 yield Button("Dry run", id="dry-run", variant="primary", compact=True)
                 yield Button("Run…", id="run", variant="error", disabled=True, compact=True)
                 yield Button("Close", id="close", compact=True)
-            yield Static("Finding the documents decided duplicate…", id="action-summary")
+            yield Static(self.summary_text, id="action-summary")
             yield ProgressBar(id="action-progress", show_eta=False)
             yield ResultTable(id="action-results")
         yield Footer()
@@ -148,7 +166,25 @@ class ActionsScreen(Screen[None]):
         return str(self.query_one("#action", Select).value)
 
     def _summary(self, text: str) -> None:
+        self.summary_text = text
         self.query_one("#action-summary", Static).update(Text(text))
+
+    def _show_trash_refusal(self) -> None:
+        """Show why the trash cannot be used here, or, the trash no longer chosen, what
+        the summary said before."""
+        if self.no_trash is None:
+            return
+        if self.trash_refused:
+            if self.summary_text != self.no_trash:
+                self._summary_before_refusal = self.summary_text
+                self._summary(self.no_trash)
+        elif self.summary_text == self.no_trash:
+            self._summary(self._summary_before_refusal)
+
+    @property
+    def trash_refused(self) -> bool:
+        """The trash is chosen and cannot be used here (:attr:`no_trash` says why)."""
+        return self.no_trash is not None and self.action == "trash"
 
     @work(thread=True, exclusive=True, group="act")
     def find_targets(self) -> None:
@@ -165,15 +201,21 @@ class ActionsScreen(Screen[None]):
                 f"k={self.k} ({self.mode}), filters aside.")
         if stale:
             text += f" {stale:,} stale decision(s) left out (the file changed since)."
-        self._summary(text)
+        if self.trash_refused:  # the reason stays; the count comes back with another choice
+            self._summary_before_refusal = text
+        else:
+            self._summary(text)
 
     @on(Select.Changed, "#action")
     def action_changed(self) -> None:
         dest = self.query_one("#destination", Input)
-        dest.placeholder = DEST_HINT[self.action]
+        dest.placeholder = ("(not available here: see the reason below)" if self.trash_refused
+                            else DEST_HINT[self.action])
         dest.disabled = self.action not in ("move", "list")
         self.plan = None
         self.query_one("#run", Button).disabled = True
+        if not self.running:
+            self._show_trash_refusal()
 
     @on(Input.Changed, "#destination")
     def destination_changed(self) -> None:
@@ -193,6 +235,10 @@ class ActionsScreen(Screen[None]):
             return
         action = self.action
         dest = self.query_one("#destination", Input).value.strip()
+        if self.no_trash is not None and action == "trash":  # no dry run: say why instead
+            self._show_trash_refusal()
+            self.notify(self.no_trash, severity="warning", markup=False)
+            return
         if action in ("move", "list") and not dest:
             self.notify(f"Fill in: {DEST_HINT[action]}.", markup=False)
             return
