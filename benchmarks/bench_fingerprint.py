@@ -18,8 +18,9 @@ log-uniform between 1 KB and 5 MB. Prints one figure a line as ``name value unit
 
 - ``fingerprint_1proc_ascii_mbps`` / ``fingerprint_1proc_nonascii_mbps``: the in-process
   figure over the ASCII (prose, code) and the UTF-8 (accented, Cyrillic/Greek, CJK) files
-  only (the median of three passes), with the compiled kernel run natively (``_numba`` twins: through numba's dispatchers,
-  ``_numpy`` twins: the numpy engine, for comparison);
+  only (the median of three passes), with the compiled engine and the best instruction set
+  this CPU runs (``_avx2`` / ``_portable`` twins: the compiled kernels of that instruction
+  set; ``_numpy`` twins: the numpy engine, for comparison);
 - ``fingerprint_cli_small_files_docs_per_s``: ``ditto-tui fingerprint --no-cache`` over
   20,000 files of 1-4 KB, whole process, wall time;
 - ``fingerprint_cli_mbox_mbps``: the same over one mbox of 20,000 messages (headers and
@@ -27,21 +28,17 @@ log-uniform between 1 KB and 5 MB. Prints one figure a line as ``name value unit
 - ``fingerprint_cli_one_file_s``: the command on one small file (median of 5, warm compile
   cache: the start-up cost);
 - ``fingerprint_cli_fixed_cpu_s``: CPU seconds of the command on one small file with the
-  compiled kernel loaded (``DITTO_TUI_KERNEL=native``): the fixed cost of a process that
-  fingerprints with the compiled kernel (start-up, imports, loading its machine code);
-  ``fingerprint_cli_fixed_numba_cpu_s`` the same through numba (``DITTO_TUI_KERNEL=numba``);
-- ``kernel_cold_compile_s`` / ``kernel_cache_load_s``: the first run of the command with an
-  empty cache (``DITTO_TUI_KERNEL=native``, one text file and one HTML page: numba compiles
-  and saves the machine code) and the same run with the cache filled, whole process.
+  compiled engine (``DITTO_TUI_KERNEL=compiled``): the fixed cost of a process that
+  fingerprints (start-up, imports); ``fingerprint_cli_fixed_numpy_cpu_s`` the same with
+  the numpy engine. (The first run on a machine, from a built wheel: ``bench_install.py``.)
 
 Each command figure has a CPU-time twin (user + system of the command and its workers:
 ``_docs_per_cpu_s``, ``_cpu_mbps``, ``_cpu_s``), the one to compare on a busy machine.
 
-The peak RSS is the largest over every command run (the cold compile's apart), each
-started by a small launcher process: Linux counts a new process's peak RSS from the one
-that started it, and this benchmark holds a few hundred MB by then. The compiled kernel is
-used as the command would use it (``DITTO_TUI_KERNEL`` unset: loaded once the work pays
-for it).
+The peak RSS is the largest over every command run, each started by a small launcher
+process: Linux counts a new process's peak RSS from the one that started it, and this
+benchmark holds a few hundred MB by then. The engine is the one the command would use
+(``DITTO_TUI_KERNEL`` unset: the compiled engine when it is installed).
 
     python benchmarks/bench_fingerprint.py            # ~300 MB corpus
     python benchmarks/bench_fingerprint.py --mb 30    # quick run
@@ -62,7 +59,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from ditto_tui.core import Featurizer, kernel
+from ditto_tui.core import Featurizer, engine
 
 HERE = Path(__file__).resolve().parent
 WORK = HERE / "_work"
@@ -237,13 +234,16 @@ def bench_kinds(files: list[Path]) -> list[str]:
         "nonascii": [p for p in files if p.stem.endswith("-utf8")],
     }
     lines = []
-    for name in ("native", "numba", "numpy"):
-        kernel.select(name)
-        if name != "numpy" and not kernel.warm("ditto"):
-            lines.append(f"fingerprint_1proc_ascii_mbps n/a ({kernel.status()})")
-            continue
-        Featurizer().fingerprint(b"warm up")
-        suffix = "" if name == "native" else f"_{name}"
+    isas = engine.isas()
+    if not isas:
+        lines.append(f"fingerprint_1proc_ascii_mbps n/a ({engine.describe()})")
+    for name in (*isas, "numpy"):
+        if name == "numpy":
+            engine.select("numpy")
+        else:
+            engine.select("compiled")
+            engine.use_isa(name)
+        suffix = "" if name == isas[0] else f"_{name}"
         for label, group in groups.items():
             if group:  # the median of three passes: one stall of a shared machine moves one
                 passes = [bench_in_process(group) for _ in range(3)]
@@ -251,7 +251,9 @@ def bench_kinds(files: list[Path]) -> list[str]:
                 cpu_mbps = statistics.median(p[2] for p in passes)
                 lines.append(f"fingerprint_1proc_{label}{suffix}_mbps {mbps:.1f} MB/s")
                 lines.append(f"fingerprint_1proc_{label}{suffix}_cpu_mbps {cpu_mbps:.1f} MB/s")
-    kernel.select(None)
+    engine.select(None)
+    if isas:
+        engine.use_isa(isas[0])
     return lines
 
 
@@ -351,7 +353,7 @@ def mbox_file(count: int = 20_000, seed: int = 3) -> Path:
 
 
 def bench_cli_cases() -> list[str]:
-    """Small files, one mbox, one file, and the cold compile: whole-process figures."""
+    """Small files, one mbox, one file: whole-process figures."""
     lines = []
     small = small_files_folder()
     docs = sum(1 for p in small.rglob("*") if p.is_file())
@@ -374,24 +376,11 @@ def bench_cli_cases() -> list[str]:
     )
     lines.append(f"fingerprint_cli_one_file_s {seconds:.3f} s")
     lines.append(f"fingerprint_cli_one_file_cpu_s {statistics.median(_CPU_S[-5:]):.3f} s")
-    for name, label in (("native", ""), ("numba", "_numba")):
+    for name, label in (("compiled", ""), ("numpy", "_numpy")):
         env = dict(os.environ, DITTO_TUI_KERNEL=name)
         for _ in range(3):
             _run_cli(["fingerprint", "--no-cache", str(one)], env, lines=1)
         lines.append(f"fingerprint_cli_fixed{label}_cpu_s {statistics.median(_CPU_S[-3:]):.3f} s")
-    page = WORK / "one-page.html"
-    page.write_bytes(_html(random.Random(4), 20_000, "words " * 4000).encode())
-    peak = _PEAK_RSS_KIB[0]  # the compile below takes more memory than a normal run
-    with tempfile.TemporaryDirectory() as cache:
-        env = dict(os.environ, NUMBA_CACHE_DIR=cache, DITTO_TUI_KERNEL="native")
-        for label in ("cold_compile", "cache_load"):
-            seconds = _run_cli(["fingerprint", "--no-cache", str(one)], env, lines=1)
-            seconds += _run_cli(["fingerprint", "--no-cache", "--pipeline", "html", str(page)],
-                                env, lines=1)
-            lines.append(f"kernel_{label}_s {seconds:.2f} s")
-            lines.append(f"kernel_{label}_cpu_s {sum(_CPU_S[-2:]):.2f} s")
-    lines.append(f"kernel_cold_compile_peak_rss_mb {_PEAK_RSS_KIB[0] / 1024:.1f} MB")
-    _PEAK_RSS_KIB[0] = peak
     return lines
 
 
@@ -435,7 +424,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--no-cli", action="store_true", help="skip the command-line figures")
     parser.add_argument("--only-cli-cases", action="store_true",
-                        help="only the small-files, mbox, one-file and compile figures")
+                        help="only the small-files, mbox and one-file figures")
     args = parser.parse_args(argv)
     if args.only_cli_cases:
         for line in bench_cli_cases():
@@ -447,8 +436,7 @@ def main(argv: list[str] | None = None) -> int:
     total_bytes = sum(p.stat().st_size for p in files)
     print(f"corpus_docs {len(files)} docs")
     print(f"corpus_size {total_bytes / 1e6:.1f} MB")
-    print(f"kernel {'numba' if kernel.warm() else 'numpy'}")  # loaded before timing
-    Featurizer().fingerprint(b"warm up")  # and its compiled code read from the cache
+    print(f"engine {engine.describe()}")
     mbps, docs_per_s, cpu_mbps = bench_in_process(files)
     print(f"fingerprint_1proc_mbps {mbps:.1f} MB/s")
     print(f"fingerprint_1proc_docs_per_s {docs_per_s:.1f} docs/s")
@@ -465,8 +453,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def print_peak_rss() -> None:
-    """The largest peak RSS among the command runs so far (and their workers), the cold
-    compile excepted."""
+    """The largest peak RSS among the command runs so far (and their workers)."""
     print(f"fingerprint_cli_peak_rss_mb {_PEAK_RSS_KIB[0] / 1024:.1f} MB")
 
 

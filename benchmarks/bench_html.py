@@ -6,11 +6,12 @@ larger templated pages (~200 KB each, past the 5000-token cut, so most of each p
 never read: the figure for them measures that cut as much as the code). Reports the best
 of several rounds (CPU time), one figure a line as ``name value unit``:
 
-    python benchmarks/bench_html.py [--rounds 7] [--kernel numba|numpy]
+    python benchmarks/bench_html.py [--rounds 7] [--engine compiled|numpy] [--isa avx2]
 
 ``html_structure_1proc_mbps`` is the headline: unseen real pages (the vector pages never
 fingerprinted before by this pipeline, after the other half), one process, with the
-chosen kernel (default: the compiled one; ``_numpy`` twin for comparison).
+chosen engine (default: the compiled one, with the best instruction set this CPU runs, or
+``--isa``; ``_numpy`` twin for comparison).
 
 A pipeline remembers the token sources, features and shingle hashes of the pages it has
 seen, so three figures per set: ``_mbps`` with one pipeline for all rounds (every page
@@ -32,7 +33,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from ditto_tui.core import kernel
+from ditto_tui.core import engine
 from ditto_tui.core.html_structure import HtmlStructure
 from ditto_tui.core.html_tokenizer import scan_classes, token_keys
 
@@ -127,13 +128,14 @@ def fingerprint_all(pipeline: object, pages: list[bytes]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=7)
-    parser.add_argument("--kernel", choices=kernel.KERNELS, default="native")
+    parser.add_argument("--engine", choices=engine.ENGINES, default="compiled")
+    parser.add_argument("--isa", choices=engine.isas(), default=None)
     args = parser.parse_args()
     rounds = args.rounds
-    kernel.select(args.kernel)
-    kernel.warm()
-    HtmlStructure().fingerprint(b"<p>warm up")  # compiled code read from the cache
-    print(f"kernel {kernel.active()}")
+    engine.select(args.engine)
+    if args.isa:
+        engine.use_isa(args.isa)
+    print(f"engine {engine.describe()}")
     vectors = vector_pages()
     for label, pages in (("html", vectors), ("html_large", generated_pages())):
         size = sum(map(len, pages))
@@ -159,11 +161,11 @@ def main() -> None:
     seconds = best_seconds(lambda warm: fingerprint_all(warm, unseen), rounds, warmed)
     print(f"html_unseen_mbps {sum(map(len, unseen)) / seconds / 1e6:.2f} MB/s")
     print(f"html_structure_1proc_mbps {sum(map(len, unseen)) / seconds / 1e6:.2f} MB/s")
-    if args.kernel != "numpy":
-        kernel.select("numpy")
+    if args.engine != "numpy":
+        engine.select("numpy")
         seconds = best_seconds(lambda warm: fingerprint_all(warm, unseen), rounds, warmed)
         print(f"html_structure_1proc_numpy_mbps {sum(map(len, unseen)) / seconds / 1e6:.2f} MB/s")
-        kernel.select(args.kernel)
+        engine.select(args.engine)
     # The worst case for the shingle hashing: one page of identical tags.
     same = b"<div class='x'>" * 5000
     seconds = best_seconds(lambda fresh: fresh.fingerprint(same), rounds, HtmlStructure)

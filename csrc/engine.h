@@ -81,6 +81,7 @@ typedef struct {
     size_t table_len;
     uint64_t *pairs;         /* FNV-1a 64 state after the two bytes i >> 8, i & 255 */
     uint64_t spread[256];    /* byte k of entry v is bit k of v */
+    uint64_t compact[256];   /* the byte indices of mask v's set bits, first to last, then 0x80s */
     /* html-distance */
     int atom_count;
     const char *atom_name[MAX_ATOMS];

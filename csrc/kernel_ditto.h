@@ -27,15 +27,17 @@ static KATTR ALWAYS_INLINE uint64_t K(plain_prefix)(const uint8_t *data, unsigne
 }
 
 #if KISA >= 1
-/* Normalize the plain prefix of the 64 bytes at data into out (all 64 mapped bytes are
- * written); how many bytes that prefix holds (0-64). Plain: ASCII, no '<', and no
- * whitespace byte (tab, newline, vertical tab, form feed, carriage return, space) right
- * after another (or, for the first, after last = 0x20). Needs data[0:64], out[0:64]. */
-static KATTR ALWAYS_INLINE int K(plain_wide)(const uint8_t *data, uint8_t *out, unsigned last) {
+/* Normalize the plain prefix of the 64 bytes at data into out + *o, collapsing whitespace
+ * runs; how many input bytes that prefix holds (0-64). Plain: ASCII and no '<'. Whitespace
+ * (tab, newline, vertical tab, form feed, carriage return, space) becomes one space after
+ * a non-space (or after *last != 0x20 for the first byte) and nothing after a space. Up
+ * to 64 bytes are written at out + *o; *o and *last (the byte before out + *o) move on.
+ * Needs data[0:64]. */
+static KATTR ALWAYS_INLINE int K(plain_wide)(const uint8_t *data, uint8_t *out, size_t *o,
+                                             unsigned *last) {
 #if KISA >= 2
     __m512i x = _mm512_loadu_si512((const void *)data);
-    uint64_t high = _mm512_movepi8_mask(x);
-    uint64_t tag = _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8(0x3C));
+    uint64_t stop = _mm512_movepi8_mask(x) | _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8(0x3C));
     uint64_t space = _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8(0x20)) |
                      _mm512_cmplt_epu8_mask(_mm512_sub_epi8(x, _mm512_set1_epi8(9)),
                                             _mm512_set1_epi8(5));
@@ -43,9 +45,9 @@ static KATTR ALWAYS_INLINE int K(plain_wide)(const uint8_t *data, uint8_t *out, 
                                             _mm512_set1_epi8(26));
     __m512i mapped = _mm512_mask_blend_epi8(upper, x, _mm512_or_si512(x, _mm512_set1_epi8(0x20)));
     mapped = _mm512_mask_blend_epi8(space, mapped, _mm512_set1_epi8(0x20));
-    _mm512_storeu_si512((void *)out, mapped);
 #else
-    uint64_t high = 0, tag = 0, space = 0;
+    uint64_t stop = 0, space = 0;
+    uint8_t mapped_bytes[64];
     for (int half = 0; half < 2; half++) {
         __m256i x = _mm256_loadu_si256((const __m256i *)(data + 32 * half));
         __m256i is_tag = _mm256_cmpeq_epi8(x, _mm256_set1_epi8(0x3C));
@@ -57,16 +59,36 @@ static KATTR ALWAYS_INLINE int K(plain_wide)(const uint8_t *data, uint8_t *out, 
         __m256i is_upper = _mm256_cmpeq_epi8(_mm256_min_epu8(alpha, _mm256_set1_epi8(25)), alpha);
         __m256i mapped = _mm256_or_si256(x, _mm256_and_si256(is_upper, _mm256_set1_epi8(0x20)));
         mapped = _mm256_blendv_epi8(mapped, _mm256_set1_epi8(0x20), is_space);
-        _mm256_storeu_si256((__m256i *)(out + 32 * half), mapped);
+        _mm256_storeu_si256((__m256i *)(mapped_bytes + 32 * half), mapped);
         int s = 32 * half;
-        high |= (uint64_t)(uint32_t)_mm256_movemask_epi8(x) << s;
-        tag |= (uint64_t)(uint32_t)_mm256_movemask_epi8(is_tag) << s;
+        stop |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_or_si256(x, is_tag)) << s;
         space |= (uint64_t)(uint32_t)_mm256_movemask_epi8(is_space) << s;
     }
 #endif
-    uint64_t twice = space & ((space << 1) | (last == 0x20));
-    uint64_t bad = high | tag | twice;
-    return bad ? ctz64(bad) : 64;
+    int k = stop ? ctz64(stop) : 64;
+    uint64_t valid = k == 64 ? ~UINT64_C(0) : (UINT64_C(1) << k) - 1;
+    uint64_t keep = valid & ~(space & ((space << 1) | (*last == 0x20)));
+    if (!keep)
+        return k; /* nothing, or whitespace after whitespace only */
+#if KISA >= 2
+    _mm512_storeu_si512((void *)(out + *o), _mm512_maskz_compress_epi8(keep, mapped));
+    *o += (size_t)__builtin_popcountll(keep);
+#else
+    if (keep == valid) {
+        memcpy(out + *o, mapped_bytes, 64);
+        *o += (size_t)k;
+    } else { /* eight bytes at a time, each group's kept bytes moved together */
+        for (int g = 0; g < k; g += 8) {
+            unsigned m = (unsigned)(keep >> g) & 0xFF;
+            __m128i group = _mm_loadl_epi64((const __m128i *)(mapped_bytes + g));
+            __m128i moved = _mm_shuffle_epi8(group, _mm_cvtsi64_si128((long long)TABLES.compact[m]));
+            _mm_storel_epi64((__m128i *)(out + *o), moved);
+            *o += (size_t)__builtin_popcount(m);
+        }
+    }
+#endif
+    *last = out[*o - 1];
+    return k;
 }
 #endif
 
@@ -93,12 +115,8 @@ static KATTR size_t K(normalize)(const uint8_t *data, size_t n, uint8_t *out, in
             size_t first = i;
 #if KISA >= 1
             while (i + 64 <= n) {
-                int k = K(plain_wide)(data + i, out + o, last);
-                if (k == 0)
-                    break;
-                o += (size_t)k;
+                int k = K(plain_wide)(data + i, out, &o, &last);
                 i += (size_t)k;
-                last = out[o - 1];
                 if (k < 64)
                     break;
             }
@@ -242,22 +260,42 @@ static KATTR size_t K(normalize)(const uint8_t *data, size_t n, uint8_t *out, in
         }                                                  \
     } while (0)
 
-/* The windows of four ASCII bytes of text[0:n] (n >= 4), hashed and voted: one table
- * look-up for the first two bytes, two steps for the others. */
-static KATTR int64_t K(ascii_windows4)(const uint8_t *text, size_t n, Vote *vote) {
+/* FNV-1a 64 of the windows of four bytes starting at part[0:count] (part holds count + 3
+ * bytes) into dst: eight windows a step in vector multiplies (KISA 2), else one table
+ * look-up for the first two bytes and two steps for the others. */
+static KATTR ALWAYS_INLINE void K(hash4)(const uint8_t *part, size_t count, uint64_t *dst) {
     const uint64_t *pairs = TABLES.pairs;
+    size_t j = 0;
+#if KISA >= 2
+    const __m512i prime = _mm512_set1_epi64((long long)FNV_PRIME);
+    const __m512i offset = _mm512_set1_epi64((long long)FNV_OFFSET);
+    for (; j + 8 <= count; j += 8) { /* reads part[j : j + 11], within count + 3 */
+        __m512i b0 = _mm512_cvtepu8_epi64(_mm_loadl_epi64((const __m128i *)(part + j)));
+        __m512i b1 = _mm512_cvtepu8_epi64(_mm_loadl_epi64((const __m128i *)(part + j + 1)));
+        __m512i b2 = _mm512_cvtepu8_epi64(_mm_loadl_epi64((const __m128i *)(part + j + 2)));
+        __m512i b3 = _mm512_cvtepu8_epi64(_mm_loadl_epi64((const __m128i *)(part + j + 3)));
+        __m512i h = _mm512_mullo_epi64(_mm512_xor_si512(offset, b0), prime);
+        h = _mm512_mullo_epi64(_mm512_xor_si512(h, b1), prime);
+        h = _mm512_mullo_epi64(_mm512_xor_si512(h, b2), prime);
+        h = _mm512_mullo_epi64(_mm512_xor_si512(h, b3), prime);
+        _mm512_storeu_si512((void *)(dst + j), h);
+    }
+#endif
+    for (; j < count; j++) {
+        uint64_t h = pairs[((size_t)part[j] << 8) | part[j + 1]];
+        h = (h ^ part[j + 2]) * FNV_PRIME;
+        dst[j] = (h ^ part[j + 3]) * FNV_PRIME;
+    }
+}
+
+/* The windows of four ASCII bytes of text[0:n] (n >= 4), hashed and voted. */
+static KATTR int64_t K(ascii_windows4)(const uint8_t *text, size_t n, Vote *vote) {
     size_t total = n - 3, done = 0;
     int64_t windows = 0;
     while (done < total) {
         size_t count = total - done < BLOCK ? total - done : BLOCK;
-        const uint8_t *part = text + done;
-        uint64_t *block = vote->block;
-        for (size_t j = 0; j < count; j++) {
-            uint64_t h = pairs[((size_t)part[j] << 8) | part[j + 1]];
-            h = (h ^ part[j + 2]) * FNV_PRIME;
-            block[j] = (h ^ part[j + 3]) * FNV_PRIME;
-        }
-        K(vote_block)(block, count, vote);
+        K(hash4)(text + done, count, vote->block);
+        K(vote_block)(vote->block, count, vote);
         windows += (int64_t)count;
         done += count;
     }
@@ -296,13 +334,7 @@ static KATTR int64_t K(code_point_windows4)(const uint8_t *text, size_t n, Vote 
                 size_t inside = q - p - 3, j = 0; /* windows wholly inside the run */
                 while (j < inside) {
                     size_t count = inside - j < BLOCK - filled ? inside - j : BLOCK - filled;
-                    const uint8_t *part = run + j;
-                    uint64_t *dst = block + filled;
-                    for (size_t k = 0; k < count; k++) {
-                        uint64_t h = pairs[((size_t)part[k] << 8) | part[k + 1]];
-                        h = (h ^ part[k + 2]) * FNV_PRIME;
-                        dst[k] = (h ^ part[k + 3]) * FNV_PRIME;
-                    }
+                    K(hash4)(run + j, count, block + filled);
                     filled += count;
                     j += count;
                     if (filled == BLOCK) {

@@ -49,7 +49,7 @@ static const char name_string_avx2[] = "avx2";
 #undef KISA
 
 #define K(name) name##_avx512
-#define KATTR __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,bmi,bmi2,popcnt,lzcnt")))
+#define KATTR __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi2,avx2,bmi,bmi2,popcnt,lzcnt")))
 #define KISA 2
 static const char name_string_avx512[] = "avx512";
 #include "kernel.h"
@@ -69,7 +69,8 @@ static void find_variants(void) {
     int avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
                __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("popcnt");
     if (avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq"))
+        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
+        __builtin_cpu_supports("avx512vbmi2"))
         supported[supported_count++] = &kernel_avx512;
     if (avx2)
         supported[supported_count++] = &kernel_avx2;
@@ -120,6 +121,14 @@ static int build_tables(void) {
         for (int k = 0; k < 8; k++)
             spread |= (uint64_t)((v >> k) & 1) << (8 * k);
         t->spread[v] = spread;
+        uint64_t compact = 0;
+        int at = 0;
+        for (int k = 0; k < 8; k++)
+            if ((v >> k) & 1)
+                compact |= (uint64_t)k << (8 * at++);
+        for (; at < 8; at++)
+            compact |= UINT64_C(0x80) << (8 * at); /* pshufb writes a zero there */
+        t->compact[v] = compact;
     }
     /* html-distance's atoms */
     if (ATOM_COUNT > MAX_ATOMS)
