@@ -21,7 +21,9 @@ from typing import Any
 from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.color import Color
 from textual.screen import Screen
+from textual.theme import Theme
 
 from ditto_tui.explore import Explorer
 from ditto_tui.explore import explorer as events
@@ -94,6 +96,27 @@ def release_drawn_lines() -> None:
     from textual._styles_cache import StylesCache
 
     StylesCache.get_inner_outer.cache_clear()
+
+
+def contrast_boost(theme: Theme, variables: Mapping[str, str]) -> dict[str, str]:
+    """``$boost`` as Textual 7 gave it to every theme: the theme's own ``boost`` if it
+    names one, else its contrast text (white on a dark background, black on a light one)
+    at 4%. ``variables`` are the theme's CSS variables as Textual made them.
+
+    The app draws with it what stands a little apart from the background: the control bar,
+    the compare screen's summary line, the cursor row of a list without focus. Textual 8
+    keeps this ``$boost`` only for dark themes that leave their panel colour to Textual
+    (textual-dark); every other theme's is transparent, and those rows would look like
+    the rows around them. A theme that sets ``boost`` among its variables, and an ANSI
+    theme, keep Textual's.
+    """
+    if theme.ansi or "boost" in theme.variables:
+        return {}
+    if theme.boost is not None:
+        boost = Color.parse(theme.boost)
+    else:
+        boost = Color.parse(variables["background"]).get_contrast_text(1.0).with_alpha(0.04)
+    return {"boost": boost.hex}
 
 
 class DittoApp(App):
@@ -200,6 +223,11 @@ class DittoApp(App):
         )
 
     # -- lifecycle ------------------------------------------------------------------------
+    def get_css_variables(self) -> dict[str, str]:
+        variables = super().get_css_variables()
+        variables.update(contrast_boost(self.current_theme, variables))
+        return variables
+
     def get_default_screen(self) -> MainScreen:
         return self.main_screen
 
