@@ -139,6 +139,10 @@ class DittoApp(App):
         Binding("f1,question_mark", "help", "Help", key_display="?"),
         Binding("ctrl+q", "quit", "Quit", priority=True),
     ]
+    # Textual 8 can turn the garbage collector off while a scroll animates (off by
+    # default, to be on by default later): ditto_tui.ui.urgency already turns it off while
+    # a key waits for its frame, and two owners would turn it back on under each other.
+    PAUSE_GC_ON_SCROLL = False
 
     def __init__(
         self,
