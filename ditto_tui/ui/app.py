@@ -21,7 +21,9 @@ from typing import Any
 from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.color import Color
 from textual.screen import Screen
+from textual.theme import Theme
 
 from ditto_tui.explore import Explorer
 from ditto_tui.explore import explorer as events
@@ -96,6 +98,27 @@ def release_drawn_lines() -> None:
     StylesCache.get_inner_outer.cache_clear()
 
 
+def contrast_boost(theme: Theme, variables: Mapping[str, str]) -> dict[str, str]:
+    """``$boost`` as Textual 7 gave it to every theme: the theme's own ``boost`` if it
+    names one, else its contrast text (white on a dark background, black on a light one)
+    at 4%. ``variables`` are the theme's CSS variables as Textual made them.
+
+    The app draws with it what stands a little apart from the background: the control bar,
+    the compare screen's summary line, the cursor row of a list without focus. Textual 8
+    keeps this ``$boost`` only for dark themes that leave their panel colour to Textual
+    (textual-dark); every other theme's is transparent, and those rows would look like
+    the rows around them. A theme that sets ``boost`` among its variables, and an ANSI
+    theme, keep Textual's.
+    """
+    if theme.ansi or "boost" in theme.variables:
+        return {}
+    if theme.boost is not None:
+        boost = Color.parse(theme.boost)
+    else:
+        boost = Color.parse(variables["background"]).get_contrast_text(1.0).with_alpha(0.04)
+    return {"boost": boost.hex}
+
+
 class DittoApp(App):
     """Near-duplicate explorer over a corpus ``source`` (a :class:`CorpusSource`).
 
@@ -116,6 +139,10 @@ class DittoApp(App):
         Binding("f1,question_mark", "help", "Help", key_display="?"),
         Binding("ctrl+q", "quit", "Quit", priority=True),
     ]
+    # Textual 8 can turn the garbage collector off while a scroll animates (off by
+    # default, to be on by default later): ditto_tui.ui.urgency already turns it off while
+    # a key waits for its frame, and two owners would turn it back on under each other.
+    PAUSE_GC_ON_SCROLL = False
 
     def __init__(
         self,
@@ -200,6 +227,11 @@ class DittoApp(App):
         )
 
     # -- lifecycle ------------------------------------------------------------------------
+    def get_css_variables(self) -> dict[str, str]:
+        variables = super().get_css_variables()
+        variables.update(contrast_boost(self.current_theme, variables))
+        return variables
+
     def get_default_screen(self) -> MainScreen:
         return self.main_screen
 

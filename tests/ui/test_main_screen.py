@@ -323,3 +323,24 @@ async def test_a_new_pane_title_redraws_the_title_line_not_the_pane(
         # the title line on screen is the new one, the other lines are as they were
         drawn = pane.render_lines(Region(0, 0, pane.outer_size.width, pane.outer_size.height))
         assert "k=4" in drawn[0].text and drawn[1:] == before[1:]
+
+
+async def test_the_control_bar_stands_apart_from_the_screen_in_every_theme(corpus_dir, make_app):
+    """$boost is the faint contrast tint that Textual 7 gave every theme (Textual 8's is
+    transparent in all but textual-dark): the control bar, like the cursor row of a list
+    without focus, is drawn with it and stays apart from the background around it."""
+    app = make_app(corpus_dir)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        screen = app.main_screen
+        controls = screen.query_one("#controls")
+        for theme, boost in (
+            ("textual-dark", "#FFFFFF0A"),
+            ("textual-light", "#0000000A"),
+            ("dracula", "#FFFFFF0A"),
+            ("solarized-light", "#0000000A"),
+        ):
+            app.theme = theme
+            await settle(pilot)
+            assert app.get_css_variables()["boost"] == boost
+            assert controls.background_colors[1] != screen.background_colors[1], theme

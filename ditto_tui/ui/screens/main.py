@@ -365,8 +365,9 @@ class MainScreen(Screen):
     def _set_width_class(self, width: int) -> None:
         """``-narrow`` or ``-wide`` by ``width``, restyling the screen only when that changes.
 
-        (Textual's breakpoints remove the class and add it again on every resize: two style
-        passes over the whole screen even when the width stays on the same side.)"""
+        (Textual 7's breakpoints removed the class and added it again on every resize: two
+        style passes over the whole screen even when the width stayed on the same side.
+        Textual 8's restyle only when a class changes, as this does.)"""
         new, old = ("-wide", "-narrow") if width >= self.WIDE_FROM else ("-narrow", "-wide")
         if self.has_class(new) and not self.has_class(old):
             return
