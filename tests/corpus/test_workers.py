@@ -42,12 +42,18 @@ class SlowPipeline:
 
 CLI = '''
 import sys, time
+import ditto_tui.corpus.bulk as bulk
 import ditto_tui.corpus.scan as scan
 real = scan.fingerprint_file
 def slow(*a, **kw):
     time.sleep(0.05)
     return real(*a, **kw)
 scan.fingerprint_file = slow
+real_outcomes = bulk._outcomes  # the command's bulk path (no cache): 50 ms a file too
+def slow_outcomes(featurizer, root, entries, *rest):
+    time.sleep(0.05 * len(entries))
+    return real_outcomes(featurizer, root, entries, *rest)
+bulk._outcomes = slow_outcomes
 from ditto_tui.cli import main
 sys.exit(main(["fingerprint", "--no-cache", "-j", "2", sys.argv[1]]))
 '''
