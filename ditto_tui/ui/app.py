@@ -25,6 +25,7 @@ from textual.color import Color
 from textual.screen import Screen
 from textual.theme import Theme
 
+from ditto_tui.core import engine
 from ditto_tui.explore import Explorer
 from ditto_tui.explore import explorer as events
 from ditto_tui.explore.explorer import MODES
@@ -240,6 +241,9 @@ class DittoApp(App):
         self.call_after_refresh(self.explorer.start)
         for text in self._review_notices:
             self.add_notice(text)
+        slow = engine.missing()  # the compiled engine was not built at install time
+        if slow:
+            self.add_notice(slow)
 
     def on_unmount(self) -> None:
         store = self.explorer.review_store

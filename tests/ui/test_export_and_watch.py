@@ -216,6 +216,19 @@ async def test_notices_show_when_they_happen_and_stay_in_the_log(corpus_dir, mak
         assert app.screen is app.main_screen
 
 
+async def test_the_explorer_says_when_the_compiled_engine_is_missing(corpus_dir, make_app,
+                                                                     monkeypatch):
+    """Fingerprints from numpy although nobody asked: a notice says why and what to do."""
+    from ditto_tui.core import engine
+
+    monkeypatch.setattr(engine, "missing", lambda: "the compiled engine is not installed (test)")
+    app = make_app(corpus_dir)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert any("compiled engine is not installed" in n.message for n in app._notifications)
+        assert "the compiled engine is not installed (test)" in app.notices
+
+
 async def test_home_and_end_in_the_member_list(corpus_dir, make_app):
     app = make_app(corpus_dir)
     async with app.run_test(size=(120, 40)) as pilot:
