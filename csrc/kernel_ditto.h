@@ -168,38 +168,48 @@ static KATTR size_t K(normalize)(const uint8_t *data, size_t n, uint8_t *out, in
                 i++;
                 continue;
             }
-            /* Fast paths: a valid 2- or 3-byte sequence whose mapping has the same length. */
+            /* Fast paths: runs of valid 2- or 3-byte sequences whose mappings keep their
+             * length (Cyrillic, Greek, CJK...), without going back to the dispatch above. */
             if (b >= 0xC2 && b <= 0xDF) {
-                if (i + 1 < n) {
-                    unsigned b1 = data[i + 1];
-                    if ((b1 & 0xC0) == 0x80) {
-                        uint32_t m = table[((b & 0x1F) << 6) | (b1 & 0x3F)];
-                        if (m >= 0x80 && m < 0x800) {
-                            out[o] = (uint8_t)(0xC0 | (m >> 6));
-                            out[o + 1] = (uint8_t)(0x80 | (m & 0x3F));
-                            o += 2;
-                            last = 0x80;
-                            high = 1;
-                            i += 2;
-                            continue;
-                        }
-                    }
+                size_t from = i;
+                while (i + 1 < n) {
+                    unsigned c0 = data[i], c1 = data[i + 1];
+                    if (c0 - 0xC2u > 0xDFu - 0xC2u || (c1 & 0xC0) != 0x80)
+                        break;
+                    uint32_t m = table[((c0 & 0x1F) << 6) | (c1 & 0x3F)]; /* < 0x800 <= limit */
+                    if (m - 0x80u >= 0x800u - 0x80u)
+                        break;
+                    out[o] = (uint8_t)(0xC0 | (m >> 6));
+                    out[o + 1] = (uint8_t)(0x80 | (m & 0x3F));
+                    o += 2;
+                    i += 2;
                 }
-            } else if (b >= 0xE1 && b <= 0xEF && b != 0xED && i + 2 < n) {
-                unsigned b1 = data[i + 1], b2 = data[i + 2];
-                if ((b1 & 0xC0) == 0x80 && (b2 & 0xC0) == 0x80) {
-                    uint32_t cp = ((b & 0x0F) << 12) | ((b1 & 0x3F) << 6) | (b2 & 0x3F);
-                    uint32_t m = cp < limit ? table[cp] : cp;
-                    if (m >= 0x800 && m < 0x10000) {
-                        out[o] = (uint8_t)(0xE0 | (m >> 12));
-                        out[o + 1] = (uint8_t)(0x80 | ((m >> 6) & 0x3F));
-                        out[o + 2] = (uint8_t)(0x80 | (m & 0x3F));
-                        o += 3;
-                        last = 0x80;
-                        high = 1;
-                        i += 3;
-                        continue;
-                    }
+                if (i > from) {
+                    last = 0x80;
+                    high = 1;
+                    continue;
+                }
+            } else if (b >= 0xE1 && b <= 0xEF && b != 0xED) {
+                size_t from = i;
+                while (i + 2 < n) {
+                    unsigned c0 = data[i], c1 = data[i + 1], c2 = data[i + 2];
+                    if (c0 - 0xE1u > 0xEFu - 0xE1u || c0 == 0xED || (c1 & 0xC0) != 0x80 ||
+                        (c2 & 0xC0) != 0x80)
+                        break;
+                    /* below 0x10000, which the table always covers */
+                    uint32_t m = table[((c0 & 0x0F) << 12) | ((c1 & 0x3F) << 6) | (c2 & 0x3F)];
+                    if (m - 0x800u >= 0x10000u - 0x800u)
+                        break;
+                    out[o] = (uint8_t)(0xE0 | (m >> 12));
+                    out[o + 1] = (uint8_t)(0x80 | ((m >> 6) & 0x3F));
+                    out[o + 2] = (uint8_t)(0x80 | (m & 0x3F));
+                    o += 3;
+                    i += 3;
+                }
+                if (i > from) {
+                    last = 0x80;
+                    high = 1;
+                    continue;
                 }
             }
             /* Go's decoding: a valid shortest-form sequence, else one U+FFFD for this byte */
@@ -364,14 +374,21 @@ static KATTR int64_t K(code_point_windows4)(const uint8_t *text, size_t n, Vote 
             w1 = (((w1 ^ b0) * FNV_PRIME) ^ b1) * FNV_PRIME;
             w2 = (((w2 ^ b0) * FNV_PRIME) ^ b1) * FNV_PRIME;
             w3 = pairs[(b0 << 8) | b1];
-            size_t stop = p + utf8_size(b0);
-            for (p += 2; p < stop; p++) {
-                unsigned c = text[p];
+            if (b0 >= 0xE0) { /* a third byte (three-byte code points), and a fourth */
+                unsigned c = text[p + 2];
                 w0 = (w0 ^ c) * FNV_PRIME;
                 w1 = (w1 ^ c) * FNV_PRIME;
                 w2 = (w2 ^ c) * FNV_PRIME;
                 w3 = (w3 ^ c) * FNV_PRIME;
+                if (b0 >= 0xF0) {
+                    c = text[p + 3];
+                    w0 = (w0 ^ c) * FNV_PRIME;
+                    w1 = (w1 ^ c) * FNV_PRIME;
+                    w2 = (w2 ^ c) * FNV_PRIME;
+                    w3 = (w3 ^ c) * FNV_PRIME;
+                }
             }
+            p += utf8_size(b0);
         }
         seen++;
         if (seen >= 4)

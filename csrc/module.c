@@ -97,7 +97,8 @@ static int build_tables(void) {
         top = LOWER[i][0] > top ? LOWER[i][0] : top;
     for (int i = 0; i < SPACE_POINTS; i++)
         top = SPACES[i] > top ? SPACES[i] : top;
-    t->table_len = (size_t)top + 1;
+    /* at least every code point below 0x10000: the kernels look those up unchecked */
+    t->table_len = (size_t)top + 1 > 0x10000 ? (size_t)top + 1 : 0x10000;
     t->table = (uint32_t *)malloc(t->table_len * sizeof(uint32_t));
     t->pairs = (uint64_t *)malloc(65536 * sizeof(uint64_t));
     t->token_fresh = (uint64_t *)malloc(7 * TOKEN_ROW * sizeof(uint64_t));
