@@ -1,9 +1,11 @@
 """``ditto-tui dedupe`` and ``ditto-tui undo``: review and act on near-duplicates from scripts.
 
 In the style of fclones: group a folder's documents into families at distance k (ignored
-pairs and families from the review store respected), pick a reference per family by keep
-rules, mark the rest (never files in a reference folder, never documents the user decided
-to keep), show the plan, ask, act, and keep a journal for ``ditto-tui undo``.
+pairs and families from the review store respected), keep a copy by keep rules and mark the
+members within k of it (a wide family splits into tight groups, each with its own kept copy:
+nothing is ever marked a duplicate of a document more than k away; never files in a
+reference folder, never documents the user decided to keep), show the plan with each
+member's distance to its kept copy, ask, act, and keep a journal for ``ditto-tui undo``.
 """
 
 from __future__ import annotations
@@ -15,7 +17,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from ditto_tui.core.keep import RULES
+from ditto_tui.core.simhash import similarity_percent
 from ditto_tui.corpus.documents import human_size
 
 ACTION_CHOICES = ("trash", "move", "link", "list")
@@ -199,23 +204,8 @@ def run_dedupe(args: argparse.Namespace, out: Any) -> int:
             except ValueError as exc:  # the trash unavailable here, a quarantine at the root
                 raise CommandError(str(exc)) from None
 
-            ids = selection.ids
-            step_ids = {s.id for s in plan.steps}
-            refused = {o.id: o.reason for o in plan.refused}
-            verb = action
-            for ref, members in selection.by_family():
-                out.line(b"keep    " + escape_id(ids[ref]))
-                for x in members:
-                    doc_id = ids[x]
-                    if doc_id in step_ids:
-                        out.line(f"{verb:<8}".encode() + escape_id(doc_id))
-                    else:
-                        out.line(b"refuse  " + escape_id(doc_id) + b"  ("
-                                 + escape_id(refused.get(doc_id, "")) + b")")
-                out.line(b"")
-            out.line(f"{len(ids)} document(s), {selection.family_count} family(ies) at k={args.k}; "
-                     f"{len(plan.steps)} file(s) to {verb} ({human_size(plan.bytes)}), "
-                     f"{len(plan.refused)} refused")
+            write_selection(out, selection, plan, action, args.k, escape_id)
+            refused = {o.id for o in plan.refused}
             out.flush()
             if args.dry_run or not plan.steps:
                 return 0
@@ -242,6 +232,52 @@ def run_dedupe(args: argparse.Namespace, out: Any) -> int:
             out.line(f"{report.count('done')} file(s) done, {len(problems)} not done; "
                      f"undo with: ditto-tui undo {args.path}")
             return 1 if problems else 0
+
+
+def write_selection(out: Any, selection: Any, plan: Any, verb: str, k: int,
+                    escape_id: Callable[[str], bytes]) -> None:
+    """The dry run: each tight group (a keeper and the members within k of it, farthest
+    first, with bits and similarity), a line above each family that split or is flagged
+    too wide, then the totals and the families left alone, by reason."""
+    ids = selection.ids
+    step_ids = {s.id for s in plan.steps}
+    refused = {o.id: o.reason for o in plan.refused}
+    shown_family = -1
+    for family, keeper, members in selection.by_keeper():
+        if family != shown_family:
+            shown_family = family
+            if family in selection.too_wide or family in selection.split:
+                size = int((selection.labels == family).sum())
+                groups = int(((selection.labels == family)
+                              & (selection.keeper == np.arange(len(ids)))).sum())
+                note = f"# family of {size} document(s) split into {groups} tight group(s)"
+                if family in selection.too_wide:
+                    note += (f"; flagged: diameter {selection.too_wide[family]} > 2k={2 * k}, "
+                             "a drift rather than copies of one document")
+                out.line(note)
+        out.line(b"keep    " + escape_id(ids[keeper]))
+        for x in members:
+            doc_id = ids[x]
+            bits = int(selection.distance[x])
+            near = f"  ({bits} bit{'' if bits == 1 else 's'}, {similarity_percent(bits)})"
+            if doc_id in step_ids:
+                out.line(f"{verb:<8}".encode() + escape_id(doc_id) + near.encode())
+            else:
+                out.line(b"refuse  " + escape_id(doc_id) + near[:-1].encode() + b"; "
+                         + escape_id(refused.get(doc_id, "")) + b")")
+        out.line(b"")
+    out.line(f"{len(ids)} document(s), {selection.family_count} family(ies) at k={k}; "
+             f"{len(plan.steps)} file(s) to {verb} ({human_size(plan.bytes)}), "
+             f"{len(plan.refused)} refused; every one within k={k} of the copy it keeps")
+    if selection.split:
+        line = (f"{len(selection.split)} family(ies) split into tight groups (a copy kept "
+                "in each)")
+        if selection.too_wide:
+            line += (f", {len(selection.too_wide)} of them flagged: diameter > 2k={2 * k} "
+                     "(try --mode star, or a smaller k)")
+        out.line(line)
+    for reason, count in selection.left_alone.items():
+        out.line(f"{count} family(ies) left alone: {reason}")
 
 
 def run_undo(args: argparse.Namespace, out: Any) -> int:

@@ -1,10 +1,20 @@
-"""Keep rules: which member of each family is its reference, and which members to mark.
+"""Keep rules: which members of each family are kept, and which are marked duplicates of
+which keeper.
 
 Everything here is a pure function over per-document arrays (one entry per document), so a
 rule over 100,000 documents is a handful of numpy sorts. A family is a label in
-``families`` (``-1``: the document is in no family of two or more). The reference of a
-family is its first member under the rules in order (each rule breaks the ties of the
-previous ones), then by path in code-point order, so the choice is always deterministic.
+``families`` (``-1``: the document is in no family of two or more). Members are ranked by
+the rules in order (each rule breaks the ties of the previous ones), then by path in
+code-point order, so every choice is deterministic.
+
+**A document is only ever marked a duplicate of a keeper within k of it** (:func:`keepers`).
+A family is not one duplicate set: in chain grouping (single linkage) its members are
+joined through others and its ends can be 30 bits apart; in star grouping members are within
+k of the centre but up to 2k of each other. So the keepers are chosen greedily in rank
+order: the family's first member is kept and takes every member within k of it; the first
+member not yet taken is kept next and takes the rest within k of it; and so on. Each
+keeper and the members it took form a *tight group*. A tight family is one group, as
+before; a wide one splits.
 
 Rules (``RULES``): ``newest``/``oldest`` (modification time), ``largest``/``smallest``
 (size), ``shortest-path`` (fewest path components, then fewest characters), ``first-name``
@@ -20,17 +30,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ditto_tui.core.simhash import popcount64
+
 __all__ = [
     "RULES",
     "DocumentTable",
     "KeepPreview",
+    "Keepers",
     "by_folder",
     "by_glob",
     "family_labels",
     "invert",
-    "mark_all_but_reference",
+    "keepers",
     "preview",
-    "references",
     "unsafe_families",
 ]
 
@@ -136,40 +148,6 @@ def family_labels(groups: Sequence[Sequence[int]], n: int) -> np.ndarray:
     return labels
 
 
-def references(families: np.ndarray, table: DocumentTable, rules: Sequence[str]) -> np.ndarray:
-    """The reference (a document index) of each family ``0..max(families)``: the first
-    member under ``rules`` then the path. A label with no member gets ``-1``."""
-    families = np.asarray(families, dtype=np.int64)
-    if len(families) != len(table):
-        raise ValueError(f"{len(families)} labels for {len(table)} documents")
-    count = int(families.max()) + 1 if len(families) else 0
-    refs = np.full(count, -1, np.int64)
-    member = np.flatnonzero(families >= 0)
-    if len(member) == 0:
-        return refs
-    keys = [k[member] for k in table.sort_keys(rules)]
-    keys.append(families[member])
-    order = member[np.lexsort(keys)]
-    lab = families[order]
-    first = np.ones(len(order), bool)
-    first[1:] = lab[1:] != lab[:-1]
-    refs[lab[first]] = order[first]
-    return refs
-
-
-def mark_all_but_reference(
-    families: np.ndarray, refs: np.ndarray, protected: np.ndarray | None = None
-) -> np.ndarray:
-    """Mask of family members other than their family's reference and not ``protected``."""
-    families = np.asarray(families, dtype=np.int64)
-    mask = families >= 0
-    if len(refs):
-        mask[refs[refs >= 0]] = False
-    if protected is not None:
-        mask &= ~np.asarray(protected, bool)
-    return mask
-
-
 def by_folder(ids: Sequence[str], folder: str, families: np.ndarray | None = None) -> np.ndarray:
     """Mask of ids at or below ``folder`` (restricted to family members if ``families``)."""
     mask = in_folders(ids, [folder])
@@ -208,28 +186,138 @@ def unsafe_families(families: np.ndarray, mask: np.ndarray) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class KeepPreview:
-    """What a rule would do: ``refs[f]`` is family f's reference, ``marked`` the documents
-    it marks for action, ``protected`` the members it leaves alone (reference folders)."""
+class Keepers:
+    """Tight groups: ``keeper[x]`` is the keeper document x belongs to (``x`` itself for a
+    keeper, ``-1`` outside every family) and ``distance[x]`` its bits from that keeper
+    (0 for keepers, -1 outside); ``split`` holds the labels of families that needed more
+    than one keeper because a member was more than k from the first (pinned members, kept
+    whatever their distance, split nothing)."""
 
-    refs: np.ndarray
+    keeper: np.ndarray
+    distance: np.ndarray
+    split: np.ndarray
+
+    @property
+    def kept(self) -> np.ndarray:
+        """Mask of the keepers."""
+        return self.keeper == np.arange(len(self.keeper))
+
+    @property
+    def taken(self) -> np.ndarray:
+        """Mask of the members taken by a keeper other than themselves."""
+        return (self.keeper >= 0) & ~self.kept
+
+
+def keepers(
+    families: np.ndarray,
+    fingerprints: np.ndarray,
+    table: DocumentTable,
+    rules: Sequence[str],
+    k: int,
+    pinned: np.ndarray | None = None,
+) -> Keepers:
+    """The tight groups of every family (see the module docstring): greedily, in rank order
+    (``rules``, then the path), each member not yet taken is kept and takes every member of
+    its family not yet taken within ``k`` bits of it. ``pinned`` members (reference folders,
+    members the user decided to keep) are never taken: each is kept when its turn comes.
+
+    So every taken member is within ``k`` of its keeper, and every member of a family is a
+    keeper or taken. Families are grouped as the caller likes (chain or star): the result
+    holds for any grouping. Cost: one vector pass over the members for the families whose
+    first member takes them all, then one pass per extra keeper of the others.
+    """
+    families = np.asarray(families, dtype=np.int64)
+    fps = np.asarray(fingerprints, dtype=np.uint64)
+    n = len(families)
+    if len(fps) != n or len(table) != n:
+        raise ValueError(f"{len(families)} labels, {len(fps)} fingerprints, {len(table)} documents")
+    pin = np.zeros(n, bool) if pinned is None else np.asarray(pinned, bool)
+    keeper = np.full(n, -1, np.int64)
+    distance = np.full(n, -1, np.int64)
+    member = np.flatnonzero(families >= 0)
+    if len(member) == 0:
+        return Keepers(keeper, distance, np.empty(0, np.int64))
+    keys = [key[member] for key in table.sort_keys(rules)]
+    keys.append(families[member])
+    order = member[np.lexsort(keys)]  # by family, then rank
+    lab = families[order]
+    starts = np.flatnonzero(np.r_[True, lab[1:] != lab[:-1]])
+    ends = np.r_[starts[1:], len(order)]
+    first = order[starts]
+    # the first member of each family is kept and takes every member within k of it
+    head = np.repeat(first, ends - starts)
+    d = popcount64(fps[order] ^ fps[head]).astype(np.int64)
+    take = (d <= k) & ~pin[order]
+    keeper[order[take]] = head[take]
+    distance[order[take]] = d[take]
+    keeper[first] = first
+    distance[first] = 0
+    left = keeper[order] < 0
+    # families with a member too far from the first keeper need more keepers; elsewhere
+    # the members left are pinned ones, each its own keeper
+    open_families = np.unique(lab[left & ~pin[order]])
+    alone = order[left & ~np.isin(lab, open_families)]
+    keeper[alone] = alone
+    distance[alone] = 0
+    for family in open_families.tolist():
+        i = int(np.searchsorted(lab[starts], family))
+        seq = order[starts[i] : ends[i]]  # the family in rank order
+        free = keeper[seq] < 0
+        free_pin = pin[seq]
+        seq_fps = fps[seq]
+        for j in np.flatnonzero(free).tolist():
+            if not free[j]:
+                continue  # taken by a keeper before it
+            x = int(seq[j])
+            keeper[x], distance[x] = x, 0
+            free[j] = False
+            cand = np.flatnonzero(free & ~free_pin)
+            if len(cand) == 0:
+                continue
+            dc = popcount64(seq_fps[cand] ^ seq_fps[j]).astype(np.int64)
+            near = dc <= k
+            got = cand[near]
+            keeper[seq[got]] = x
+            distance[seq[got]] = dc[near]
+            free[got] = False
+    return Keepers(keeper, distance, open_families.astype(np.int64))
+
+
+@dataclass(frozen=True)
+class KeepPreview:
+    """What a rule would do, recording nothing: ``keeper``, ``distance`` and ``split`` as in
+    :class:`Keepers`; ``marked`` the members to act on (each within k of its keeper),
+    ``protected`` the members in reference folders (never marked)."""
+
+    keeper: np.ndarray
+    distance: np.ndarray
     marked: np.ndarray
     protected: np.ndarray
+    split: np.ndarray
 
     @property
     def marked_count(self) -> int:
         return int(self.marked.sum())
 
 
-def preview(families: np.ndarray, table: DocumentTable, rules: Sequence[str]) -> KeepPreview:
-    """Apply ``rules`` without recording anything: references, marks and protected members.
+def preview(
+    families: np.ndarray,
+    table: DocumentTable,
+    rules: Sequence[str],
+    fingerprints: np.ndarray,
+    k: int,
+    pinned: np.ndarray | None = None,
+) -> KeepPreview:
+    """Apply ``rules`` at distance ``k`` (:func:`keepers`) without recording anything.
 
     When a reference folder is configured and ``preferred`` is not among ``rules``, it is
-    put first: a family with a member in a reference folder keeps that member.
+    put first: a family with a member in a reference folder keeps that member. Members in
+    reference folders and ``pinned`` ones are never marked.
     """
     rules = list(rules)
     if table.preferred.any() and "preferred" not in rules:
         rules.insert(0, "preferred")
-    refs = references(families, table, rules)
     protected = table.preferred & (np.asarray(families) >= 0)
-    return KeepPreview(refs, mark_all_but_reference(families, refs, protected), protected)
+    pin = protected if pinned is None else protected | np.asarray(pinned, bool)
+    groups = keepers(families, fingerprints, table, rules, k, pin)
+    return KeepPreview(groups.keeper, groups.distance, groups.taken, protected, groups.split)

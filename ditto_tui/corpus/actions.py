@@ -94,7 +94,8 @@ class Busy(Exception):  # noqa: N818
 @dataclass(frozen=True)
 class Target:
     """A document marked for action: its root-relative id, the (size, mtime_ns, inode) it
-    had when fingerprinted, its kind and its family's reference (the copy that stays)."""
+    had when fingerprinted, its kind, its keeper (``reference``: the copy that stays, within
+    k of it) and its distance in bits from that keeper (None when not known)."""
 
     id: str
     size: int
@@ -102,11 +103,13 @@ class Target:
     inode: int
     kind: str = "text"
     reference: str | None = None
+    distance: int | None = None
 
     @classmethod
-    def from_document(cls, doc: Any, reference: str | None) -> Target:
+    def from_document(cls, doc: Any, reference: str | None,
+                      distance: int | None = None) -> Target:
         """From a :class:`~ditto_tui.corpus.documents.Document`."""
-        return cls(doc.id, doc.size, doc.mtime_ns, doc.inode, doc.kind, reference)
+        return cls(doc.id, doc.size, doc.mtime_ns, doc.inode, doc.kind, reference, distance)
 
 
 @dataclass

@@ -1,21 +1,24 @@
-"""What to act on in a corpus: families without ignored pairs, references by rule, marks.
+"""What to act on in a corpus: families without ignored pairs, keepers by rule, marks.
 
-:func:`select` is the whole review pipeline minus the acting, shared by ``ditto-tui dedupe``
-and (through the explorer's writer) the UI: families at distance ``k`` over the current
-documents with the review store's ignored pairs cut and its "fine" families left out
-(:mod:`ditto_tui.core.linkage`), a reference per family by keep rules with reference folders
-protected (:mod:`ditto_tui.core.keep`), documents the user decided to keep (or not a
-duplicate) never marked, and optional glob/folder restrictions. Nothing is written.
+:func:`select` is the whole review pipeline minus the acting, used by ``ditto-tui dedupe``:
+families at distance ``k`` over the current documents with the review store's ignored pairs
+cut and its "fine" families left out (:mod:`ditto_tui.core.linkage`), keepers by keep rules
+(:func:`ditto_tui.core.keep.keepers`: every marked document is within ``k`` of its own
+keeper, so a wide chain family splits into tight groups), reference folders protected,
+documents the user decided to keep (or not a duplicate) never marked, and optional
+glob/folder restrictions. Nothing is written.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
+from ditto_tui.core.clusters import describe_family
 from ditto_tui.core.decisions import Identity, Resolution, family_key
+from ditto_tui.core.family_notes import chain_too_wide
 from ditto_tui.core.keep import DocumentTable, by_folder, by_glob, preview
 from ditto_tui.core.linkage import ignore_aware_labels
 from ditto_tui.core.pairs import UniquePairs
@@ -27,43 +30,65 @@ from ditto_tui.corpus.review import ReviewStore, identity_of
 __all__ = ["Selection", "select"]
 
 
+#: Why a family had nothing to act on (``Selection.left_alone``'s keys).
+KEPT = "every member is kept (decided keep or not a duplicate, or in a reference folder)"
+OUTSIDE = "no member matches --only-glob/--only-folder"
+FINE = "marked fine in the review"
+
+
 @dataclass
 class Selection:
     """The outcome of :func:`select`, over documents ``ids`` (code-point order).
 
     ``labels[x]`` is document x's family (``-1``: none; families numbered ``0..f-1`` by
-    first document), ``refs[f]`` family f's reference, ``marked`` the documents to act on,
-    ``protected`` members in reference folders; ``decisions`` the store's decisions
-    matched to the corpus; ``lapsed_pairs`` ignored pairs that no longer apply.
+    first document); ``keeper[x]`` the keeper x is a duplicate of (x itself for a keeper,
+    ``-1`` outside every family) and ``distance[x]`` its bits from it; ``marked`` the
+    documents to act on (each within k of its keeper), ``protected`` members in reference
+    folders; ``split`` the families that needed more than one keeper and ``too_wide`` those
+    whose diameter exceeds 2k (chain grouping only: :func:`~ditto_tui.core.family_notes.
+    chain_too_wide`); ``left_alone`` how many families had nothing to act on, by reason;
+    ``decisions`` the store's decisions matched to the corpus; ``lapsed_pairs`` ignored
+    pairs that no longer apply.
     """
 
     ids: list[str]
     labels: np.ndarray
-    refs: np.ndarray
+    keeper: np.ndarray
+    distance: np.ndarray
     marked: np.ndarray
     protected: np.ndarray
     decisions: Resolution
     lapsed_pairs: int = 0
+    split: tuple[int, ...] = ()
+    too_wide: dict[int, int] = field(default_factory=dict)
+    left_alone: dict[str, int] = field(default_factory=dict)
 
     @property
     def family_count(self) -> int:
-        return len(self.refs)
+        return int(self.labels.max()) + 1 if len(self.labels) and self.labels.max() >= 0 else 0
 
     def reference_of(self, x: int) -> str | None:
-        lab = int(self.labels[x])
-        return None if lab < 0 else self.ids[int(self.refs[lab])]
+        """The id of the keeper document x is a duplicate of (None outside families)."""
+        keep = int(self.keeper[x])
+        return None if keep < 0 else self.ids[keep]
 
     def targets(self, documents: Mapping[str, Document]) -> list[Target]:
-        """Action targets for the marked documents, each with its family's reference."""
-        return [Target.from_document(documents[self.ids[x]], self.reference_of(x))
+        """Action targets for the marked documents, each with its keeper and distance."""
+        return [Target.from_document(documents[self.ids[x]], self.reference_of(x),
+                                     int(self.distance[x]))
                 for x in np.flatnonzero(self.marked).tolist()]
 
-    def by_family(self) -> list[tuple[int, list[int]]]:
-        """(reference index, marked indices) of each family with marks, in family order."""
+    def by_keeper(self) -> list[tuple[int, int, list[int]]]:
+        """(family, keeper index, marked indices farthest first) of every tight group with
+        marks, by family, then keeper."""
         groups: dict[int, list[int]] = {}
         for x in np.flatnonzero(self.marked).tolist():
-            groups.setdefault(int(self.labels[x]), []).append(x)
-        return [(int(self.refs[lab]), groups[lab]) for lab in sorted(groups)]
+            groups.setdefault(int(self.keeper[x]), []).append(x)
+        out = [(int(self.labels[keep]), keep,
+                sorted(members, key=lambda x: (-int(self.distance[x]), self.ids[x])))
+               for keep, members in groups.items()]
+        out.sort(key=lambda group: (group[0], group[1]))
+        return out
 
 
 def select(
@@ -114,6 +139,7 @@ def select(
     if n:
         sizes = np.bincount(labels)
         labels = np.where(sizes[labels] >= 2, labels, -1)
+    fine_count = 0
     if store is not None:
         fine = store.family_marks("ignored")
         if fine:
@@ -121,23 +147,43 @@ def select(
                 members = np.flatnonzero(labels == lab)
                 if family_key(idents[ids[m]] for m in members.tolist()) in fine:
                     labels[members] = -1
+                    fine_count += 1
     inside = labels >= 0
     labels[inside] = np.unique(labels[inside], return_inverse=True)[1].reshape(-1)
     table = DocumentTable.from_documents(
         ids, [documents[i].mtime_ns for i in ids], [documents[i].size for i in ids],
         reference_folders=reference_folders,
     )
-    result = preview(labels, table, rules)
-    marked = result.marked.copy()
     decisions = store.decisions(idents) if store is not None else Resolution()
+    pinned = np.zeros(n, bool)
     for doc_id, value in decisions.current.items():
         if value in ("keep", "not-duplicate") and doc_id in pos:
-            marked[pos[doc_id]] = False
+            pinned[pos[doc_id]] = True
+    result = preview(labels, table, rules, fps, k, pinned)
+    marked = result.marked.copy()
     if only_globs:
         marked &= np.logical_or.reduce([by_glob(ids, g) for g in only_globs])
     if only_folders:
         marked &= np.logical_or.reduce([by_folder(ids, f) for f in only_folders])
-    return Selection(ids, labels, result.refs, marked, result.protected, decisions, lapsed)
+    families = int(labels.max()) + 1 if n and labels.max() >= 0 else 0
+    would = np.bincount(labels[result.marked], minlength=families) if families else np.zeros(0)
+    acts = np.bincount(labels[marked], minlength=families) if families else np.zeros(0)
+    left_alone = {FINE: fine_count} if fine_count else {}
+    for reason, count in ((KEPT, int((would == 0).sum())),
+                          (OUTSIDE, int(((would > 0) & (acts == 0)).sum()))):
+        if count:
+            left_alone[reason] = count
+    too_wide: dict[int, int] = {}
+    if mode == "chain":
+        for lab in result.split.tolist():
+            members = np.flatnonzero(labels == lab)
+            _centre, diameter, exact = describe_family([ids[m] for m in members.tolist()],
+                                                       fps[members])
+            if exact and chain_too_wide(diameter, k):
+                too_wide[int(lab)] = diameter
+    return Selection(ids, labels, result.keeper, result.distance, marked, result.protected,
+                     decisions, lapsed, tuple(int(f) for f in result.split.tolist()), too_wide,
+                     left_alone)
 
 
 def _star_labels(

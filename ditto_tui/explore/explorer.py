@@ -37,6 +37,7 @@ import numpy as np
 from ditto_tui.core.index import NearIndex
 from ditto_tui.corpus.documents import ChangeBatch, ScanProgress
 from ditto_tui.explore.review import (
+    ActionTargets,
     ReviewState,
     identity,
     key_of,
@@ -590,11 +591,13 @@ class Explorer:
         self._review_op(lambda: self._ignore_pair(a, b, on))
 
     # -- actions on the marked duplicates (blocking file work: call from a worker) ------
-    def action_targets(self, k: int, mode: str = "chain") -> tuple[list[Any], int]:
+    def action_targets(self, k: int, mode: str = "chain") -> ActionTargets[Any]:
         """Action targets for every member decided ``duplicate`` in the families at
         ``(k, mode)`` of the latest state (whatever the filters show; ignored pairs cut), each
-        with its family's reference (see :func:`~ditto_tui.explore.review.action_targets`),
-        and how many stale duplicate decisions were left out. Blocking: call from a worker."""
+        with its keeper within ``k`` and the bits to it, as an
+        :class:`~ditto_tui.explore.review.ActionTargets` whose ``found`` are
+        :class:`~ditto_tui.corpus.actions.Target` (see
+        :func:`~ditto_tui.explore.review.action_targets`). Blocking: call from a worker."""
         from ditto_tui.corpus.actions import Target
         from ditto_tui.explore.review import action_targets
 
@@ -605,8 +608,10 @@ class Explorer:
                                     max(0, min(k, self.max_k)))
         elif review.pairs:
             listing = leave_stars(listing, review.pairs, snap.fingerprints)
-        pairs, stale = action_targets(listing, snap.documents, review)
-        return [Target.from_document(doc, ref) for doc, ref in pairs], stale
+        got = action_targets(listing, snap.documents, review, snap.fingerprints,
+                             max(0, min(k, self.max_k)), mode)
+        found: list[Any] = [Target.from_document(doc, ref, bits) for doc, ref, bits in got.found]
+        return ActionTargets(found, got.far, got.stale, got.too_wide)
 
     def plan_action(self, action: str, targets: Sequence[Any], destination: str | None = None) -> Any:
         """Check ``targets`` for ``action`` (trash, move, link, list) without touching any

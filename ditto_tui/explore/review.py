@@ -15,12 +15,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Generic, NamedTuple, TypeVar
 
 import numpy as np
 
 from ditto_tui.core.clusters import Family, describe_family, family_diameter
 from ditto_tui.core.decisions import Identity, family_key
+from ditto_tui.core.family_notes import chain_too_wide
 from ditto_tui.core.keep import (
     DocumentTable,
     by_folder,
@@ -31,8 +32,10 @@ from ditto_tui.core.keep import (
 )
 from ditto_tui.core.linkage import family_groups, ignore_aware_labels
 from ditto_tui.core.pairs import UniquePairs
+from ditto_tui.core.simhash import popcount64
 
 EMPTY: Mapping[str, str] = MappingProxyType({})
+T = TypeVar("T")
 BULK_MODES = ("rule", "folder", "glob", "invert")
 
 
@@ -231,16 +234,27 @@ def open_review(
 
 
 # -- keep rules and bulk marking -----------------------------------------------------------
+#: ``MarkPreview.rows``: (member id, mark, family number, keeper id or "", bits from it or -1)
+MarkRow = tuple[str, str, int, str, int]
+
+
 @dataclass(frozen=True)
 class MarkPreview:
-    """What a rule or bulk operation would record: ``marks`` (id -> ``keep`` or
-    ``duplicate``) over ``families`` families; ``skipped`` families left alone because
-    every member would have been marked; ``rows`` (id, mark, family number) for the list."""
+    """What a rule or bulk operation would record: ``marks`` (id -> ``keep``,
+    ``duplicate`` or ``not-duplicate``) over ``families`` families; ``rows`` for the list,
+    duplicates farthest from their keeper first. Every duplicate is within ``k`` of its
+    keeper. Families left alone, by reason: ``skipped`` (every member would have been
+    marked), ``unkept`` bulk-marked members with no kept member within ``k`` (left
+    unmarked); ``split`` families that needed more than one keeper and ``too_wide`` those
+    whose diameter exceeds 2k (a drift, not one duplicate set)."""
 
     marks: Mapping[str, str]
     families: int
     skipped: int
-    rows: Sequence[tuple[str, str, int]]
+    rows: Sequence[MarkRow]
+    split: int = 0
+    too_wide: int = 0
+    unkept: int = 0
 
     @property
     def duplicates(self) -> int:
@@ -251,21 +265,47 @@ class MarkPreview:
         return sum(1 for v in self.marks.values() if v == "keep")
 
 
+def nearest_kept(labels: np.ndarray, fps: np.ndarray, dup: np.ndarray,
+                 k: int) -> tuple[np.ndarray, np.ndarray]:
+    """For each member marked ``dup``, the nearest member of its family that is not (ties:
+    the first index), and the bits to it; ``-1`` (and -1 bits) when none is within ``k``."""
+    keeper = np.full(len(labels), -1, np.int64)
+    bits = np.full(len(labels), -1, np.int64)
+    for lab in np.unique(labels[dup]).tolist():
+        members = np.flatnonzero(labels == lab)
+        kept = members[~dup[members]]
+        if len(kept) == 0:
+            continue
+        for x in members[dup[members]].tolist():
+            d = popcount64(fps[kept] ^ fps[x]).astype(np.int64)
+            best = int(np.argmin(d))
+            if d[best] <= k:
+                keeper[x], bits[x] = kept[best], d[best]
+    return keeper, bits
+
+
 def preview_marks(
     families: Sequence[Sequence[str]],
     documents: Mapping[str, Any],
     state: ReviewState,
+    fingerprints: Mapping[str, int],
+    k: int,
     *,
     mode: str = "rule",
     rules: Sequence[str] = ("newest",),
     folders: Sequence[str] = (),
     argument: str = "",
+    grouping: str = "chain",
 ) -> MarkPreview:
-    """The marks a keep rule (``mode="rule"``: reference by ``rules`` with ``folders`` as
-    reference folders, all other members duplicates) or a bulk operation would record on
-    ``families`` (each a list of member ids): ``folder``/``glob`` mark the members under
-    the folder / matching the glob ``argument`` as duplicates and the rest as kept;
-    ``invert`` swaps duplicate and undecided members in families that have duplicates.
+    """The marks a keep rule or a bulk operation would record on ``families`` (each a list
+    of member ids) grouped at distance ``k`` (``grouping``: chain or star).
+
+    ``mode="rule"``: keepers by ``rules`` with ``folders`` as reference folders
+    (:func:`~ditto_tui.core.keep.keepers`: each member is kept or marked a duplicate of a
+    keeper within ``k`` of it; a wide family splits into tight groups). ``folder``/``glob``
+    mark the members under the folder / matching the glob ``argument`` and keep the rest;
+    ``invert`` swaps duplicate and undecided members in families that have duplicates; a
+    bulk-marked member with no kept member within ``k`` is left unmarked (``unkept``).
 
     Members the user decided ``keep`` or ``not-duplicate`` are never marked duplicate, and
     a family where every member would be a duplicate is skipped (counted), so a copy always
@@ -276,9 +316,11 @@ def preview_marks(
     ids = [m for g in groups for m in g]
     n = len(ids)
     labels = np.repeat(np.arange(len(groups), dtype=np.int64), [len(g) for g in groups])
+    fps = np.fromiter((int(fingerprints[m]) for m in ids), np.uint64, n)
     protected_by_user = np.fromiter(
         (state.decisions.get(m) in ("keep", "not-duplicate") for m in ids), bool, n
     )
+    split = too_wide = unkept = 0
     if mode == "rule":
         table = DocumentTable.from_documents(
             ids,
@@ -286,24 +328,37 @@ def preview_marks(
             [documents[m].size for m in ids],
             reference_folders=list(folders),
         )
-        result = preview(labels, table, list(rules))
-        dup = result.marked.copy()
-    elif mode == "folder":
-        dup = by_folder(ids, argument.strip("/"), labels)
-    elif mode == "glob":
-        dup = by_glob(ids, argument, labels)
+        result = preview(labels, table, list(rules), fps, k, protected_by_user)
+        dup, keeper, bits = result.marked.copy(), result.keeper, result.distance
+        split = len(result.split)
+        if grouping == "chain":
+            for lab in result.split.tolist():
+                members = np.flatnonzero(labels == lab)
+                _centre, diameter, exact = describe_family([ids[m] for m in members.tolist()],
+                                                           fps[members])
+                too_wide += bool(exact and chain_too_wide(diameter, k))
     else:
-        current = np.fromiter((state.decisions.get(m) == "duplicate" for m in ids), bool, n)
-        dup = invert(current, labels) & np.isin(labels, labels[current])
-    dup &= ~protected_by_user
+        if mode == "folder":
+            dup = by_folder(ids, argument.strip("/"), labels)
+        elif mode == "glob":
+            dup = by_glob(ids, argument, labels)
+        else:
+            current = np.fromiter((state.decisions.get(m) == "duplicate" for m in ids), bool, n)
+            dup = invert(current, labels) & np.isin(labels, labels[current])
+        dup &= ~protected_by_user
     skipped = 0
     if n:
         unsafe = unsafe_families(labels, dup)
         if len(unsafe):
             skipped = int(len(unsafe))
             dup &= ~np.isin(labels, unsafe)
+    if mode != "rule":
+        keeper, bits = nearest_kept(labels, fps, dup, k)
+        far = dup & (keeper < 0)
+        unkept = int(far.sum())
+        dup &= ~far
     marks: dict[str, str] = {}
-    rows: list[tuple[str, str, int]] = []
+    rows: list[MarkRow] = []
     touched = np.zeros(len(groups), bool)
     if n:
         touched[np.unique(labels[dup])] = True
@@ -315,32 +370,64 @@ def preview_marks(
         if not dup[x] and state.decisions.get(m) == "not-duplicate":
             value = "not-duplicate"
         marks[m] = value
-        rows.append((m, value, lab + 1))
-    return MarkPreview(MappingProxyType(marks), int(touched.sum()), skipped, rows)
+        if dup[x]:
+            rows.append((m, value, lab + 1, ids[int(keeper[x])], int(bits[x])))
+        else:
+            rows.append((m, value, lab + 1, "", -1))
+    rows.sort(key=lambda row: (-row[4], row[2], row[0]))  # farthest duplicates first
+    return MarkPreview(MappingProxyType(marks), int(touched.sum()), skipped, rows, split,
+                       too_wide, unkept)
 
 
 # -- actions ---------------------------------------------------------------------------------
+class ActionTargets(NamedTuple, Generic[T]):
+    """What :func:`action_targets` finds: ``found`` (document, keeper id, bits from it; the
+    explorer turns each into an action :class:`~ditto_tui.corpus.actions.Target`);
+    ``far`` the ids decided duplicate with no kept member within k (not targets);
+    ``stale`` how many stale duplicate decisions were left out; ``too_wide`` how many of
+    the families with targets are flagged wider than 2k (chain grouping)."""
+
+    found: list[T]
+    far: list[str]
+    stale: int
+    too_wide: int
+
+
 def action_targets(
-    families: Sequence[Family], documents: Mapping[str, Any], state: ReviewState
-) -> tuple[list[tuple[Any, str | None]], int]:
-    """(document, reference id) for every member decided ``duplicate`` (current decisions
-    only; stale ones are never acted on) in ``families``; the reference is the family's
-    member decided ``keep`` (first in id order), else its representative when that is not
-    itself a duplicate, else None (the action refuses it). Also returns how many stale
-    duplicate decisions were left out."""
-    out: list[tuple[Any, str | None]] = []
-    stale = 0
+    families: Sequence[Family], documents: Mapping[str, Any], state: ReviewState,
+    fingerprints: Mapping[str, int], k: int, grouping: str = "chain",
+) -> ActionTargets[tuple[Any, str, int]]:
+    """(document, keeper id, bits from it) for every member decided ``duplicate`` (current
+    decisions only; stale ones are never acted on) in ``families``, grouped at distance
+    ``k``: its keeper is the nearest member decided ``keep``, else the family's
+    representative when that is not itself decided duplicate, **within k of it**. A
+    duplicate with no such member within ``k`` is not a target (``far``: the dry run says
+    why); see :class:`ActionTargets`."""
+    out: list[tuple[Any, str, int]] = []
+    far: list[str] = []
+    stale = too_wide = 0
     for family in families:
         dups = [m for m in family.members if state.decisions.get(m) == "duplicate"]
         stale += sum(1 for m in family.members if state.stale.get(m) == "duplicate")
         if not dups:
             continue
-        keeps = [m for m in family.members if state.decisions.get(m) == "keep"]
-        reference = keeps[0] if keeps else None
-        if reference is None and state.decisions.get(family.centre) != "duplicate":
-            reference = family.centre
+        too_wide += bool(grouping == "chain" and family.diameter_exact
+                         and chain_too_wide(family.diameter, k))
+        kept = [m for m in family.members if state.decisions.get(m) == "keep"]
+        if not kept and state.decisions.get(family.centre) != "duplicate":
+            kept = [family.centre]
+        kept_fps = np.fromiter((int(fingerprints[m]) for m in kept), np.uint64, len(kept))
         for m in dups:
             doc = documents.get(m)
-            if doc is not None:
-                out.append((doc, reference))
-    return out, stale
+            if doc is None:
+                continue
+            if not kept:
+                far.append(m)
+                continue
+            d = popcount64(kept_fps ^ np.uint64(int(fingerprints[m]))).astype(np.int64)
+            best = int(np.argmin(d))
+            if d[best] <= k:
+                out.append((doc, kept[best], int(d[best])))
+            else:
+                far.append(m)
+    return ActionTargets(out, far, stale, too_wide)

@@ -19,6 +19,7 @@ import re
 from collections.abc import Iterator
 from html import escape
 
+from ditto_tui.core.family_notes import chain_too_wide
 from ditto_tui.report.chart import chart_svg
 from ditto_tui.report.model import DiffCell, DiffView, FamilyView, MemberView, Report
 
@@ -301,8 +302,16 @@ def _member_rows(family: FamilyView, member: MemberView, index: int, rep_name: s
     )
 
 
-def family_section(family: FamilyView, *, decisions: bool = False) -> str:
-    """The detail section of one family: header, members with bits and folded diffs."""
+def too_wide(family: FamilyView, k: int, mode: str) -> bool:
+    """A chain family whose exact diameter is far above k (``chain_too_wide``): a drift,
+    A~B~...~Z, whose ends have little in common, not copies of one document."""
+    return mode == "chain" and family.diameter_exact and chain_too_wide(family.diameter, k)
+
+
+def family_section(family: FamilyView, *, decisions: bool = False, k: int = 0,
+                   mode: str = "star") -> str:
+    """The detail section of one family: header, members with bits and folded diffs; a
+    chain family far wider than ``k`` is flagged."""
     approx = "" if family.diameter_exact else " (upper bound)"
     rep_name = family.representative_name
     out = [
@@ -312,6 +321,13 @@ def family_section(family: FamilyView, *, decisions: bool = False) -> str:
         f'<p>Representative: <span class="name mono">{esc(rep_name)}</span> '
         f"<code>{family.representative_fp:016x}</code></p>",
     ]
+    if too_wide(family, k, mode):
+        out.append(
+            f'<p class="note warn">◆ Flagged: diameter {family.diameter} is above 2k={2 * k}. '
+            "Its members are joined through one another (single linkage), and its ends have "
+            "little in common: a drift, not copies of one document. Keep rules act only on "
+            "members within k of a kept copy; star grouping (<code>--mode star</code>) or a "
+            "smaller k shows tighter families.</p>")
     if family.text_note:
         out.append(f'<p class="note">{esc(family.text_note)}</p>')
     out.append(
@@ -404,6 +420,8 @@ def _family_list(report: Report) -> str:
         name = esc(f.representative_name)
         link = f'<a href="#f{f.number}">{name}</a>' if f.detailed else name
         diameter = str(f.diameter) if f.diameter_exact else f"≤{f.diameter}"
+        if too_wide(f, report.k, report.mode):
+            diameter = f'<span class="warn" title="above 2k: a drift, not copies">◆ {diameter}</span>'
         out.append(
             f'<tr class="fam"><td class="num">{f.number}</td><td class="num">{f.size}</td>'
             f'<td class="num" data-v="{f.diameter}">{diameter}</td><td class="name">{link}</td>'
@@ -459,7 +477,8 @@ def iter_report(report: Report) -> Iterator[str]:
     if detailed:
         yield '\n<section id="details"><h2>Family details</h2>\n'
         for family in detailed:
-            yield family_section(family, decisions=report.decisions)
+            yield family_section(family, decisions=report.decisions, k=report.k,
+                                 mode=report.mode)
             yield "\n"
         yield "</section>\n"
     yield _skipped(report)

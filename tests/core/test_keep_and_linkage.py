@@ -1,4 +1,7 @@
-"""Keep rules and ignore-aware families against slow, obviously-correct references."""
+"""Keep rules and ignore-aware families against slow, obviously-correct references.
+
+The keep rules' promise: a document is only ever marked a duplicate of a keeper within k
+of it, whatever the grouping (a chain family can be 30 bits wide)."""
 
 from __future__ import annotations
 
@@ -12,9 +15,8 @@ from ditto_tui.core.keep import (
     by_glob,
     family_labels,
     invert,
-    mark_all_but_reference,
+    keepers,
     preview,
-    references,
     unsafe_families,
 )
 from ditto_tui.core.linkage import family_groups, ignore_aware_labels
@@ -48,52 +50,98 @@ def corpora(draw):
     sz = draw(st.lists(st.integers(0, 3), min_size=n, max_size=n))
     fam = draw(st.lists(st.integers(-1, 2), min_size=n, max_size=n))
     rules = draw(st.lists(st.sampled_from(RULE_NAMES), max_size=4))
-    return paths, mt, sz, fam, rules
+    # fingerprints a few bits apart, so families are tight or wide at small k
+    base = draw(st.integers(0, 2**64 - 1))
+    fps = [base ^ draw(st.integers(0, 2**12 - 1)) for _ in range(n)]
+    k = draw(st.integers(0, 6))
+    pinned = draw(st.lists(st.booleans(), min_size=n, max_size=n))
+    return paths, mt, sz, fam, rules, fps, k, pinned
 
 
-@settings(max_examples=examples(150), deadline=None)
-@given(corpora())
-def test_references_match_a_python_sort(case):
-    paths, mt, sz, fam, rules = case
-    table = DocumentTable.from_documents(paths, mt, sz, reference_folders=["ref"])
-    refs = references(np.array(fam), table, rules)
-    for f in range(max(fam) + 1):
+def ref_keepers(paths, mt, sz, fam, rules, fps, k, pinned):
+    """Keeper of every document, by the rule in plain Python: per family, members in rank
+    order; the first not yet taken is kept and takes every free unpinned member within k."""
+    keeper = [-1] * len(paths)
+    for f in sorted(set(fam) - {-1}):
         members = [i for i in range(len(paths)) if fam[i] == f]
-        if not members:
-            assert refs[f] == -1
-            continue
         docs = {i: (paths[i], mt[i], sz[i], paths[i].startswith("ref/")) for i in members}
-        best = min(members, key=lambda i: (*[reference_key(docs[i], r) for r in rules], paths[i]))
-        assert refs[f] == best
-    got = preview(np.array(fam), table, rules)
+        ranked = sorted(members, key=lambda i: (*[reference_key(docs[i], r) for r in rules],
+                                                paths[i]))
+        for i in ranked:
+            if keeper[i] >= 0:
+                continue
+            keeper[i] = i
+            for j in ranked:
+                if keeper[j] < 0 and not pinned[j] and bin(fps[i] ^ fps[j]).count("1") <= k:
+                    keeper[j] = i
+    return keeper
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(corpora())
+def test_keepers_match_a_python_greedy_and_stay_within_k(case):
+    paths, mt, sz, fam, rules, fps, k, pinned = case
+    table = DocumentTable.from_documents(paths, mt, sz, reference_folders=["ref"])
+    protected = [p.startswith("ref/") and f >= 0 for p, f in zip(paths, fam, strict=True)]
+    if any(protected) and "preferred" not in rules:
+        rules = ["preferred", *rules]
+    want = ref_keepers(paths, mt, sz, fam, rules, fps, k,
+                       [a or b for a, b in zip(pinned, protected, strict=True)])
+    got = preview(np.array(fam), table, rules, np.array(fps, dtype=np.uint64), k,
+                  np.array(pinned))
+    assert got.keeper.tolist() == want
     for i in range(len(paths)):
-        in_family = fam[i] >= 0
-        protected = in_family and paths[i].startswith("ref/")
-        is_ref = in_family and got.refs[fam[i]] == i
-        assert bool(got.protected[i]) == protected
-        assert bool(got.marked[i]) == (in_family and not protected and not is_ref)
-        first = "preferred" not in rules or rules[0] == "preferred"
-        has_ref = any(paths[j].startswith("ref/") for j in range(len(paths)) if fam[j] == fam[i])
-        if in_family and first and has_ref:
-            assert paths[got.refs[fam[i]]].startswith("ref/")  # a reference folder wins
+        if fam[i] < 0:
+            assert got.keeper[i] == -1 and not got.marked[i]
+            continue
+        keep = int(got.keeper[i])
+        bits = bin(fps[i] ^ fps[keep]).count("1")
+        assert fam[keep] == fam[i] and got.distance[i] == bits <= k  # the promise
+        assert bool(got.marked[i]) == (keep != i)
+        assert not (got.marked[i] and (pinned[i] or protected[i]))
+    for f in set(fam) - {-1}:  # the first member by the rules is kept
+        members = [i for i in range(len(paths)) if fam[i] == f]
+        assert any(not got.marked[i] for i in members)
 
 
 def test_named_rules_on_a_small_family():
     ids = ["b/long/name.txt", "a.txt", "c.txt"]
     table = DocumentTable.from_documents(ids, [30, 10, 20], [5, 9, 1])
     fam = np.array([0, 0, 0])
-    assert ids[references(fam, table, ["newest"])[0]] == "b/long/name.txt"
-    assert ids[references(fam, table, ["oldest"])[0]] == "a.txt"
-    assert ids[references(fam, table, ["largest"])[0]] == "a.txt"
-    assert ids[references(fam, table, ["smallest"])[0]] == "c.txt"
-    assert ids[references(fam, table, ["shortest-path"])[0]] == "a.txt"
-    assert ids[references(fam, table, ["first-name"])[0]] == "a.txt"
+    fps = np.zeros(3, np.uint64)  # identical: one keeper takes the others
+
+    def kept(rule: str) -> str:
+        groups = keepers(fam, fps, table, [rule], 3)
+        assert int(groups.kept.sum()) == 1
+        return ids[int(np.flatnonzero(groups.kept)[0])]
+
+    assert kept("newest") == "b/long/name.txt"
+    assert kept("oldest") == "a.txt"
+    assert kept("largest") == "a.txt"
+    assert kept("smallest") == "c.txt"
+    assert kept("shortest-path") == "a.txt"
+    assert kept("first-name") == "a.txt"
     try:
-        references(fam, table, ["biggest"])
+        kept("biggest")
     except ValueError as exc:
         assert "biggest" in str(exc)
     else:  # pragma: no cover
         raise AssertionError("unknown rule accepted")
+
+
+def test_a_chain_family_wider_than_k_splits_into_tight_groups():
+    """A -2- B -2- C -2- D at k=3 is one chain family 6 bits wide: keeping the newest (A)
+    takes B only; C is kept next and takes D. Nothing is marked a copy of a far keeper."""
+    ids = ["a", "b", "c", "d"]
+    fps = np.array([0b0, 0b11, 0b1111, 0b111111], np.uint64)
+    table = DocumentTable.from_documents(ids, [40, 30, 20, 10], [1, 1, 1, 1])
+    got = preview(np.zeros(4, np.int64), table, ["newest"], fps, 3)
+    assert [ids[x] for x in got.keeper.tolist()] == ["a", "a", "c", "c"]
+    assert got.distance.tolist() == [0, 2, 0, 2]
+    assert got.marked.tolist() == [False, True, False, True]
+    assert got.split.tolist() == [0]
+    one = preview(np.zeros(4, np.int64), table, ["newest"], fps, 6)  # k=6: one group
+    assert one.marked.tolist() == [False, True, True, True] and one.split.tolist() == []
 
 
 def test_bulk_marking_helpers():
@@ -108,8 +156,6 @@ def test_bulk_marking_helpers():
     assert invert(mask, fam).tolist() == [True, True, False, False, False]
     assert unsafe_families(fam, by_glob(ids, "*", fam)).tolist() == [0]
     assert unsafe_families(fam, mask).tolist() == []
-    refs = np.array([0])
-    assert mark_all_but_reference(fam, refs).tolist() == [False, True, True, False, False]
 
 
 # -- ignore-aware families ----------------------------------------------------------------

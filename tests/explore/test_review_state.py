@@ -85,23 +85,47 @@ def test_rule_preview_keeps_newest_and_respects_user_decisions_and_reference_fol
     documents = {"a/x": _doc(1), "a/y": _doc(3), "b/z": _doc(2), "c/1": _doc(5), "c/2": _doc(4)}
     families = [["a/x", "a/y", "b/z"], ["c/1", "c/2"]]
     state = ReviewState(active=True, decisions={"c/2": "not-duplicate"})
-    p = preview_marks(families, documents, state, rules=["newest"])
+    fps = dict.fromkeys(documents, 0)
+    p = preview_marks(families, documents, state, fps, 3, rules=["newest"])
     assert dict(p.marks) == {"a/x": "duplicate", "a/y": "keep", "b/z": "duplicate"}
     assert (p.families, p.duplicates, p.keeps) == (1, 2, 1)
-    p = preview_marks(families, documents, state, rules=["preferred", "newest"], folders=["b"])
+    assert {r[0]: (r[3], r[4]) for r in p.rows} == {"a/x": ("a/y", 0), "b/z": ("a/y", 0),
+                                                   "a/y": ("", -1)}
+    p = preview_marks(families, documents, state, fps, 3, rules=["preferred", "newest"],
+                      folders=["b"])
     assert dict(p.marks) == {"a/x": "duplicate", "a/y": "duplicate", "b/z": "keep"}
+
+
+def test_rule_preview_marks_nothing_farther_than_k_from_its_keeper():
+    """A chain family 6 bits wide at k=3: two tight groups, the far end keeps its own copy;
+    rows come farthest first."""
+    documents = {m: _doc(t) for m, t in (("a", 4), ("b", 3), ("c", 2), ("d", 1))}
+    fps = {"a": 0b0, "b": 0b11, "c": 0b1111, "d": 0b111111}
+    state = ReviewState(active=True)
+    p = preview_marks([["a", "b", "c", "d"]], documents, state, fps, 3, rules=["newest"])
+    assert dict(p.marks) == {"a": "keep", "b": "duplicate", "c": "keep", "d": "duplicate"}
+    assert p.split == 1 and p.too_wide == 0  # 6 bits: not above k + 4
+    assert [(r[0], r[3], r[4]) for r in p.rows][:2] == [("b", "a", 2), ("d", "c", 2)]
+    wide = {"a": 0, "b": 0b111, "c": 0b111111, "d": (1 << 12) - 1}
+    p = preview_marks([["a", "b", "c", "d"]], documents, state, wide, 3, rules=["newest"])
+    assert p.too_wide == 1 and p.split == 1  # 12 bits > 2k and > k + 4: flagged
+    assert all(r[4] <= 3 for r in p.rows)
 
 
 def test_bulk_folder_glob_invert_never_mark_a_whole_family():
     documents = {m: _doc(i) for i, m in enumerate(["a/1.txt", "a/2.txt", "b/1.txt", "b/2.md"])}
     families = [["a/1.txt", "a/2.txt"], ["b/1.txt", "b/2.md"]]
     state = ReviewState(active=True)
-    p = preview_marks(families, documents, state, mode="folder", argument="a")
+    fps = dict.fromkeys(documents, 0)
+    p = preview_marks(families, documents, state, fps, 3, mode="folder", argument="a")
     assert p.duplicates == 0 and p.skipped == 1  # every member of family 1 is under a/
-    p = preview_marks(families, documents, state, mode="glob", argument="*.md")
+    p = preview_marks(families, documents, state, fps, 3, mode="glob", argument="*.md")
     assert dict(p.marks) == {"b/1.txt": "keep", "b/2.md": "duplicate"}
+    far = {**fps, "b/2.md": 0b1111}  # 4 bits from the member it would duplicate
+    p = preview_marks(families, documents, state, far, 3, mode="glob", argument="*.md")
+    assert dict(p.marks) == {} and p.unkept == 1  # no kept member within k: left alone
     state = ReviewState(active=True, decisions={"b/2.md": "duplicate"})
-    p = preview_marks(families, documents, state, mode="invert")
+    p = preview_marks(families, documents, state, fps, 3, mode="invert")
     assert dict(p.marks) == {"b/1.txt": "duplicate", "b/2.md": "keep"}
 
 
@@ -109,9 +133,24 @@ def test_action_targets_take_the_kept_member_as_reference_and_skip_stale():
     documents = {m: _doc(i) for i, m in enumerate(["a", "b", "c"])}
     family = Family(("a", "b", "c"), "a", 2)
     state = ReviewState(active=True, decisions={"b": "keep", "c": "duplicate"}, stale={"a": "duplicate"})
-    targets, stale = action_targets([family], documents, state)
-    assert [(d is documents["c"], ref) for d, ref in targets] == [(True, "b")]
-    assert stale == 1
+    targets, far, stale, _wide = action_targets([family], documents, state,
+                                                dict.fromkeys("abc", 0), 3)
+    assert [(d is documents["c"], ref, bits) for d, ref, bits in targets] == [(True, "b", 0)]
+    assert far == [] and stale == 1
+
+
+def test_action_targets_never_pair_a_duplicate_with_a_keeper_farther_than_k():
+    """Two kept copies in a wide family: each duplicate goes with the nearest, and one
+    with no kept member within k is left alone (the dry run says so)."""
+    documents = {m: _doc(i) for i, m in enumerate(["a", "b", "c", "d", "e"])}
+    fps = {"a": 0, "b": 0b11, "c": 0xFF, "d": 0xFF ^ 0b1, "e": 1 << 40 | 0xF0F0}
+    family = Family(("a", "b", "c", "d", "e"), "a", 20)
+    state = ReviewState(active=True, decisions={
+        "a": "keep", "c": "keep", "b": "duplicate", "d": "duplicate", "e": "duplicate"})
+    targets, far, _, wide = action_targets([family], documents, state, fps, 3)
+    assert sorted((d is documents[m], ref, bits) for (d, ref, bits), m in
+                  zip(targets, ["b", "d"], strict=True)) == [(True, "a", 2), (True, "c", 1)]
+    assert far == ["e"] and wide == 1  # diameter 20 > 2k: flagged
 
 
 @settings(max_examples=examples(100), deadline=None)

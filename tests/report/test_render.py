@@ -138,3 +138,17 @@ def test_empty_report_says_so():
     page = render_report(_report(families=(), chart=(), skipped=()))
     parsed = check_html(page, script=SCRIPT)
     assert "no-families" in parsed.ids and parsed.tags["svg"] == 0
+
+
+def test_a_chain_family_far_wider_than_k_is_flagged_in_the_list_and_its_section():
+    import dataclasses
+
+    wide = dataclasses.replace(_report().families[0], diameter=31)
+    page = render_report(_report(families=(wide,)))
+    check_html(page, script=SCRIPT)
+    assert "◆ Flagged: diameter 31 is above 2k=6" in page
+    assert '<span class="warn" title="above 2k: a drift, not copies">◆ 31</span>' in page
+    for quiet in (_report(families=(wide,), mode="star"),  # star families are within 2k
+                  _report(families=(dataclasses.replace(wide, diameter_exact=False),)),
+                  _report()):  # diameter 2
+        assert "◆" not in render_report(quiet)

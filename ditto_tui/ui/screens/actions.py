@@ -24,6 +24,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Input, ProgressBar, Select, Static
 
+from ditto_tui.core.simhash import similarity_percent
 from ditto_tui.corpus.documents import human_size
 from ditto_tui.corpus.trash import platform_name, trash_refusal
 from ditto_tui.ui.listing import shown
@@ -102,6 +103,14 @@ class ConfirmScreen(ModalScreen[bool]):
         self.dismiss(event.button.id == "yes")
 
 
+def _kept_copy(reference: str, bits: int | None) -> str:
+    """``2 bits · 96.88% · keeps REF``: how near the copy that stays is (first, so that a
+    narrow column still shows it), and which it is."""
+    if bits is None:
+        return f"keeps {reference}"
+    return f"{bits} bit{'' if bits == 1 else 's'} · {similarity_percent(bits)} · keeps {reference}"
+
+
 class ActionsScreen(Screen[None]):
     """Dry run, confirmation, then the action on the members decided duplicate in the
     families at ``k`` and ``mode`` (all of them, whatever the list's filters), through
@@ -125,6 +134,7 @@ class ActionsScreen(Screen[None]):
         self.k = k
         self.mode = mode
         self.targets: list[Any] | None = None
+        self.far: list[str] = []  # decided duplicate, with no kept member within k
         self.stale = 0
         self.plan: Any = None
         self.report: Any = None
@@ -189,16 +199,24 @@ class ActionsScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="act")
     def find_targets(self) -> None:
         try:
-            targets, stale = self.explorer.action_targets(self.k, self.mode)
+            found = self.explorer.action_targets(self.k, self.mode)
         except Exception as exc:  # the explorer is closing
             self.app.call_from_thread(self._summary, f"Cannot list the duplicates: {exc}")
             return
-        self.app.call_from_thread(self._targets_found, targets, stale)
+        self.app.call_from_thread(self._targets_found, found)
 
-    def _targets_found(self, targets: list[Any], stale: int) -> None:
-        self.targets, self.stale = targets, stale
+    def _targets_found(self, found: Any) -> None:
+        targets, far, stale = found.found, found.far, found.stale
+        self.targets, self.far, self.stale = targets, far, stale
         text = (f"{len(targets):,} document(s) decided duplicate in the families at "
-                f"k={self.k} ({self.mode}), filters aside.")
+                f"k={self.k} ({self.mode}), filters aside, each within k={self.k} of the "
+                "copy that stays.")
+        if far:
+            text += (f" {len(far):,} left alone: no kept member within k={self.k} "
+                     "(decide which copy stays).")
+        if found.too_wide:
+            text += (f" ◆ {found.too_wide:,} of their families flagged: diameter above "
+                     f"2k={2 * self.k}, a drift rather than copies of one document.")
         if stale:
             text += f" {stale:,} stale decision(s) left out (the file changed since)."
         if self.trash_refused:  # the reason stays; the count comes back with another choice
@@ -261,13 +279,18 @@ class ActionsScreen(Screen[None]):
     def _planned(self, plan: Any) -> None:
         self.plan = plan
         verb = {"trash": "trash", "move": "move", "link": "link", "list": "list"}[plan.action]
-        rows = [(verb, s.id, f"keeps {s.reference}" + (f" -> {s.dest}" if plan.action == "move" else ""))
-                for s in plan.steps]
+        bits = {t.id: t.distance for t in self.targets or []}
+        steps = sorted(plan.steps, key=lambda s: (-(bits.get(s.id) or 0), s.id))  # farthest first
+        rows = [(verb, s.id, _kept_copy(s.reference, bits.get(s.id))
+                 + (f" -> {s.dest}" if plan.action == "move" else "")) for s in steps]
         rows += [("refuse", o.id, o.reason) for o in plan.refused]
+        rows += [("leave", m, f"no kept member within k={self.k}") for m in self.far]
         self.query_one(ResultTable).set_rows(rows, cursor=0)
         self._summary(
-            f"Dry run: {len(plan.steps):,} file(s) to {verb} ({human_size(plan.bytes)}), "
-            f"{len(plan.refused):,} refused. Nothing has been touched yet."
+            f"Dry run: {len(plan.steps):,} file(s) to {verb} ({human_size(plan.bytes)}), each "
+            f"within k={self.k} of the copy it keeps (farthest first); "
+            f"{len(plan.refused) + len(self.far):,} refused or left alone. Nothing has been "
+            "touched yet."
         )
         self.query_one("#run", Button).disabled = not plan.steps
 

@@ -1,11 +1,13 @@
 """KeepRulesScreen: choose a keep rule chain or a bulk marking, preview it, apply it.
 
-The screen gets the families (member ids), the documents and the review state in its
-constructor. The preview is computed in a thread worker
-(:func:`~ditto_tui.explore.review.preview_marks`) and shown in a virtual list with its
-counts; "Apply" dismisses the screen with the previewed marks (id -> decision), which the
-main screen records through the explorer. Nothing is recorded without a preview of exactly
-the settings shown.
+The screen gets the families (member ids), the documents, their fingerprints, k and the
+review state in its constructor. The preview is computed in a thread worker
+(:func:`~ditto_tui.explore.review.preview_marks`: every duplicate within k of its own
+keeper, wide families split into tight groups) and shown in a virtual list, farthest
+duplicates first, with each one's distance and similarity to its keeper and the counts of
+families split, flagged too wide and left alone; "Apply" dismisses the screen with the
+previewed marks (id -> decision), which the main screen records through the explorer.
+Nothing is recorded without a preview of exactly the settings shown.
 """
 
 from __future__ import annotations
@@ -22,14 +24,15 @@ from textual.screen import Screen
 from textual.widgets import Button, Input, Label, Select, Static
 
 from ditto_tui.core.keep import RULES
-from ditto_tui.explore.review import preview_marks
+from ditto_tui.core.simhash import similarity_percent
+from ditto_tui.explore.review import MarkRow, preview_marks
 from ditto_tui.ui.listing import shown
 from ditto_tui.ui.widgets.columns import ColumnSpec
 from ditto_tui.ui.widgets.footer import Footer
 from ditto_tui.ui.widgets.virtual_table import VirtualTable
 
 MODE_CHOICES = [
-    ("Keep rule: keep one per family, mark the others", "rule"),
+    ("Keep rule: keep a copy, mark the members within k of it", "rule"),
     ("Bulk: mark the members under a folder", "folder"),
     ("Bulk: mark the members matching a glob", "glob"),
     ("Bulk: invert the duplicate marks", "invert"),
@@ -39,21 +42,31 @@ LABELS = {"keep": "keep", "duplicate": "duplicate", "not-duplicate": "not dup"}
 
 
 class MarkTable(VirtualTable):
-    """The previewed marks: decision, family number, path."""
+    """The previewed marks: decision, bits and similarity to the keeper, family number,
+    path, keeper (duplicates farthest from their keeper first)."""
 
     COLUMNS = (
         ColumnSpec("mark", "Mark", 9),
-        ColumnSpec("family", "Family", 7),
-        ColumnSpec("path", "Path", 30, weight=1),
+        ColumnSpec("bits", "Bits", 4),
+        ColumnSpec("similarity", "Similar", 7),
+        ColumnSpec("family", "Family", 6),
+        ColumnSpec("path", "Path", 24, weight=1),
+        ColumnSpec("keeper", "Duplicate of", 24, weight=1),
     )
-    RIGHT_ALIGNED = frozenset({"family"})
+    RIGHT_ALIGNED = frozenset({"bits", "similarity", "family"})
 
-    def cell(self, row: tuple[str, str, int], key: str) -> str:
-        doc_id, mark, family = row
+    def cell(self, row: MarkRow, key: str) -> str:
+        doc_id, mark, family, keeper, bits = row
         if key == "mark":
             return LABELS.get(mark, mark)
+        if key == "bits":
+            return str(bits) if bits >= 0 else ""
+        if key == "similarity":
+            return similarity_percent(bits) if bits >= 0 else ""
         if key == "family":
             return str(family)
+        if key == "keeper":
+            return shown(keeper) if keeper else ""
         return shown(doc_id)
 
 
@@ -79,12 +92,18 @@ class KeepRulesScreen(Screen[dict[str, str] | None]):
         families: Sequence[Sequence[str]],
         documents: Mapping[str, Any],
         review: Any,
+        fingerprints: Mapping[str, int],
+        k: int,
+        grouping: str = "chain",
     ) -> None:
         super().__init__()
         self.selected = selected
         self.families = families
         self.documents = documents
         self.review = review
+        self.fingerprints = fingerprints
+        self.k = k
+        self.grouping = grouping
         self.preview: Any = None
         self._previewed: tuple | None = None  # the settings of self.preview
 
@@ -168,8 +187,8 @@ class KeepRulesScreen(Screen[dict[str, str] | None]):
         families = [self.selected] if scope == "family" and self.selected is not None else self.families
         try:
             result = preview_marks(
-                families, self.documents, self.review, mode=mode, rules=rules,
-                folders=folders, argument=argument,
+                families, self.documents, self.review, self.fingerprints, self.k, mode=mode,
+                rules=rules, folders=folders, argument=argument, grouping=self.grouping,
             )
         except ValueError as exc:
             self.app.call_from_thread(self._say, str(exc))
@@ -181,10 +200,21 @@ class KeepRulesScreen(Screen[dict[str, str] | None]):
             return  # the settings changed meanwhile: that preview is not what is shown
         self.preview, self._previewed = result, settings
         self.query_one(MarkTable).set_rows(result.rows, cursor=0)
-        text = (f"Preview: {result.duplicates:,} duplicate(s) and {result.keeps:,} kept "
-                f"in {result.families:,} famil{'y' if result.families == 1 else 'ies'}.")
+        text = (f"Preview at k={self.k}: {result.duplicates:,} duplicate(s) and "
+                f"{result.keeps:,} kept in {result.families:,} "
+                f"famil{'y' if result.families == 1 else 'ies'}; each duplicate is within "
+                f"k={self.k} of the copy it duplicates (farthest first).")
+        if result.split:
+            text += (f" {result.split:,} family(ies) split into tight groups, each with a "
+                     "copy kept.")
+        if result.too_wide:
+            text += (f" ◆ {result.too_wide:,} flagged: diameter above 2k={2 * self.k}, a "
+                     "drift rather than copies of one document.")
         if result.skipped:
             text += f" {result.skipped:,} family(ies) left alone: every member would be marked."
+        if result.unkept:
+            text += (f" {result.unkept:,} member(s) left unmarked: no kept member within "
+                     f"k={self.k}.")
         text += " Nothing is recorded until Apply."
         self._say(text)
         self.query_one("#keep-apply", Button).disabled = not result.marks

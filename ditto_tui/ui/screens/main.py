@@ -1183,6 +1183,9 @@ class MainScreen(Screen):
                 families=[f.members for f in view.families if f.size > 1],
                 documents=self.snapshot.documents,
                 review=self.review,
+                fingerprints=self.snapshot.fingerprints,
+                k=self.k,
+                grouping=self.mode,
             ),
             applied,
         )
