@@ -123,6 +123,19 @@ def _report_recovery(journal_dir: Path) -> None:
              f"file(s) put back, {len(report.failures)} problem(s)")
         for o in report.failures:
             warn(f"  {o.id}: {o.reason}")
+        if report.damage:
+            warn(f"  {report.damage}")
+
+
+def _report_damage(journal_dir: Path) -> int:
+    """Warn about every damaged journal (by name, with what it can still tell); how many."""
+    from ditto_tui.cli import warn
+    from ditto_tui.corpus.actions import damaged
+
+    found = damaged(journal_dir)
+    for journal in found:
+        warn(journal.damage_note())
+    return len(found)
 
 
 def _confirm(question: str, yes: bool) -> None:
@@ -165,6 +178,7 @@ def run_dedupe(args: argparse.Namespace, out: Any) -> int:
         warn(notice)
     with store:
         _report_recovery(store.journal_dir)
+        _report_damage(store.journal_dir)
         cache = None
         if args.cache is not None:
             from ditto_tui.corpus.cache import default_cache_path
@@ -248,7 +262,7 @@ def run_undo(args: argparse.Namespace, out: Any) -> int:
     """The ``undo`` command."""
     import time
 
-    from ditto_tui.cli import CommandError, warn
+    from ditto_tui.cli import CommandError, escape_id, warn
     from ditto_tui.corpus.actions import Busy, undo_last
     from ditto_tui.corpus.journal import journals
 
@@ -262,21 +276,31 @@ def run_undo(args: argparse.Namespace, out: Any) -> int:
                 done = sum(1 for o in j.outcomes.values() if o.get("status") == "done")
                 undone = sum(1 for o in j.outcomes.values() if o.get("status") == "undone")
                 when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(j.created))
-                out.line(f"{j.id}\t{when}\t{j.action}\t{len(j.ops)} file(s)\t"
-                         f"{j.state or 'interrupted'}\t{done} still done, {undone} undone")
-            return 0
+                state = j.state or ("interrupted" if j.usable else "unreadable")
+                if j.damage:
+                    state = f"damaged, {state}"
+                out.line(f"{j.id}\t{when}\t{escape_id(j.action).decode('utf-8', 'replace')}\t"
+                         f"{len(j.ops)} file(s)\t{state}\t{done} still done, {undone} undone")
+            return 1 if _report_damage(store.journal_dir) else 0
         try:
             report = undo_last(store.journal_dir)
         except Busy as exc:
             raise CommandError(f"{exc}; try again when it has finished") from None
         if report is None:
-            warn("nothing to undo")
-            return 0
+            bad = _report_damage(store.journal_dir)
+            warn("nothing to undo" + (" that can be read (see the damaged journal above)"
+                                      if bad else ""))
+            return 1 if bad else 0
         for o in report.failures:
             warn(f"{o.id}: {o.reason}")
+        lost = 0
+        if report.damage:
+            warn(report.damage)
+            lost = 1
         out.line(f"undid {report.action}: {report.count('undone')} file(s) put back, "
-                 f"{len(report.failures)} not")
-        return 1 if report.failures else 0
+                 f"{len(report.failures)} not" + ("; the journal is damaged: some files are "
+                                                  "unaccounted for" if lost else ""))
+        return 1 if report.failures or lost else 0
 
 
 def export_decisions(path: str, args: argparse.Namespace) -> dict[str, str]:

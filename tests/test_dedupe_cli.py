@@ -329,3 +329,96 @@ def test_a_quarantine_folder_at_the_root_is_refused_in_one_line(corpus, env, cap
                          str(corpus))
     assert code == 1 and err == "ditto-tui: the quarantine folder cannot be the corpus folder itself\n"
     assert tree(corpus) == before
+
+
+# -- damaged journals (issue 31, file actions 5) ----------------------------------------
+
+
+def _trash_six(corpus: Path, capfdbinary) -> tuple[dict[str, str], Path]:
+    for n in range(6):
+        (corpus / f"more/c{n}.txt").parent.mkdir(exist_ok=True)
+        (corpus / f"more/c{n}.txt").write_text(TEXT)
+    before = tree(corpus)
+    code, out, err = run(capfdbinary, "dedupe", str(corpus), "--keep", "oldest",
+                         "--action", "trash", "--yes")
+    assert code == 0 and "9 file(s) done" in out, err
+    with ReviewStore.for_root(corpus) as store:
+        [journal] = journals(store.journal_dir)
+    return before, journal.path
+
+
+def _rewrite(path: Path, change) -> None:
+    lines = path.read_bytes().split(b"\n")
+    change(lines)
+    path.write_bytes(b"\n".join(lines))
+
+
+def test_a_journal_with_a_damaged_line_is_undone_as_far_as_it_goes_and_says_so(
+    corpus, env, capfdbinary
+) -> None:
+    before, path = _trash_six(corpus, capfdbinary)
+
+    def damage(lines: list[bytes]) -> None:  # the third operation's line is garbled
+        lines[3] = b'{"op": {"n": 2, "id": "more/c' + b"\xff" * 10
+
+    _rewrite(path, damage)
+    code, out, err = run(capfdbinary, "undo", str(corpus))
+    assert code == 1 and "Traceback" not in err
+    assert "8 file(s) put back" in out and "damaged" in out
+    assert f"journal {path.name} is damaged (line 4 does not parse)" in err
+    assert "1 file(s) unaccounted for" in err
+    assert len(tree(corpus)) == len(before) - 1  # the one the journal lost stays in the trash
+    code, out, err = run(capfdbinary, "undo", str(corpus), "--list")
+    assert "damaged, undo-incomplete" in out and path.name in err and code == 1
+
+
+def test_lost_outcome_lines_are_decided_from_the_disk(corpus, env, capfdbinary) -> None:
+    before, path = _trash_six(corpus, capfdbinary)
+
+    def damage(lines: list[bytes]) -> None:  # two "done" records garbled
+        n_ops = sum(1 for ln in lines if ln.startswith(b'{"op"'))
+        lines[1 + n_ops] = b"\x00garbage"
+        lines[2 + n_ops] = b'{"n": 1, "status": '
+
+    _rewrite(path, damage)
+    code, out, err = run(capfdbinary, "undo", str(corpus))
+    assert "9 file(s) put back" in out, (out, err)
+    assert tree(corpus) == before
+    assert code == 0 or "damaged" in err
+
+
+@pytest.mark.parametrize("field", ["n", "created", "root", "size"])
+def test_an_ill_typed_field_never_gives_a_traceback(corpus, env, capfdbinary, field) -> None:
+    import json as _json
+
+    before, path = _trash_six(corpus, capfdbinary)
+    lines = path.read_bytes().split(b"\n")
+    if field in ("created", "root"):
+        entry = _json.loads(lines[0])
+        entry["header"][field] = ["not", "a", "scalar"]
+        lines[0] = _json.dumps(entry).encode()
+    else:
+        entry = _json.loads(lines[1])
+        entry["op"][field] = "twelve"
+        lines[1] = _json.dumps(entry).encode()
+    path.write_bytes(b"\n".join(lines))
+    for argv in (["undo", str(corpus), "--list"], ["undo", str(corpus)],
+                 ["dedupe", str(corpus), "--action", "trash", "-n"]):
+        code, out, err = run(capfdbinary, *argv)  # raising here would fail the test
+        assert "Traceback" not in err and code in (0, 1), (argv, err)
+        assert path.name in err, (argv, err)  # the damaged journal is named
+    if field == "root":  # nothing can be put back: the journal no longer says where
+        assert len(tree(corpus)) == len(before) - 9
+    else:
+        assert len(tree(corpus)) >= len(before) - 1
+
+
+def test_a_journal_whose_header_is_lost_is_listed_not_invisible(corpus, env, capfdbinary) -> None:
+    _, path = _trash_six(corpus, capfdbinary)
+    _rewrite(path, lambda lines: lines.__setitem__(0, b"{\"header\": "))
+    code, out, err = run(capfdbinary, "undo", str(corpus))
+    assert code == 1 and "Traceback" not in err
+    assert f"journal {path.name} is damaged" in err and "no longer says what was done" in err
+    assert "nothing to undo" in err
+    code, out, err = run(capfdbinary, "undo", str(corpus), "--list")
+    assert path.stem in out and "damaged" in out

@@ -207,6 +207,9 @@ class Journal:
                     problem = _header_problem(entry["header"])
                 else:
                     header = entry["header"]
+                    created = header.get("created", 0.0)
+                    if isinstance(created, bool) or not isinstance(created, (int, float)):
+                        problem = "has a header with an ill-typed created"
             elif "op" in entry:
                 problem = _op_problem(entry["op"])
                 if problem is None:

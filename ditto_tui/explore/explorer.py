@@ -749,13 +749,16 @@ class Explorer:
 
     def _recover(self) -> None:
         """Roll back the actions an interrupted run left unfinished (writer thread)."""
-        from ditto_tui.corpus.actions import recover
+        from ditto_tui.corpus.actions import damaged, recover
 
         try:
             reports = recover(self.review_store.journal_dir)
+            broken = damaged(self.review_store.journal_dir)
         except Exception as exc:  # reported; the explorer stays usable
             self.on_event(Notice(f"Could not check unfinished actions: {exc}", "error"))
             return
+        for journal in broken:
+            self.on_event(Notice(journal.damage_note(), "error", "Damaged journal"))
         for report in reports:
             problems = len(report.failures)
             text = (f"An interrupted {report.action} was rolled back: "
