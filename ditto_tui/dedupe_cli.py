@@ -12,6 +12,7 @@ import argparse
 import os
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -205,13 +206,18 @@ def run_dedupe(args: argparse.Namespace, out: Any) -> int:
             if selection.lapsed_pairs:
                 warn(f"{selection.lapsed_pairs} ignored pair(s) no longer apply "
                      "(a document changed or left)")
-            targets = selection.targets(docs)
+            fps = session.fingerprints
+            targets = [replace(t, fp=int(fps[t.id]), ref_fp=None if t.reference is None
+                               else int(fps[t.reference])) for t in selection.targets(docs)]
             try:
                 plan = plan_action(root, action, targets,
                                    quarantine=arg if action == "move" else None,
-                                   trash_dir=args.trash_dir)
+                                   trash_dir=args.trash_dir, pipeline=session.pipeline,
+                                   k=args.k, mode=args.mode)
             except ValueError as exc:  # the trash unavailable here, a quarantine at the root
                 raise CommandError(str(exc)) from None
+            if plan.stale:  # rewritten in place, same size and mtime: read again next time
+                session.forget_cached(plan.stale)
 
             ids = selection.ids
             step_ids = {s.id for s in plan.steps}

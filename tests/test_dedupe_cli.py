@@ -422,3 +422,31 @@ def test_a_journal_whose_header_is_lost_is_listed_not_invisible(corpus, env, cap
     assert "nothing to undo" in err
     code, out, err = run(capfdbinary, "undo", str(corpus), "--list")
     assert path.stem in out and "damaged" in out
+
+
+def test_a_file_rewritten_in_place_with_the_same_size_and_mtime_is_not_acted_on(
+    corpus, env, capfdbinary
+) -> None:
+    """rsync --inplace -t: same size, mtime and inode, other bytes. The cached fingerprint
+    is stale; the plan re-fingerprints the bytes it hashes and refuses the file, and the
+    stale cache row is dropped so the next scan sees what the file is now."""
+    code, out, err = run(capfdbinary, "dedupe", str(corpus), "--keep", "oldest", "-n",
+                         "--action", "trash")
+    assert code == 0 and "trash   copies/deep/three.txt" in out, err
+    path = corpus / "copies/deep/three.txt"
+    st = path.stat()
+    other = ("Minutes of the garden committee: compost and tomatoes. " * 20)[: st.st_size]
+    with open(path, "r+b") as fh:  # in place: the inode stays
+        fh.write(other.encode())
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert path.stat().st_ino == st.st_ino
+    assert (path.stat().st_size, path.stat().st_mtime_ns) == (st.st_size, st.st_mtime_ns)
+    code, out, err = run(capfdbinary, "dedupe", str(corpus), "--keep", "oldest",
+                         "--action", "trash", "--yes")
+    assert path.read_text() == other  # not trashed
+    assert "refuse  copies/deep/three.txt  (its content is not what was fingerprinted" in out
+    assert "2 file(s) done" in out, (out, err)
+    code, out, err = run(capfdbinary, "dedupe", str(corpus), "--keep", "oldest", "-n",
+                         "--action", "trash")
+    # read again: now a near-duplicate of the garden minutes, no longer of the others
+    assert "keep    copies/deep/three.txt\ntrash   other/unrelated.txt\n" in out, out

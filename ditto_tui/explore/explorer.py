@@ -606,7 +606,10 @@ class Explorer:
         elif review.pairs:
             listing = leave_stars(listing, review.pairs, snap.fingerprints)
         pairs, stale = action_targets(listing, snap.documents, review)
-        return [Target.from_document(doc, ref) for doc, ref in pairs], stale
+        fps = snap.fingerprints
+        return [Target.from_document(doc, ref, int(fps[doc.id]),
+                                     None if ref is None or ref not in fps else int(fps[ref]))
+                for doc, ref in pairs], stale
 
     def plan_action(self, action: str, targets: Sequence[Any], destination: str | None = None) -> Any:
         """Check ``targets`` for ``action`` (trash, move, link, list) without touching any
@@ -614,8 +617,14 @@ class Explorer:
         quarantine folder of ``move``."""
         from ditto_tui.corpus.actions import plan_action
 
-        return plan_action(self._source.root, action, targets,
-                           quarantine=destination if action == "move" else None)
+        source = self._source
+        plan = plan_action(source.root, action, targets,
+                           quarantine=destination if action == "move" else None,
+                           pipeline=getattr(source, "pipeline", None))
+        forget = getattr(source, "forget_cached", None)
+        if plan.stale and forget is not None:  # read again at the next scan
+            forget(plan.stale)
+        return plan
 
     def execute(self, plan: Any, on_progress: Callable[[int, int], None] | None = None) -> Any:
         """Carry out a checked plan with a journal (undoable); a ``list`` plan writes the

@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -444,3 +445,42 @@ def test_trash_goes_to_the_freedesktop_home_trash_on_linux_and_the_bsds(
     report = undo_last(jdir)
     assert report is not None and report.count("undone") == 1
     assert tree(corpus) == before
+
+
+def _rewrite_in_place(path: Path, text: str) -> None:
+    """Other bytes, same size, mtime and inode (``rsync --inplace -t``)."""
+    st = os.stat(path)
+    data = text.encode()[: st.st_size].ljust(st.st_size, b".")
+    with open(path, "r+b") as fh:
+        fh.write(data)
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert os.stat(path).st_ino == st.st_ino
+
+
+def test_a_stale_fingerprint_is_refused_when_planning_with_the_pipeline(
+    corpus: Path, tmp_path: Path, pipeline
+) -> None:
+    def fp(rel: str) -> int:
+        return int(pipeline.fingerprint((corpus / rel).read_bytes()))
+
+    targets = [replace(target(corpus, n, "keep/a.txt"), fp=fp(n), ref_fp=fp("keep/a.txt"))
+               for n in ("copies/a1.txt", "copies/deep/a2.txt")]
+    _rewrite_in_place(corpus / "copies/a1.txt", "minutes of the garden committee " * 20)
+    plan = plan_action(corpus, "trash", targets, trash_dir=tmp_path / "trash",
+                       pipeline=pipeline, k=3)
+    assert [s.id for s in plan.steps] == ["copies/deep/a2.txt"]
+    assert plan.steps[0].distance == 0 and plan.steps[0].fp == targets[1].fp
+    assert plan.stale == ["copies/a1.txt"]
+    assert "not what was fingerprinted" in plan.refused[0].reason
+
+
+def test_a_reference_rewritten_in_place_after_planning_keeps_the_copy(
+    corpus: Path, tmp_path: Path
+) -> None:
+    plan = plan_action(corpus, "trash", [target(corpus, "copies/a1.txt", "keep/a.txt")],
+                       trash_dir=tmp_path / "trash")
+    _rewrite_in_place(corpus / "keep/a.txt", "something else entirely " * 20)
+    report = execute(plan, tmp_path / "j")
+    assert report.outcomes[0].status == "refused"
+    assert "reference keep/a.txt changed since the plan" in report.outcomes[0].reason
+    assert (corpus / "copies/a1.txt").read_text() == "alpha " * 50
