@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ditto_tui.core.keep import RULES
+from ditto_tui.corpus.actions import LINK_WARNING
 from ditto_tui.corpus.documents import human_size
 
 ACTION_CHOICES = ("trash", "move", "link", "list")
@@ -52,6 +53,13 @@ def add_parsers(sub: Any, common: list[Callable[[argparse.ArgumentParser], None]
                    help="trash | move DIR | link | list [PREFIX] (default: list, which "
                    "writes PREFIX.csv/.jsonl/.sh and touches nothing)")
     p.add_argument("--dry-run", "-n", action="store_true", help="show the plan and stop")
+    p.add_argument("--plan", metavar="FILE", default=None,
+                   help="with --dry-run: save the plan shown to FILE (JSON), to act on "
+                   "exactly it later with --apply FILE")
+    p.add_argument("--apply", metavar="FILE", default=None,
+                   help="act on the plan saved in FILE (by --dry-run --plan) instead of a "
+                   "fresh one: every file is checked again and anything changed since is "
+                   "refused; no scan, no keep rules")
     p.add_argument("--yes", "-y", action="store_true", help="act without asking")
     p.add_argument("--trash-dir", metavar="DIR", default=None,
                    help="use this folder as the trash (default: $DITTO_TUI_TRASH_DIR, else "
@@ -157,11 +165,17 @@ def _confirm(question: str, yes: bool) -> None:
 def run_dedupe(args: argparse.Namespace, out: Any) -> int:
     """The ``dedupe`` command (see :func:`add_parsers`)."""
     from ditto_tui.cli import CommandError, _pipeline, _scan_options, escape_id, warn
-    from ditto_tui.corpus.actions import execute, plan_action, write_removal_list
+    from ditto_tui.corpus.actions import plan_action, save_plan, write_removal_list
     from ditto_tui.corpus.dedupe import select
     from ditto_tui.corpus.session import CorpusSession
     from ditto_tui.corpus.trash import trash_refusal
 
+    if args.apply is not None:
+        return _run_apply(args, out)
+    if args.plan is not None and not args.dry_run:
+        from ditto_tui.cli import UsageError
+
+        raise UsageError("--plan FILE saves the plan of a --dry-run; act on it with --apply FILE")
     action, arg = _parse_action(args.action)
     if action == "trash":  # before anything is scanned, planned or shown
         refusal = trash_refusal(args.trash_dir)
@@ -236,6 +250,17 @@ def run_dedupe(args: argparse.Namespace, out: Any) -> int:
             out.line(f"{len(ids)} document(s), {selection.family_count} family(ies) at k={args.k}; "
                      f"{len(plan.steps)} file(s) to {verb} ({human_size(plan.bytes)}), "
                      f"{len(plan.refused)} refused")
+            if action == "link" and plan.steps:
+                out.line(f"note: {LINK_WARNING}")
+            if args.plan is not None:
+                try:
+                    save_plan(plan, args.plan)
+                except FileExistsError:
+                    raise CommandError(f"{args.plan}: already exists (not overwritten)") from None
+                except OSError as exc:
+                    raise CommandError(f"{args.plan}: {exc.strerror}") from None
+                out.line(f"plan saved to {args.plan}; act on exactly it with: "
+                         f"ditto-tui dedupe {args.path} --apply {args.plan}")
             out.flush()
             if args.dry_run or not plan.steps:
                 return 0
@@ -248,20 +273,83 @@ def run_dedupe(args: argparse.Namespace, out: Any) -> int:
                 for p in written:
                     out.line(f"wrote {p}")
                 return 0
-            question = {
-                "trash": f"Move {len(plan.steps)} file(s) to the trash?",
-                "move": f"Move {len(plan.steps)} file(s) into {arg}?",
-                "link": f"Replace {len(plan.steps)} file(s) with hard links to their reference?",
-            }[action]
-            _confirm(question, args.yes)
-            report = execute(plan, store.journal_dir)
-            problems = [o for o in report.outcomes if o.status in ("refused", "failed")
-                        and o.id not in refused]
-            for o in problems:
-                warn(f"{o.id}: {o.reason}")
-            out.line(f"{report.count('done')} file(s) done, {len(problems)} not done; "
-                     f"undo with: ditto-tui undo {args.path}")
-            return 1 if problems else 0
+            return _act(plan, args, out, store.journal_dir, set(refused))
+
+
+def _question(plan: Any) -> str:
+    n = len(plan.steps)
+    return {
+        "trash": f"Move {n} file(s) to the trash?",
+        "move": f"Move {n} file(s) into {plan.quarantine}?",
+        "link": f"{LINK_WARNING}\nReplace {n} file(s) with hard links to their reference?",
+    }[plan.action]
+
+
+def _act(plan: Any, args: argparse.Namespace, out: Any, journal_dir: Path,
+         shown_refused: set[str]) -> int:
+    """Confirm, execute and report a checked trash/move/link plan."""
+    from ditto_tui.cli import warn
+    from ditto_tui.corpus.actions import execute
+
+    _confirm(_question(plan), args.yes)
+    report = execute(plan, journal_dir)
+    problems = [o for o in report.outcomes if o.status in ("refused", "failed")
+                and o.id not in shown_refused]
+    for o in problems:
+        warn(f"{o.id}: {o.reason}")
+    out.line(f"{report.count('done')} file(s) done, {len(problems)} not done; "
+             f"undo with: ditto-tui undo {args.path}")
+    return 1 if problems else 0
+
+
+def _run_apply(args: argparse.Namespace, out: Any) -> int:
+    """``dedupe PATH --apply FILE``: act on exactly a saved plan, each file checked again."""
+    from ditto_tui.cli import CommandError, UsageError, _pipeline, escape_id, warn
+    from ditto_tui.corpus.actions import PlanError, load_plan, replan, write_removal_list
+
+    if args.plan is not None:
+        raise UsageError("--apply FILE acts on a saved plan; --plan saves one")
+    if not os.path.isdir(args.path):
+        raise CommandError(f"{args.path}: not a folder")
+    try:
+        saved = load_plan(args.apply)
+    except PlanError as exc:
+        raise CommandError(str(exc)) from None
+    notices: list[str] = []
+    with _store(args.path, args.cache, notices) as store:
+        for notice in notices:
+            warn(notice)
+        _report_recovery(store.journal_dir)
+        _report_damage(store.journal_dir)
+        try:
+            plan = replan(saved, args.path,
+                          pipeline=_pipeline(args) if saved.pipeline is not None else None)
+        except (PlanError, ValueError) as exc:
+            raise CommandError(str(exc)) from None
+        step_ids = {s.id for s in plan.steps}
+        for s in saved.steps:
+            if s.id in step_ids:
+                out.line(f"{plan.action:<8}".encode() + escape_id(s.id) + b"  (keeps "
+                         + escape_id(s.reference) + b")")
+        for o in plan.refused:
+            out.line(b"refuse  " + escape_id(o.id) + b"  (" + escape_id(o.reason) + b")")
+        out.line(f"plan {args.apply}: {len(plan.steps)} file(s) to {plan.action} "
+                 f"({human_size(plan.bytes)}), {len(plan.refused)} refused")
+        if plan.action == "link" and plan.steps:
+            out.line(f"note: {LINK_WARNING}")
+        out.flush()
+        if args.dry_run or not plan.steps:
+            return 0
+        if plan.action == "list":
+            prefix = f"ditto-removal-{plan.tag.removeprefix('ditto-')}"
+            try:
+                written = write_removal_list(plan, prefix)
+            except FileExistsError as exc:
+                raise CommandError(f"{exc}: already exists (not overwritten)") from None
+            for p in written:
+                out.line(f"wrote {p}")
+            return 0
+        return _act(plan, args, out, store.journal_dir, {o.id for o in saved.refused})
 
 
 def run_undo(args: argparse.Namespace, out: Any) -> int:

@@ -450,3 +450,56 @@ def test_a_file_rewritten_in_place_with_the_same_size_and_mtime_is_not_acted_on(
                          "--action", "trash")
     # read again: now a near-duplicate of the garden minutes, no longer of the others
     assert "keep    copies/deep/three.txt\ntrash   other/unrelated.txt\n" in out, out
+
+
+# -- saved plans (issue 31, file actions 3) --------------------------------------------
+
+
+def test_apply_acts_on_exactly_the_saved_plan(corpus, env, tmp_path, capfdbinary) -> None:
+    import json as _json
+
+    plan_file = tmp_path / "plan.json"
+    code, out, err = run(capfdbinary, "dedupe", str(corpus), "--keep", "oldest", "--dry-run",
+                         "--plan", str(plan_file), "--action", "trash")
+    assert code == 0 and "plan saved to" in out, err
+    doc = _json.loads(plan_file.read_text())
+    assert doc["ditto_tui_plan"] == 1 and doc["root"] == os.path.realpath(corpus)
+    assert doc["action"] == "trash" and doc["k"] == 3
+    steps = {s["id"]: s for s in doc["steps"]}
+    assert set(steps) == {"ref/orig.txt", "copies/two.txt", "copies/deep/three.txt"}
+    two = steps["copies/two.txt"]
+    assert two["reference"] == "copies/one.txt" and two["distance"] is not None
+    assert len(two["sha256"]) == 64 and isinstance(two["fp"], int) and two["inode"] > 0
+    assert os.stat(plan_file).st_mode & 0o077 == 0
+    # after the review: a new copy appears (a fresh plan would take it), one file changes
+    (corpus / "copies/four.txt").write_text(TEXT)
+    with open(corpus / "copies/two.txt", "a") as fh:
+        fh.write("?")
+    code, out, err = run(capfdbinary, "dedupe", str(corpus), "--apply", str(plan_file), "--yes")
+    assert code == 1, (out, err)
+    assert "refuse  copies/two.txt  (changed since it was fingerprinted" in out
+    assert "2 file(s) done" in out
+    left = set(tree(corpus))
+    assert left == {"copies/one.txt", "copies/two.txt", "copies/four.txt", "other/unrelated.txt"}
+    code, out, err = run(capfdbinary, "undo", str(corpus))
+    assert code == 0 and "2 file(s) put back" in out
+
+
+def test_a_plan_is_never_applied_to_another_root(corpus, env, tmp_path, capfdbinary) -> None:
+    import shutil
+
+    plan_file = tmp_path / "plan.json"
+    code, _, err = run(capfdbinary, "dedupe", str(corpus), "--keep", "oldest", "-n",
+                       "--plan", str(plan_file), "--action", "trash")
+    assert code == 0, err
+    twin = tmp_path / "twin"
+    shutil.copytree(corpus, twin)
+    before = tree(twin)
+    code, out, err = run(capfdbinary, "dedupe", str(twin), "--apply", str(plan_file), "--yes")
+    assert code == 1 and f"this plan was made for {os.path.realpath(corpus)}" in err
+    assert tree(twin) == before
+    plan_file.write_text('{"ditto_tui_plan": 1, "root": 5}')
+    code, out, err = run(capfdbinary, "dedupe", str(corpus), "--apply", str(plan_file), "--yes")
+    assert code == 1 and "damaged plan" in err and "Traceback" not in err
+    code, _, err = run(capfdbinary, "dedupe", str(corpus), "--plan", str(plan_file), "--yes")
+    assert code == 2
