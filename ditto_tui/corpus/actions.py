@@ -1430,12 +1430,55 @@ def _escape(text: str) -> str:
     ) if any(b < 0x20 or b == 0x7F or b >= 0x80 for b in raw) else text
 
 
+def _printf_format(path: str) -> str:
+    """``path``'s bytes as a printf format that is plain printable ASCII: ``%`` and ``\\``
+    doubled, every other byte outside 0x20-0x7E as a three-digit octal escape."""
+    out = []
+    for b in os.fsencode(path):
+        if b == 0x25:
+            out.append("%%")
+        elif b == 0x5C:
+            out.append("\\\\")
+        elif 0x20 <= b < 0x7F:
+            out.append(chr(b))
+        else:
+            out.append(f"\\{b:03o}")
+    return "".join(out)
+
+
+_SCRIPT_HEAD = """\
+set -u
+if command -v sha256sum >/dev/null 2>&1; then
+    digest() { sha256sum < "$1" | cut -d ' ' -f 1; }
+elif command -v shasum >/dev/null 2>&1; then
+    digest() { shasum -a 256 < "$1" | cut -d ' ' -f 1; }
+else
+    echo 'this script needs sha256sum or shasum to check each file before removing it' >&2
+    exit 1
+fi
+# $1: the path as a printf format (plain ASCII), $2: size, $3: sha256, $4: the path as shown
+remove() {
+    p=$(printf "$1"x)
+    p=${p%x}
+    if [ -f "$p" ] && [ ! -L "$p" ] && [ "$(wc -c < "$p")" -eq "$2" ] \\
+            && [ "$(digest "$p")" = "$3" ]; then
+        rm -- "$p" && printf 'removed %s\\n' "$4"
+    else
+        printf 'skipped %s (gone, changed or not a regular file)\\n' "$4" >&2
+    fi
+}
+"""
+
+
 def write_removal_list(plan: Plan, prefix: str | os.PathLike[str]) -> list[Path]:
     """Write ``<prefix>.csv``, ``<prefix>.jsonl`` and ``<prefix>.sh`` for the plan's
-    files (path, reference, size, sha256); nothing in the corpus is touched. The script
-    removes each file only if it is still a regular file of the recorded size. Refuses
-    to overwrite existing files (FileExistsError)."""
-    import csv
+    files (path, reference, size, sha256); nothing in the corpus is touched. The CSV is
+    written by the export's safe writer (:func:`~ditto_tui.corpus.export.csv_cell`: formula
+    cells neutralised, CR and LF quoted). The script is plain printable ASCII (names as
+    printf octal escapes), prints names escaped (no terminal control reaches whoever runs
+    it), and removes a file only if it is still a regular file of the recorded size *and*
+    sha256. Refuses to overwrite existing files (FileExistsError)."""
+    from ditto_tui.corpus.export import csv_cell
 
     prefix = str(prefix)
     paths = [Path(prefix + ext) for ext in (".csv", ".jsonl", ".sh")]
@@ -1447,33 +1490,29 @@ def write_removal_list(plan: Plan, prefix: str | os.PathLike[str]) -> list[Path]
         path = os.path.join(plan.root, *s.id.split("/"))
         ref = os.path.join(plan.root, *s.reference.split("/"))
         rows.append((s.id, path, s.reference, ref, s.size, s.sha256))
+    header = ("id", "path", "reference", "reference_path", "size", "sha256")
     with open(paths[0], "x", encoding="utf-8", errors="surrogateescape", newline="") as fh:
-        writer = csv.writer(fh, lineterminator="\n")
-        writer.writerow(("id", "path", "reference", "reference_path", "size", "sha256"))
-        writer.writerows(rows)
+        for row in (header, *rows):
+            fh.write(",".join(csv_cell(v) for v in row) + "\n")
     with open(paths[1], "x", encoding="ascii") as fh:
         for r in rows:
-            fh.write(json.dumps(dict(zip(("id", "path", "reference", "reference_path", "size",
-                                          "sha256"), r, strict=True))) + "\n")
+            fh.write(json.dumps(dict(zip(header, r, strict=True))) + "\n")
     lines = [
-        b"#!/bin/sh",
-        f"# Written by ditto-tui: {len(rows)} near-duplicate file(s) under".encode(),
-        b"# " + _escape(plan.root).encode("ascii", "backslashreplace"),
-        b"# Nothing has been removed. Review, then run: sh " + os.fsencode(os.path.basename(paths[2])),
-        b"set -u",
-        b'remove() {',
-        b'    if [ -f "$1" ] && [ ! -L "$1" ] && [ "$(wc -c < "$1")" -eq "$2" ]; then',
-        b'        rm -- "$1" && printf \'removed %s\\n\' "$1"',
-        b'    else',
-        b'        printf \'skipped %s (gone, changed or not a regular file)\\n\' "$1" >&2',
-        b'    fi',
-        b'}',
+        "#!/bin/sh",
+        f"# Written by ditto-tui: {len(rows)} near-duplicate file(s) under",
+        "# " + _escape(plan.root),
+        "# Nothing has been removed. Review, then run: sh "
+        + _escape(os.path.basename(paths[2])),
+        "# Each file is removed only if it is still a regular file with the size and sha256",
+        "# it had when this list was written.",
+        _SCRIPT_HEAD.rstrip("\n"),
     ]
     for r in rows:
-        lines.append(b"# keeps " + _escape(r[3]).encode("ascii", "backslashreplace"))
-        lines.append(b"remove " + os.fsencode(shlex.quote(r[1])) + b" %d" % r[4])
-    with open(paths[2], "xb") as fh:
-        fh.write(b"\n".join(lines) + b"\n")
+        lines.append("# keeps " + _escape(r[3]))
+        lines.append(f"remove {shlex.quote(_printf_format(r[1]))} {int(r[4])} {r[5]} "
+                     f"{shlex.quote(_escape(r[1]))}")
+    with open(paths[2], "x", encoding="ascii") as fh:
+        fh.write("\n".join(lines) + "\n")
     os.chmod(paths[2], 0o755)
     return paths
 
