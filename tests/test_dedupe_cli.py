@@ -503,3 +503,18 @@ def test_a_plan_is_never_applied_to_another_root(corpus, env, tmp_path, capfdbin
     assert code == 1 and "damaged plan" in err and "Traceback" not in err
     code, _, err = run(capfdbinary, "dedupe", str(corpus), "--plan", str(plan_file), "--yes")
     assert code == 2
+
+
+def test_link_says_that_hard_links_share_content(corpus, env, capfdbinary) -> None:
+    code, out, err = run(capfdbinary, "dedupe", str(corpus), "--keep", "oldest", "-n",
+                         "--action", "link")
+    assert code == 0, err
+    assert "note: Hard links share one content: after linking, editing either copy" in out
+    code, out, err = run(capfdbinary, "dedupe", str(corpus), "--keep", "oldest",
+                         "--action", "link")  # no terminal: not acted on, the reason said
+    assert code == 1 and "not acting without confirmation" in err
+
+
+def test_the_readme_says_that_hard_links_share_content() -> None:
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    assert "**Hard links share content.**" in readme and "changes both" in readme

@@ -24,6 +24,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Input, ProgressBar, Select, Static
 
+from ditto_tui.corpus.actions import LINK_WARNING
 from ditto_tui.corpus.documents import human_size
 from ditto_tui.corpus.trash import platform_name, trash_refusal
 from ditto_tui.ui.listing import shown
@@ -265,10 +266,11 @@ class ActionsScreen(Screen[None]):
                 for s in plan.steps]
         rows += [("refuse", o.id, o.reason) for o in plan.refused]
         self.query_one(ResultTable).set_rows(rows, cursor=0)
-        self._summary(
-            f"Dry run: {len(plan.steps):,} file(s) to {verb} ({human_size(plan.bytes)}), "
-            f"{len(plan.refused):,} refused. Nothing has been touched yet."
-        )
+        text = (f"Dry run: {len(plan.steps):,} file(s) to {verb} ({human_size(plan.bytes)}), "
+                f"{len(plan.refused):,} refused. Nothing has been touched yet.")
+        if plan.action == "link" and plan.steps:
+            text += "\n" + LINK_WARNING
+        self._summary(text)
         self.query_one("#run", Button).disabled = not plan.steps
 
     @on(Button.Pressed, "#run")
@@ -283,6 +285,8 @@ class ActionsScreen(Screen[None]):
             "list": "Write a removal list of {n} file(s) to " + str(plan.quarantine) + ".*",
         }[plan.action].format(n=f"{len(plan.steps):,}")
         tail = "" if plan.action == "list" else "\n\nEach file is checked again first; u undoes it."
+        if plan.action == "link":
+            tail += "\n\n" + LINK_WARNING
 
         def answered(yes: bool | None) -> None:
             if yes:
