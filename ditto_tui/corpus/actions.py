@@ -64,7 +64,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ditto_tui.corpus.fsops import exchange, rename_noreplace
 from ditto_tui.corpus.journal import Journal, journals
@@ -295,13 +295,16 @@ def _gate_reason(exc: OSError, what: str = "") -> str:
     return f"{what}: {reason}" if what else reason
 
 
-def _still_at(gate: RootDir, rel: str, fd: int) -> bool:
+def _still_at(gate: RootDir, rel: str, fd: int, root_now: str | None = None) -> bool:
     """Whether the folder open as ``fd`` is still the folder ``rel`` below the gate's root:
     by the descriptor's real path where the system tells (Linux), else by a fresh walk
-    through the gate compared by (device, inode)."""
+    through the gate compared by (device, inode). ``root_now`` is the root's real path
+    if known (a root moved since then makes every folder below it fail: never a false
+    yes)."""
     where = fd_path(fd)
     if where is not None:
-        root_now = fd_path(gate.fd)
+        if root_now is None:
+            root_now = fd_path(gate.fd)
         if root_now is None:
             return False
         return where == (os.path.join(root_now, *rel.split("/")) if rel else root_now)
@@ -322,22 +325,27 @@ class _Folders:
 
     def __init__(self) -> None:
         self.gates: dict[str, RootDir] = {}
+        self._roots: dict[str, str | None] = {}
+        self._want: dict[tuple[str, str], str] = {}
         self._fds: OrderedDict[tuple[str, str], int] = OrderedDict()
 
     def gate(self, base: str) -> RootDir:
         gate = self.gates.get(base)
         if gate is None:
             gate = self.gates[base] = RootDir(base)
+            self._roots[base] = fd_path(gate.fd)  # the root's real path, read once a run
         return gate
 
-    def open(self, base: str, rel: str, *, create: bool = False) -> int:
+    def open(self, base: str, rel: str, *, create: bool = False, check: bool = True) -> int:
         """The descriptor of folder ``rel`` below ``base`` (created when ``create``);
-        Refused with the gate's reason (a symlink on the way, ...)."""
+        Refused with the gate's reason (a symlink on the way, ...). A descriptor kept from
+        an earlier step is reused once checked still in place (``check=False``: the caller
+        checks after acting, and undoes the step when it moved)."""
         key = (base, rel)
         gate = self.gate(base)
         fd = self._fds.get(key)
         if fd is not None:
-            if _still_at(gate, rel, fd):
+            if not check or self.still_at(base, rel, fd):
                 self._fds.move_to_end(key)
                 return fd
             self.forget(base, rel)
@@ -351,7 +359,15 @@ class _Folders:
         return fd
 
     def still_at(self, base: str, rel: str, fd: int) -> bool:
-        return _still_at(self.gate(base), rel, fd)
+        key = (base, rel)
+        want = self._want.get(key)
+        if want is None:
+            root_now = self._roots.get(base)
+            if root_now is None:
+                return _still_at(self.gate(base), rel, fd)
+            want = self._want[key] = os.path.join(root_now, *rel.split("/")) if rel else root_now
+        where = fd_path(fd)
+        return where == want if where is not None else _still_at(self.gate(base), rel, fd)
 
     def forget(self, base: str, rel: str) -> None:
         fd = self._fds.pop((base, rel), None)
@@ -374,8 +390,10 @@ def _lstat_at(dfd: int, name: str) -> os.stat_result | None:
 
 
 def _unlink_quietly(dfd: int, name: str) -> None:
-    with contextlib.suppress(FileNotFoundError):
+    try:  # noqa: SIM105 - per file in undo: no context manager on this path
         os.unlink(name, dir_fd=dfd)
+    except FileNotFoundError:
+        pass
 
 
 # -- reading and checking -------------------------------------------------------------
@@ -804,8 +822,7 @@ def _write_reason(exc: OSError) -> str:
     return str(exc.strerror or type(exc).__name__)
 
 
-@dataclass(frozen=True)
-class _At:
+class _At(NamedTuple):
     """A name in an open folder: ``fd`` is folder ``rel`` below gate ``base``."""
 
     base: str
@@ -824,6 +841,16 @@ class _Run:
         self.refs: dict[str, tuple[int, int, int, int]] = {}
         self.made: set[str] = set()
         self.touched: set[tuple[str, str]] = set()
+        self._above: dict[str, str] = {}
+
+    def base_of(self, path: str) -> str:
+        """The folder above the folder of ``path`` (a trash folder from a file in its
+        ``files/`` or ``info/``), remembered per folder."""
+        folder = path.rpartition("/")[0]
+        base = self._above.get(folder)
+        if base is None:
+            base = self._above[folder] = os.path.dirname(folder)
+        return base
 
     @property
     def gate(self) -> RootDir:
@@ -832,9 +859,9 @@ class _Run:
     def folder(self, rel: str, *, create: bool = False) -> int:
         return self.folders.open(self.root, rel, create=create)
 
-    def folder_or_none(self, base: str, rel: str) -> int | None:
+    def folder_or_none(self, base: str, rel: str, check: bool = True) -> int | None:
         try:
-            return self.folders.open(base, rel)
+            return self.folders.open(base, rel, check=check)
         except FileNotFoundError:
             return None
 
@@ -916,10 +943,12 @@ def _copy_at(
         os.close(fd_in)
 
 
-def _move_at(run: _Run, src: _At, dst: _At, inode: int, sha256: str, side: str) -> None:
+def _move_at(run: _Run, src: _At, dst: _At, inode: int, sha256: str, side: str,
+             *, src_checked: bool = True) -> None:
     """Rename ``src`` to the free name ``dst`` (across filesystems: copy, check, remove the
     original); afterwards the moved file must be ``inode`` and both folders where they
-    were, else it is put back and Refused."""
+    were (the source's only with ``src_checked``: undo takes a file *out of* ditto-tui's
+    own trash or quarantine, by inode), else it is put back and Refused."""
     try:
         rename_noreplace(src.fd, src.name, dst.fd, dst.name)
     except FileExistsError:
@@ -942,13 +971,14 @@ def _move_at(run: _Run, src: _At, dst: _At, inode: int, sha256: str, side: str) 
         os.unlink(src.name, dir_fd=src.fd)
         run.touched.add((src.base, src.rel))
         return
-    moved = _lstat_at(dst.fd, dst.name)
     problem = None
-    if moved is None or moved.st_ino != inode:
-        problem = "replaced by another file while acting"
-    elif not run.still_at(src):
-        problem = _moved_reason(src)
-    elif not run.still_at(dst):
+    if src_checked:  # (undo: taken from ditto-tui's own 0700 folder, its inode just read)
+        moved = _lstat_at(dst.fd, dst.name)
+        if moved is None or moved.st_ino != inode:
+            problem = "replaced by another file while acting"
+        elif not run.still_at(src):
+            problem = _moved_reason(src)
+    if problem is None and not run.still_at(dst):
         problem = _moved_reason(dst)
     if problem is None:
         return
@@ -1045,10 +1075,10 @@ def _do(plan: Plan, step: Step, run: _Run) -> str:
         if base not in run.made:
             ensure_trash(Path(base))
             run.made.add(base)
-        dst = _At(base, "files", run.folders.open(base, "files"), os.path.basename(step.dest),
-                  step.dest)
-        info = _At(base, "info", run.folders.open(base, "info"), os.path.basename(step.info),
-                   step.info)
+        dst = _At(base, "files", run.folders.open(base, "files", check=False),
+                  os.path.basename(step.dest), step.dest)
+        info = _At(base, "info", run.folders.open(base, "info", check=False),
+                   os.path.basename(step.info), step.info)
         try:
             write_trashinfo(info.name, run.gate.abspath(step.id), dir_fd=info.fd)
         except FileExistsError:
@@ -1127,7 +1157,7 @@ def execute(
         return report
     header = {"action": plan.action, "root": plan.root, "tag": plan.tag,
               "quarantine": plan.quarantine, "files": len(plan.steps)}
-    journal = Journal.create(journal_dir, header, [asdict(s) for s in plan.steps])
+    journal = Journal.create(journal_dir, header, [dict(vars(s)) for s in plan.steps])
     report.journal = journal.id
     pause_after = int(os.environ.get(PAUSE_ENV, "0") or 0)
     run = _Run(plan.root)
@@ -1185,26 +1215,27 @@ def _is_original(at: _At, op: dict[str, Any], *, same_inode: bool = True) -> boo
 def _undo_rename(run: _Run, header: dict[str, Any], op: dict[str, Any], rolling_back: bool) -> str:
     rel, dest, info = op["id"], op["dest"], op.get("info", "")
     parent, name = _split(rel)
+    dname = os.path.basename(dest)
     if header.get("action") == "trash":
-        base, drel = os.path.dirname(os.path.dirname(dest)), "files"
+        base, drel = run.base_of(dest), "files"
     else:
         quarantine = header.get("quarantine")
         if not isinstance(quarantine, str):
             raise Refused("the journal does not say where the quarantine folder is")
         base, drel = quarantine, parent
-    dname = os.path.basename(dest)
-    dfd = run.folder_or_none(base, drel)
+    dfd = run.folder_or_none(base, drel, check=False)  # checked after the move
     if dfd is not None:
         _unlink_quietly(dfd, dname + ".ditto-part")
-    pfd = run.folder_or_none(run.root, parent)
+    pfd = run.folder_or_none(run.root, parent, check=False)  # checked after the move
     src_st = None if pfd is None else _lstat_at(pfd, name)
     dest_st = None if dfd is None else _lstat_at(dfd, dname)
 
     def drop_info() -> None:
         if info:
-            ifd = run.folder_or_none(os.path.dirname(os.path.dirname(info)), "info")
+            iname = os.path.basename(info)
+            ifd = run.folder_or_none(run.base_of(info), "info", False)
             if ifd is not None:
-                _unlink_quietly(ifd, os.path.basename(info))
+                _unlink_quietly(ifd, iname)
 
     if dest_st is not None and src_st is None:
         assert dfd is not None
@@ -1216,7 +1247,7 @@ def _undo_rename(run: _Run, header: dict[str, Any], op: dict[str, Any], rolling_
         src = _At(run.root, parent, pfd, name, rel)
         _about_to_act(rel)
         _move_at(run, _At(base, drel, dfd, dname, dest), src, dest_st.st_ino, op["sha256"],
-                 "the corpus folder")
+                 "the corpus folder", src_checked=False)
         run.touched.add((run.root, parent))
         drop_info()
         return "undone"

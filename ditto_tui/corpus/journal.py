@@ -189,8 +189,8 @@ class Journal:
         damage: list[str] = []
         with open(path, "rb") as handle:
             data = handle.read()
-        lines = data.split(b"\n")
-        torn = lines.pop()  # b"" when the file ends with a newline
+        lines = data.decode("ascii", "surrogateescape").split("\n")  # written as ASCII
+        torn = lines.pop()  # "" when the file ends with a newline
         for number, raw in enumerate(lines, 1):
             try:
                 entry = json.loads(raw)
@@ -295,19 +295,19 @@ _OP_FIELDS: dict[str, type] = {
     "ref_inode": int,
 }
 _OP_OPTIONAL: dict[str, type] = {"ref_sha256": str}
+_OP_ITEMS = tuple(_OP_FIELDS.items())
 
 
 def _op_problem(op: Any) -> str | None:
-    """Why a stored operation cannot be used, or None."""
-    if not isinstance(op, dict):
+    """Why a stored operation cannot be used, or None (``type() is``: a bool is no int)."""
+    if type(op) is not dict:
         return "is not an operation"
-    for name, kind in _OP_FIELDS.items():
-        value = op.get(name)
-        if value is None or isinstance(value, bool) or not isinstance(value, kind):
+    for name, kind in _OP_ITEMS:
+        if type(op.get(name)) is not kind:
             return f"has a missing or ill-typed {name}"
     for name, kind in _OP_OPTIONAL.items():
         value = op.get(name)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, kind)):
+        if value is not None and type(value) is not kind:
             return f"has an ill-typed {name}"
     return None
 
