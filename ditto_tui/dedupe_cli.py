@@ -14,6 +14,7 @@ import argparse
 import os
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ import numpy as np
 
 from ditto_tui.core.keep import RULES
 from ditto_tui.core.simhash import similarity_percent
+from ditto_tui.corpus.actions import LINK_WARNING
 from ditto_tui.corpus.documents import human_size
 
 ACTION_CHOICES = ("trash", "move", "link", "list")
@@ -56,6 +58,13 @@ def add_parsers(sub: Any, common: list[Callable[[argparse.ArgumentParser], None]
                    help="trash | move DIR | link | list [PREFIX] (default: list, which "
                    "writes PREFIX.csv/.jsonl/.sh and touches nothing)")
     p.add_argument("--dry-run", "-n", action="store_true", help="show the plan and stop")
+    p.add_argument("--plan", metavar="FILE", default=None,
+                   help="with --dry-run: save the plan shown to FILE (JSON), to act on "
+                   "exactly it later with --apply FILE")
+    p.add_argument("--apply", metavar="FILE", default=None,
+                   help="act on the plan saved in FILE (by --dry-run --plan) instead of a "
+                   "fresh one: every file is checked again and anything changed since is "
+                   "refused; no scan, no keep rules")
     p.add_argument("--yes", "-y", action="store_true", help="act without asking")
     p.add_argument("--trash-dir", metavar="DIR", default=None,
                    help="use this folder as the trash (default: $DITTO_TUI_TRASH_DIR, else "
@@ -128,6 +137,19 @@ def _report_recovery(journal_dir: Path) -> None:
              f"file(s) put back, {len(report.failures)} problem(s)")
         for o in report.failures:
             warn(f"  {o.id}: {o.reason}")
+        if report.damage:
+            warn(f"  {report.damage}")
+
+
+def _report_damage(journal_dir: Path) -> int:
+    """Warn about every damaged journal (by name, with what it can still tell); how many."""
+    from ditto_tui.cli import warn
+    from ditto_tui.corpus.actions import damaged
+
+    found = damaged(journal_dir)
+    for journal in found:
+        warn(journal.damage_note())
+    return len(found)
 
 
 def _confirm(question: str, yes: bool) -> None:
@@ -148,11 +170,17 @@ def _confirm(question: str, yes: bool) -> None:
 def run_dedupe(args: argparse.Namespace, out: Any) -> int:
     """The ``dedupe`` command (see :func:`add_parsers`)."""
     from ditto_tui.cli import CommandError, _pipeline, _scan_options, escape_id, warn
-    from ditto_tui.corpus.actions import execute, plan_action, write_removal_list
+    from ditto_tui.corpus.actions import plan_action, save_plan, write_removal_list
     from ditto_tui.corpus.dedupe import select
     from ditto_tui.corpus.session import CorpusSession
     from ditto_tui.corpus.trash import trash_refusal
 
+    if args.apply is not None:
+        return _run_apply(args, out)
+    if args.plan is not None and not args.dry_run:
+        from ditto_tui.cli import UsageError
+
+        raise UsageError("--plan FILE saves the plan of a --dry-run; act on it with --apply FILE")
     action, arg = _parse_action(args.action)
     if action == "trash":  # before anything is scanned, planned or shown
         refusal = trash_refusal(args.trash_dir)
@@ -170,6 +198,7 @@ def run_dedupe(args: argparse.Namespace, out: Any) -> int:
         warn(notice)
     with store:
         _report_recovery(store.journal_dir)
+        _report_damage(store.journal_dir)
         cache = None
         if args.cache is not None:
             from ditto_tui.corpus.cache import default_cache_path
@@ -196,16 +225,32 @@ def run_dedupe(args: argparse.Namespace, out: Any) -> int:
             if selection.lapsed_pairs:
                 warn(f"{selection.lapsed_pairs} ignored pair(s) no longer apply "
                      "(a document changed or left)")
-            targets = selection.targets(docs)
+            fps = session.fingerprints
+            targets = [replace(t, fp=int(fps[t.id]), ref_fp=None if t.reference is None
+                               else int(fps[t.reference])) for t in selection.targets(docs)]
             try:
                 plan = plan_action(root, action, targets,
                                    quarantine=arg if action == "move" else None,
-                                   trash_dir=args.trash_dir)
+                                   trash_dir=args.trash_dir, pipeline=session.pipeline,
+                                   k=args.k, mode=args.mode)
             except ValueError as exc:  # the trash unavailable here, a quarantine at the root
                 raise CommandError(str(exc)) from None
+            if plan.stale:  # rewritten in place, same size and mtime: read again next time
+                session.forget_cached(plan.stale)
 
             write_selection(out, selection, plan, action, args.k, escape_id)
-            refused = {o.id for o in plan.refused}
+            refused = {o.id: o.reason for o in plan.refused}
+            if action == "link" and plan.steps:
+                out.line(f"note: {LINK_WARNING}")
+            if args.plan is not None:
+                try:
+                    save_plan(plan, args.plan)
+                except FileExistsError:
+                    raise CommandError(f"{args.plan}: already exists (not overwritten)") from None
+                except OSError as exc:
+                    raise CommandError(f"{args.plan}: {exc.strerror}") from None
+                out.line(f"plan saved to {args.plan}; act on exactly it with: "
+                         f"ditto-tui dedupe {args.path} --apply {args.plan}")
             out.flush()
             if args.dry_run or not plan.steps:
                 return 0
@@ -218,20 +263,85 @@ def run_dedupe(args: argparse.Namespace, out: Any) -> int:
                 for p in written:
                     out.line(f"wrote {p}")
                 return 0
-            question = {
-                "trash": f"Move {len(plan.steps)} file(s) to the trash?",
-                "move": f"Move {len(plan.steps)} file(s) into {arg}?",
-                "link": f"Replace {len(plan.steps)} file(s) with hard links to their reference?",
-            }[action]
-            _confirm(question, args.yes)
-            report = execute(plan, store.journal_dir)
-            problems = [o for o in report.outcomes if o.status in ("refused", "failed")
-                        and o.id not in refused]
-            for o in problems:
-                warn(f"{o.id}: {o.reason}")
-            out.line(f"{report.count('done')} file(s) done, {len(problems)} not done; "
-                     f"undo with: ditto-tui undo {args.path}")
-            return 1 if problems else 0
+            return _act(plan, args, out, store.journal_dir, set(refused))
+
+
+def _question(plan: Any) -> str:
+    n = len(plan.steps)
+    return {
+        "trash": f"Move {n} file(s) to the trash?",
+        "move": f"Move {n} file(s) into {plan.quarantine}?",
+        "link": f"{LINK_WARNING}\nReplace {n} file(s) with hard links to their reference?",
+    }[plan.action]
+
+
+def _act(plan: Any, args: argparse.Namespace, out: Any, journal_dir: Path,
+         shown_refused: set[str]) -> int:
+    """Confirm, execute and report a checked trash/move/link plan."""
+    from ditto_tui.cli import warn
+    from ditto_tui.corpus.actions import execute
+
+    _confirm(_question(plan), args.yes)
+    report = execute(plan, journal_dir)
+    problems = [o for o in report.outcomes if o.status in ("refused", "failed")
+                and o.id not in shown_refused]
+    for o in problems:
+        warn(f"{o.id}: {o.reason}")
+    out.line(f"{report.count('done')} file(s) done, {len(problems)} not done; "
+             f"undo with: ditto-tui undo {args.path}")
+    return 1 if problems else 0
+
+
+def _run_apply(args: argparse.Namespace, out: Any) -> int:
+    """``dedupe PATH --apply FILE``: act on exactly a saved plan, each file checked again."""
+    from ditto_tui.cli import CommandError, UsageError, _pipeline, escape_id, warn
+    from ditto_tui.corpus.actions import PlanError, load_plan, replan, write_removal_list
+
+    if args.plan is not None:
+        raise UsageError("--apply FILE acts on a saved plan; --plan saves one")
+    if not os.path.isdir(args.path):
+        raise CommandError(f"{args.path}: not a folder")
+    try:
+        saved = load_plan(args.apply)
+    except PlanError as exc:
+        raise CommandError(str(exc)) from None
+    notices: list[str] = []
+    with _store(args.path, args.cache, notices) as store:
+        for notice in notices:
+            warn(notice)
+        _report_recovery(store.journal_dir)
+        _report_damage(store.journal_dir)
+        try:
+            plan = replan(saved, args.path,
+                          pipeline=_pipeline(args) if saved.pipeline is not None else None)
+        except (PlanError, ValueError) as exc:
+            raise CommandError(str(exc)) from None
+        step_ids = {s.id for s in plan.steps}
+        for s in sorted(saved.steps, key=lambda s: (-(s.distance or 0), s.id)):
+            if s.id in step_ids:
+                near = b"" if s.distance is None else (
+                    f", {s.distance} bits, {similarity_percent(s.distance)}".encode())
+                out.line(f"{plan.action:<8}".encode() + escape_id(s.id) + b"  (keeps "
+                         + escape_id(s.reference) + near + b")")
+        for o in plan.refused:
+            out.line(b"refuse  " + escape_id(o.id) + b"  (" + escape_id(o.reason) + b")")
+        out.line(f"plan {args.apply}: {len(plan.steps)} file(s) to {plan.action} "
+                 f"({human_size(plan.bytes)}), {len(plan.refused)} refused")
+        if plan.action == "link" and plan.steps:
+            out.line(f"note: {LINK_WARNING}")
+        out.flush()
+        if args.dry_run or not plan.steps:
+            return 0
+        if plan.action == "list":
+            prefix = f"ditto-removal-{plan.tag.removeprefix('ditto-')}"
+            try:
+                written = write_removal_list(plan, prefix)
+            except FileExistsError as exc:
+                raise CommandError(f"{exc}: already exists (not overwritten)") from None
+            for p in written:
+                out.line(f"wrote {p}")
+            return 0
+        return _act(plan, args, out, store.journal_dir, {o.id for o in saved.refused})
 
 
 def write_selection(out: Any, selection: Any, plan: Any, verb: str, k: int,
@@ -284,7 +394,7 @@ def run_undo(args: argparse.Namespace, out: Any) -> int:
     """The ``undo`` command."""
     import time
 
-    from ditto_tui.cli import CommandError, warn
+    from ditto_tui.cli import CommandError, escape_id, warn
     from ditto_tui.corpus.actions import Busy, undo_last
     from ditto_tui.corpus.journal import journals
 
@@ -298,21 +408,31 @@ def run_undo(args: argparse.Namespace, out: Any) -> int:
                 done = sum(1 for o in j.outcomes.values() if o.get("status") == "done")
                 undone = sum(1 for o in j.outcomes.values() if o.get("status") == "undone")
                 when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(j.created))
-                out.line(f"{j.id}\t{when}\t{j.action}\t{len(j.ops)} file(s)\t"
-                         f"{j.state or 'interrupted'}\t{done} still done, {undone} undone")
-            return 0
+                state = j.state or ("interrupted" if j.usable else "unreadable")
+                if j.damage:
+                    state = f"damaged, {state}"
+                out.line(f"{j.id}\t{when}\t{escape_id(j.action).decode('utf-8', 'replace')}\t"
+                         f"{len(j.ops)} file(s)\t{state}\t{done} still done, {undone} undone")
+            return 1 if _report_damage(store.journal_dir) else 0
         try:
             report = undo_last(store.journal_dir)
         except Busy as exc:
             raise CommandError(f"{exc}; try again when it has finished") from None
         if report is None:
-            warn("nothing to undo")
-            return 0
+            bad = _report_damage(store.journal_dir)
+            warn("nothing to undo" + (" that can be read (see the damaged journal above)"
+                                      if bad else ""))
+            return 1 if bad else 0
         for o in report.failures:
             warn(f"{o.id}: {o.reason}")
+        lost = 0
+        if report.damage:
+            warn(report.damage)
+            lost = 1
         out.line(f"undid {report.action}: {report.count('undone')} file(s) put back, "
-                 f"{len(report.failures)} not")
-        return 1 if report.failures else 0
+                 f"{len(report.failures)} not" + ("; the journal is damaged: some files are "
+                                                  "unaccounted for" if lost else ""))
+        return 1 if report.failures or lost else 0
 
 
 def export_decisions(path: str, args: argparse.Namespace) -> dict[str, str]:

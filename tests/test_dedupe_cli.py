@@ -347,3 +347,192 @@ def test_a_quarantine_folder_at_the_root_is_refused_in_one_line(corpus, env, cap
                          str(corpus))
     assert code == 1 and err == "ditto-tui: the quarantine folder cannot be the corpus folder itself\n"
     assert tree(corpus) == before
+
+
+# -- damaged journals (issue 31, file actions 5) ----------------------------------------
+
+
+def _trash_six(corpus: Path, capfdbinary) -> tuple[dict[str, str], Path]:
+    for n in range(6):
+        (corpus / f"more/c{n}.txt").parent.mkdir(exist_ok=True)
+        (corpus / f"more/c{n}.txt").write_text(TEXT)
+    before = tree(corpus)
+    code, out, err = run(capfdbinary, "dedupe", str(corpus), "--keep", "oldest",
+                         "--action", "trash", "--yes")
+    assert code == 0 and "9 file(s) done" in out, err
+    with ReviewStore.for_root(corpus) as store:
+        [journal] = journals(store.journal_dir)
+    return before, journal.path
+
+
+def _rewrite(path: Path, change) -> None:
+    lines = path.read_bytes().split(b"\n")
+    change(lines)
+    path.write_bytes(b"\n".join(lines))
+
+
+def test_a_journal_with_a_damaged_line_is_undone_as_far_as_it_goes_and_says_so(
+    corpus, env, capfdbinary
+) -> None:
+    before, path = _trash_six(corpus, capfdbinary)
+
+    def damage(lines: list[bytes]) -> None:  # the third operation's line is garbled
+        lines[3] = b'{"op": {"n": 2, "id": "more/c' + b"\xff" * 10
+
+    _rewrite(path, damage)
+    code, out, err = run(capfdbinary, "undo", str(corpus))
+    assert code == 1 and "Traceback" not in err
+    assert "8 file(s) put back" in out and "damaged" in out
+    assert f"journal {path.name} is damaged (line 4 does not parse)" in err
+    assert "1 file(s) unaccounted for" in err
+    assert len(tree(corpus)) == len(before) - 1  # the one the journal lost stays in the trash
+    code, out, err = run(capfdbinary, "undo", str(corpus), "--list")
+    assert "damaged, undo-incomplete" in out and path.name in err and code == 1
+
+
+def test_lost_outcome_lines_are_decided_from_the_disk(corpus, env, capfdbinary) -> None:
+    before, path = _trash_six(corpus, capfdbinary)
+
+    def damage(lines: list[bytes]) -> None:  # two "done" records garbled
+        n_ops = sum(1 for ln in lines if ln.startswith(b'{"op"'))
+        lines[1 + n_ops] = b"\x00garbage"
+        lines[2 + n_ops] = b'{"n": 1, "status": '
+
+    _rewrite(path, damage)
+    code, out, err = run(capfdbinary, "undo", str(corpus))
+    assert "9 file(s) put back" in out, (out, err)
+    assert tree(corpus) == before
+    assert code == 0 or "damaged" in err
+
+
+@pytest.mark.parametrize("field", ["n", "created", "root", "size"])
+def test_an_ill_typed_field_never_gives_a_traceback(corpus, env, capfdbinary, field) -> None:
+    import json as _json
+
+    before, path = _trash_six(corpus, capfdbinary)
+    lines = path.read_bytes().split(b"\n")
+    if field in ("created", "root"):
+        entry = _json.loads(lines[0])
+        entry["header"][field] = ["not", "a", "scalar"]
+        lines[0] = _json.dumps(entry).encode()
+    else:
+        entry = _json.loads(lines[1])
+        entry["op"][field] = "twelve"
+        lines[1] = _json.dumps(entry).encode()
+    path.write_bytes(b"\n".join(lines))
+    for argv in (["undo", str(corpus), "--list"], ["undo", str(corpus)],
+                 ["dedupe", str(corpus), "--action", "trash", "-n"]):
+        code, out, err = run(capfdbinary, *argv)  # raising here would fail the test
+        assert "Traceback" not in err and code in (0, 1), (argv, err)
+        assert path.name in err, (argv, err)  # the damaged journal is named
+    if field == "root":  # nothing can be put back: the journal no longer says where
+        assert len(tree(corpus)) == len(before) - 9
+    else:
+        assert len(tree(corpus)) >= len(before) - 1
+
+
+def test_a_journal_whose_header_is_lost_is_listed_not_invisible(corpus, env, capfdbinary) -> None:
+    _, path = _trash_six(corpus, capfdbinary)
+    _rewrite(path, lambda lines: lines.__setitem__(0, b"{\"header\": "))
+    code, out, err = run(capfdbinary, "undo", str(corpus))
+    assert code == 1 and "Traceback" not in err
+    assert f"journal {path.name} is damaged" in err and "no longer says what was done" in err
+    assert "nothing to undo" in err
+    code, out, err = run(capfdbinary, "undo", str(corpus), "--list")
+    assert path.stem in out and "damaged" in out
+
+
+def test_a_file_rewritten_in_place_with_the_same_size_and_mtime_is_not_acted_on(
+    corpus, env, capfdbinary
+) -> None:
+    """rsync --inplace -t: same size, mtime and inode, other bytes. The cached fingerprint
+    is stale; the plan re-fingerprints the bytes it hashes and refuses the file, and the
+    stale cache row is dropped so the next scan sees what the file is now."""
+    code, out, err = run(capfdbinary, "dedupe", str(corpus), "--keep", "oldest", "-n",
+                         "--action", "trash")
+    assert code == 0 and "trash   copies/deep/three.txt" in out, err
+    path = corpus / "copies/deep/three.txt"
+    st = path.stat()
+    other = ("Minutes of the garden committee: compost and tomatoes. " * 20)[: st.st_size]
+    with open(path, "r+b") as fh:  # in place: the inode stays
+        fh.write(other.encode())
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert path.stat().st_ino == st.st_ino
+    assert (path.stat().st_size, path.stat().st_mtime_ns) == (st.st_size, st.st_mtime_ns)
+    code, out, err = run(capfdbinary, "dedupe", str(corpus), "--keep", "oldest",
+                         "--action", "trash", "--yes")
+    assert path.read_text() == other  # not trashed
+    assert "refuse  copies/deep/three.txt  (its content is not what was fingerprinted" in out
+    assert "2 file(s) done" in out, (out, err)
+    code, out, err = run(capfdbinary, "dedupe", str(corpus), "--keep", "oldest", "-n",
+                         "--action", "trash")
+    # read again: now a near-duplicate of the garden minutes, no longer of the others
+    assert "keep    copies/deep/three.txt\ntrash   other/unrelated.txt\n" in out, out
+
+
+# -- saved plans (issue 31, file actions 3) --------------------------------------------
+
+
+def test_apply_acts_on_exactly_the_saved_plan(corpus, env, tmp_path, capfdbinary) -> None:
+    import json as _json
+
+    plan_file = tmp_path / "plan.json"
+    code, out, err = run(capfdbinary, "dedupe", str(corpus), "--keep", "oldest", "--dry-run",
+                         "--plan", str(plan_file), "--action", "trash")
+    assert code == 0 and "plan saved to" in out, err
+    doc = _json.loads(plan_file.read_text())
+    assert doc["ditto_tui_plan"] == 1 and doc["root"] == os.path.realpath(corpus)
+    assert doc["action"] == "trash" and doc["k"] == 3
+    steps = {s["id"]: s for s in doc["steps"]}
+    assert set(steps) == {"ref/orig.txt", "copies/two.txt", "copies/deep/three.txt"}
+    two = steps["copies/two.txt"]
+    assert two["reference"] == "copies/one.txt" and two["distance"] is not None
+    assert len(two["sha256"]) == 64 and isinstance(two["fp"], int) and two["inode"] > 0
+    assert os.stat(plan_file).st_mode & 0o077 == 0
+    # after the review: a new copy appears (a fresh plan would take it), one file changes
+    (corpus / "copies/four.txt").write_text(TEXT)
+    with open(corpus / "copies/two.txt", "a") as fh:
+        fh.write("?")
+    code, out, err = run(capfdbinary, "dedupe", str(corpus), "--apply", str(plan_file), "--yes")
+    assert code == 1, (out, err)
+    assert "refuse  copies/two.txt  (changed since it was fingerprinted" in out
+    assert "2 file(s) done" in out
+    left = set(tree(corpus))
+    assert left == {"copies/one.txt", "copies/two.txt", "copies/four.txt", "other/unrelated.txt"}
+    code, out, err = run(capfdbinary, "undo", str(corpus))
+    assert code == 0 and "2 file(s) put back" in out
+
+
+def test_a_plan_is_never_applied_to_another_root(corpus, env, tmp_path, capfdbinary) -> None:
+    import shutil
+
+    plan_file = tmp_path / "plan.json"
+    code, _, err = run(capfdbinary, "dedupe", str(corpus), "--keep", "oldest", "-n",
+                       "--plan", str(plan_file), "--action", "trash")
+    assert code == 0, err
+    twin = tmp_path / "twin"
+    shutil.copytree(corpus, twin)
+    before = tree(twin)
+    code, out, err = run(capfdbinary, "dedupe", str(twin), "--apply", str(plan_file), "--yes")
+    assert code == 1 and f"this plan was made for {os.path.realpath(corpus)}" in err
+    assert tree(twin) == before
+    plan_file.write_text('{"ditto_tui_plan": 1, "root": 5}')
+    code, out, err = run(capfdbinary, "dedupe", str(corpus), "--apply", str(plan_file), "--yes")
+    assert code == 1 and "damaged plan" in err and "Traceback" not in err
+    code, _, err = run(capfdbinary, "dedupe", str(corpus), "--plan", str(plan_file), "--yes")
+    assert code == 2
+
+
+def test_link_says_that_hard_links_share_content(corpus, env, capfdbinary) -> None:
+    code, out, err = run(capfdbinary, "dedupe", str(corpus), "--keep", "oldest", "-n",
+                         "--action", "link")
+    assert code == 0, err
+    assert "note: Hard links share one content: after linking, editing either copy" in out
+    code, out, err = run(capfdbinary, "dedupe", str(corpus), "--keep", "oldest",
+                         "--action", "link")  # no terminal: not acted on, the reason said
+    assert code == 1 and "not acting without confirmation" in err
+
+
+def test_the_readme_says_that_hard_links_share_content() -> None:
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    assert "**Hard links share content.**" in readme and "changes both" in readme

@@ -27,6 +27,7 @@ import contextlib
 import hashlib
 import os
 import sqlite3
+import stat
 import sys
 import tempfile
 import threading
@@ -114,6 +115,39 @@ def is_inside(path: str | Path, root: str | Path) -> bool:
     return p == r or p.startswith(r.rstrip(os.sep) + os.sep)
 
 
+def private_folder(folder: str | Path) -> Path:
+    """Create ``folder`` (and its parents) for ditto-tui's own files, mode 0700; an
+    existing one that is ours is narrowed to 0700. OSError when it is a symlink or
+    belongs to another user (a planted folder in a shared temporary folder)."""
+    path = Path(folder)
+    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    st = os.lstat(path)
+    if stat.S_ISLNK(st.st_mode) or not stat.S_ISDIR(st.st_mode):
+        raise OSError(f"{path} is not a real folder")
+    if hasattr(os, "getuid"):
+        if st.st_uid != os.getuid():
+            raise OSError(f"{path} belongs to another user")
+        if st.st_mode & 0o077:
+            os.chmod(path, 0o700)
+    return path
+
+
+def private_database(path: str | Path) -> None:
+    """Make the SQLite database ``path`` readable by its owner only before SQLite opens
+    it: created empty with mode 0600 (SQLite gives its ``-wal``/``-shm`` files the mode of
+    the database), or, when it exists, narrowed to 0600 with those files."""
+    path = Path(path)
+    private_folder(path.parent)
+    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    os.close(os.open(path, flags, 0o600))
+    for p in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        with contextlib.suppress(FileNotFoundError):
+            st = os.lstat(p)
+            if stat.S_ISREG(st.st_mode) and st.st_mode & 0o077 and (
+                    not hasattr(os, "getuid") or st.st_uid == os.getuid()):
+                os.chmod(p, 0o600)
+
+
 #: SQLite result codes (primary) that mean the file itself is damaged or not a database.
 _CORRUPT_CODES = (11, 26)  # SQLITE_CORRUPT, SQLITE_NOTADB
 
@@ -161,7 +195,7 @@ class FingerprintCache:
         self._pending: list[tuple[str, FileResult]] = []
         self._last_flush = time.monotonic()
         self._pids: dict[str, int] = {}
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        private_database(self.path)  # document paths: readable by their owner only
         self._conn = self._open()
 
     # -- opening ------------------------------------------------------------------------
@@ -209,6 +243,7 @@ class FingerprintCache:
         if conn is not None:
             conn.close()
         aside = self._set_aside()
+        private_database(self.path)
         self.notices.append(
             f"Fingerprint cache {self.path} was {problem}; moved to {aside} and rebuilt."
         )

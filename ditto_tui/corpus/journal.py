@@ -11,7 +11,11 @@ interrupted; :func:`ditto_tui.corpus.actions.recover` rolls it back, deciding ea
 operation from the disk (so outcomes lost in a crash do not matter).
 
 Paths are stored as JSON strings; names that are not UTF-8 round-trip as ``\\udcXX``
-escapes. A torn last line (a crash while appending) is ignored on reading. While an action
+escapes. A torn last line (a crash while appending) is ignored on reading. Any other line
+that does not parse, or whose fields are missing or of the wrong type, is *damage*: it is
+skipped, the rest is still read, and the journal says what it lost
+(:attr:`Journal.damage`, :meth:`Journal.damage_note`: the lines and how many planned
+files are unaccounted for); reading never raises on a damaged journal. While an action
 or an undo runs, its journal is locked (``flock``), so another process never rolls back a
 journal that is still being worked on.
 """
@@ -25,7 +29,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 __all__ = ["Journal", "journal_folder", "journals"]
 
@@ -73,6 +77,7 @@ class Journal:
         self.ops = ops
         self.outcomes: dict[int, dict[str, Any]] = {}
         self.state: str | None = None
+        self.damage: list[str] = []
         self._fd: int | None = None
         self._unsynced = 0
         self._last_sync = time.monotonic()
@@ -87,7 +92,9 @@ class Journal:
 
     @property
     def created(self) -> float:
-        return float(self.header.get("created", 0.0))
+        value = self.header.get("created", 0.0)
+        return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) \
+            else 0.0
 
     # -- writing ------------------------------------------------------------------------
     @classmethod
@@ -169,53 +176,164 @@ class Journal:
     # -- reading ------------------------------------------------------------------------
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> Journal:
-        """Read a journal; a torn or unreadable line ends the read (what follows is lost
-        anyway: it was being written when the process stopped). Raises ValueError when
-        the file has no header."""
+        """Read a journal. A torn last line (no newline: being written when the process
+        stopped) is ignored; every other line that does not parse or is ill-typed is
+        skipped and noted in :attr:`damage`. Never raises for the content (only OSError
+        when the file cannot be read); a journal without a usable header has ``usable``
+        False."""
         path = Path(path)
         header: dict[str, Any] | None = None
         ops: list[dict[str, Any]] = []
         outcomes: dict[int, dict[str, Any]] = {}
         state: str | None = None
+        damage: list[str] = []
         with open(path, "rb") as handle:
-            for raw in handle:
-                if not raw.endswith(b"\n"):
-                    break
-                try:
-                    entry = json.loads(raw)
-                except ValueError:
-                    break
-                if "header" in entry:
+            data = handle.read()
+        lines = data.decode("ascii", "surrogateescape").split("\n")  # written as ASCII
+        torn = lines.pop()  # "" when the file ends with a newline
+        for number, raw in enumerate(lines, 1):
+            try:
+                entry = json.loads(raw)
+            except ValueError:
+                damage.append(f"line {number} does not parse")
+                continue
+            problem = None
+            if not isinstance(entry, dict):
+                problem = "is not a record"
+            elif "header" in entry:
+                if header is not None:
+                    problem = "is a second header"
+                elif _header_problem(entry["header"]) is not None:
+                    problem = _header_problem(entry["header"])
+                else:
                     header = entry["header"]
-                elif "op" in entry:
+                    created = header.get("created", 0.0)
+                    if isinstance(created, bool) or not isinstance(created, (int, float)):
+                        problem = "has a header with an ill-typed created"
+            elif "op" in entry:
+                problem = _op_problem(entry["op"])
+                if problem is None:
                     ops.append(entry["op"])
-                elif "state" in entry:
+            elif "state" in entry:
+                if isinstance(entry["state"], str):
                     state = entry["state"]
-                elif "n" in entry:
-                    outcomes[int(entry["n"])] = entry
-        if header is None:
-            raise ValueError(f"{path}: not an action journal")
-        journal = cls(path, header, ops)
+                else:
+                    problem = "has an ill-typed state"
+            elif "n" in entry:
+                n, status = entry.get("n"), entry.get("status")
+                if _is_int(n) and isinstance(status, str) and isinstance(
+                        entry.get("reason", ""), str):
+                    outcomes[n] = entry
+                else:
+                    problem = "is an ill-typed outcome"
+            else:
+                problem = "is not a journal record"
+            if problem is not None:
+                damage.append(f"line {number} {problem}")
+        if torn and not lines and header is None:
+            damage.append("line 1 is cut short")
+        journal = cls(path, header or {}, ops)
         journal.outcomes = outcomes
         journal.state = state
+        journal.damage = damage
+        if header is None and not damage:
+            journal.damage = ["no header"]
         return journal
+
+    @property
+    def usable(self) -> bool:
+        """Whether the header says what was done where (else nothing can be undone)."""
+        return bool(self.header) and _header_problem(self.header) is None
+
+    @property
+    def unaccounted(self) -> int:
+        """Planned files the journal no longer describes (lines lost to damage): the
+        header's count of files less the operations read, or 1 at least when the header
+        itself is lost."""
+        if not self.damage:
+            return 0
+        files = self.header.get("files")
+        if _is_int(files):
+            known = {op["n"] for op in self.ops}
+            return max(0, files - len(known))
+        return 0 if self.header else max(1, len(self.ops))
+
+    def damage_note(self) -> str:
+        """One line on what is lost ("" for a whole journal)."""
+        if not self.damage:
+            return ""
+        shown = "; ".join(self.damage[:5]) + ("; ..." if len(self.damage) > 5 else "")
+        note = f"journal {self.path.name} is damaged ({shown})"
+        lost = self.unaccounted
+        if not self.usable:
+            note += ": it no longer says what was done where"
+            if self.ops:
+                dests = ", ".join(str(op.get("dest", "")) for op in self.ops[:3])
+                note += f"; {len(self.ops)} file(s) it still names are at {dests}"
+                note += ", ..." if len(self.ops) > 3 else ""
+        elif lost:
+            note += f": {lost} file(s) unaccounted for"
+            if self.header.get("action") in ("trash", "move"):
+                note += " (look for them in the trash or quarantine folder)"
+        return note
 
     def done_ops(self) -> Iterator[dict[str, Any]]:
         """The ops whose last recorded outcome is ``done``."""
         for op in self.ops:
-            outcome = self.outcomes.get(int(op["n"]))
+            outcome = self.outcomes.get(op["n"])
             if outcome is not None and outcome.get("status") == "done":
                 yield op
 
 
+def _is_int(value: Any) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+_OP_FIELDS: dict[str, type] = {
+    "n": int, "id": str, "dest": str, "sha256": str, "size": int, "mtime_ns": int,
+    "inode": int, "mode": int, "atime_ns": int, "info": str, "reference": str,
+    "ref_inode": int,
+}
+_OP_OPTIONAL: dict[str, type] = {"ref_sha256": str}
+_OP_ITEMS = tuple(_OP_FIELDS.items())
+
+
+def _op_problem(op: Any) -> str | None:
+    """Why a stored operation cannot be used, or None (``type() is``: a bool is no int)."""
+    if type(op) is not dict:
+        return "is not an operation"
+    for name, kind in _OP_ITEMS:
+        if type(op.get(name)) is not kind:
+            return f"has a missing or ill-typed {name}"
+    for name, kind in _OP_OPTIONAL.items():
+        value = op.get(name)
+        if value is not None and type(value) is not kind:
+            return f"has an ill-typed {name}"
+    return None
+
+
+def _header_problem(header: Any) -> str | None:
+    if not isinstance(header, dict):
+        return "has an ill-typed header"
+    if not isinstance(header.get("action"), str) or not isinstance(header.get("root"), str):
+        return "has a header without action or root"
+    for name in ("files",):
+        if name in header and not _is_int(header[name]):
+            return f"has a header with an ill-typed {name}"
+    if "quarantine" in header and not isinstance(header["quarantine"], (str, type(None))):
+        return "has a header with an ill-typed quarantine"
+    return None
+
+
 def journals(folder: str | os.PathLike[str]) -> list[Journal]:
-    """Every readable journal in ``folder``, oldest first."""
+    """Every journal in ``folder``, damaged ones included (see :attr:`Journal.damage`),
+    oldest first; only a file that cannot be read at all is left out."""
     folder = Path(folder)
     if not folder.is_dir():
         return []
     found: list[Journal] = []
     for path in sorted(folder.glob("*.jsonl")):
-        with contextlib.suppress(OSError, ValueError):
+        with contextlib.suppress(OSError):
             found.append(Journal.load(path))
     found.sort(key=lambda j: (j.created, j.path.name))
     return found

@@ -34,6 +34,8 @@ from ditto_tui.core.decisions import DECISIONS, Identity, Record, Resolution, re
 from ditto_tui.corpus.cache import (
     default_cache_path,
     is_inside,
+    private_database,
+    private_folder,
     root_digest,
     set_aside_database,
     to_signed,
@@ -142,10 +144,11 @@ class ReviewStore:
         self.path = Path(path)
         self.notices = notices if notices is not None else []
         self._lock = threading.RLock()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        private_folder(self.path.parent)
         if fresh and self.path.exists():
             aside = self._set_aside("before-fresh")
             self.notices.append(f"Started a fresh review; the previous one is kept at {aside}.")
+        private_database(self.path)  # decisions name documents: owner only
         self._conn = self._open()
 
     @classmethod
@@ -191,6 +194,7 @@ class ReviewStore:
         except sqlite3.DatabaseError as exc:
             problem = f"unreadable ({exc})"
         aside = self._set_aside("corrupt")
+        private_database(self.path)
         self.notices.append(f"Review store {self.path} was {problem}; kept at {aside}, "
                             "starting an empty one.")
         conn = self._connect()

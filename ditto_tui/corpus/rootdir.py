@@ -409,6 +409,40 @@ class RootDir:
         fd, _, _, _ = self._walk(rel, follow_dirs=self.follow, follow_leaf=self.follow, leaf="dir")
         return fd
 
+    def make_dirs(self, rel: str, mode: int = 0o777) -> int:
+        """:meth:`open_dir` of ``rel``, creating the folders that are missing first, one
+        at a time relative to the descriptor of the one above (``mkdirat``), each then
+        opened with ``O_NOFOLLOW``: a symlink put in the way is refused, never followed.
+        The caller closes the descriptor."""
+        parts = [p for p in rel.split("/") if p not in ("", ".")]
+        if ".." in parts:
+            raise Refused(LEAVES)
+        have = len(parts)
+        while True:
+            try:
+                fd = self.open_dir("/".join(parts[:have]))
+                break
+            except FileNotFoundError:
+                if have == 0:
+                    raise
+                have -= 1
+        try:
+            for name in parts[have:]:
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(name, mode, dir_fd=fd)
+                try:
+                    new = os.open(name, _DIR_FLAGS, dir_fd=fd)
+                except OSError as exc:
+                    if exc.errno in (errno.ELOOP, errno.ENOTDIR) and _is_link(name, fd):
+                        raise Refused(THROUGH_SYMLINK, errno.ELOOP) from None
+                    raise
+                os.close(fd)
+                fd = new
+        except BaseException:
+            os.close(fd)
+            raise
+        return self._checked(fd, "dir")
+
     def lstat(self, rel: str) -> os.stat_result:
         """``lstat`` of ``rel`` reached under the same rules as :meth:`open_file`."""
         if getattr(self._local, "folders", None) is not None:

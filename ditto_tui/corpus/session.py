@@ -527,6 +527,14 @@ class CorpusSession:
         cache.store_pairs(self.pipeline.identity, pairs)
 
     # -- switching pipeline ---------------------------------------------------------------
+    def forget_cached(self, ids: Iterable[str]) -> None:
+        """Drop the cached fingerprints of these document ids (their files are read again
+        at the next scan): for files found rewritten in place with the same size, mtime
+        and inode, whose cached fingerprint is stale."""
+        cache = self._cache
+        if cache is not None:
+            cache.forget(self.pipeline.identity, sorted(set(ids)))
+
     def with_options(self, options: ScanOptions) -> CorpusSession:
         """A new, unscanned session like this one but with other scan ``options`` (minimum
         size, empty files, symlinks, ...); see :meth:`with_pipeline`. Unchanged files are

@@ -201,10 +201,16 @@ def trashinfo_text(original: str, when: float | None = None) -> bytes:
     return f"[Trash Info]\nPath={quoted}\nDeletionDate={date}\n".encode("ascii")
 
 
-def write_trashinfo(info_path: str, original: str) -> None:
-    """Create ``info_path`` exclusively (O_EXCL: the name is reserved) for ``original``."""
-    fd = os.open(info_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600)
+def write_trashinfo(info_path: str, original: str, *, dir_fd: int | None = None) -> None:
+    """Create ``info_path`` exclusively (O_EXCL: the name is reserved, never through a
+    symlink) for ``original``; with ``dir_fd`` it is a name in that open folder."""
+    flags = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+             | getattr(os, "O_CLOEXEC", 0))
+    fd = os.open(info_path, flags, 0o600, dir_fd=dir_fd)
     try:
-        os.write(fd, trashinfo_text(original))
+        data = trashinfo_text(original)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
     finally:
         os.close(fd)

@@ -610,7 +610,10 @@ class Explorer:
             listing = leave_stars(listing, review.pairs, snap.fingerprints)
         got = action_targets(listing, snap.documents, review, snap.fingerprints,
                              max(0, min(k, self.max_k)), mode)
-        found: list[Any] = [Target.from_document(doc, ref, bits) for doc, ref, bits in got.found]
+        fps = snap.fingerprints
+        found: list[Any] = [Target.from_document(doc, ref, bits, fp=int(fps[doc.id]),
+                                                 ref_fp=int(fps[ref]) if ref in fps else None)
+                            for doc, ref, bits in got.found]
         return ActionTargets(found, got.far, got.stale, got.too_wide)
 
     def plan_action(self, action: str, targets: Sequence[Any], destination: str | None = None) -> Any:
@@ -619,8 +622,14 @@ class Explorer:
         quarantine folder of ``move``."""
         from ditto_tui.corpus.actions import plan_action
 
-        return plan_action(self._source.root, action, targets,
-                           quarantine=destination if action == "move" else None)
+        source = self._source
+        plan = plan_action(source.root, action, targets,
+                           quarantine=destination if action == "move" else None,
+                           pipeline=getattr(source, "pipeline", None))
+        forget = getattr(source, "forget_cached", None)
+        if plan.stale and forget is not None:  # read again at the next scan
+            forget(plan.stale)
+        return plan
 
     def execute(self, plan: Any, on_progress: Callable[[int, int], None] | None = None) -> Any:
         """Carry out a checked plan with a journal (undoable); a ``list`` plan writes the
@@ -754,13 +763,16 @@ class Explorer:
 
     def _recover(self) -> None:
         """Roll back the actions an interrupted run left unfinished (writer thread)."""
-        from ditto_tui.corpus.actions import recover
+        from ditto_tui.corpus.actions import damaged, recover
 
         try:
             reports = recover(self.review_store.journal_dir)
+            broken = damaged(self.review_store.journal_dir)
         except Exception as exc:  # reported; the explorer stays usable
             self.on_event(Notice(f"Could not check unfinished actions: {exc}", "error"))
             return
+        for journal in broken:
+            self.on_event(Notice(journal.damage_note(), "error", "Damaged journal"))
         for report in reports:
             problems = len(report.failures)
             text = (f"An interrupted {report.action} was rolled back: "

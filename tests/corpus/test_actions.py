@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -444,3 +445,125 @@ def test_trash_goes_to_the_freedesktop_home_trash_on_linux_and_the_bsds(
     report = undo_last(jdir)
     assert report is not None and report.count("undone") == 1
     assert tree(corpus) == before
+
+
+def _rewrite_in_place(path: Path, text: str) -> None:
+    """Other bytes, same size, mtime and inode (``rsync --inplace -t``)."""
+    st = os.stat(path)
+    data = text.encode()[: st.st_size].ljust(st.st_size, b".")
+    with open(path, "r+b") as fh:
+        fh.write(data)
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert os.stat(path).st_ino == st.st_ino
+
+
+def test_a_stale_fingerprint_is_refused_when_planning_with_the_pipeline(
+    corpus: Path, tmp_path: Path, pipeline
+) -> None:
+    def fp(rel: str) -> int:
+        return int(pipeline.fingerprint((corpus / rel).read_bytes()))
+
+    targets = [replace(target(corpus, n, "keep/a.txt"), fp=fp(n), ref_fp=fp("keep/a.txt"))
+               for n in ("copies/a1.txt", "copies/deep/a2.txt")]
+    _rewrite_in_place(corpus / "copies/a1.txt", "minutes of the garden committee " * 20)
+    plan = plan_action(corpus, "trash", targets, trash_dir=tmp_path / "trash",
+                       pipeline=pipeline, k=3)
+    assert [s.id for s in plan.steps] == ["copies/deep/a2.txt"]
+    assert plan.steps[0].distance == 0 and plan.steps[0].fp == targets[1].fp
+    assert plan.stale == ["copies/a1.txt"]
+    assert "not what was fingerprinted" in plan.refused[0].reason
+
+
+def test_a_reference_rewritten_in_place_after_planning_keeps_the_copy(
+    corpus: Path, tmp_path: Path
+) -> None:
+    plan = plan_action(corpus, "trash", [target(corpus, "copies/a1.txt", "keep/a.txt")],
+                       trash_dir=tmp_path / "trash")
+    _rewrite_in_place(corpus / "keep/a.txt", "something else entirely " * 20)
+    report = execute(plan, tmp_path / "j")
+    assert report.outcomes[0].status == "refused"
+    assert "reference keep/a.txt changed since the plan" in report.outcomes[0].reason
+    assert (corpus / "copies/a1.txt").read_text() == "alpha " * 50
+
+
+def test_the_removal_list_is_safe_to_open_and_to_run(corpus: Path, tmp_path: Path) -> None:
+    """Formula cells neutralised and a CR kept inside its row (the export's safe writer);
+    the script is printable ASCII, prints no terminal control and checks sha256."""
+    import csv
+
+    names = ["=cmd|' -C calc'!A0.txt", "+1.txt", "-2.txt", "@sum.txt", "\ttab.txt",
+             "cr\rin name.txt", "esc \x1b]0;pwned\x07 \x1b[31mred.txt", "new\nline.txt",
+             "per%cent \\ back.txt", "odd \udcff byte.txt"]
+    for name in names:  # at the root: the id column starts with the name
+        (corpus / name).write_bytes(b"alpha " * 50)
+    plan = plan_action(corpus, "list", [target(corpus, n, "keep/a.txt") for n in names])
+    assert not plan.refused, plan.refused
+    paths = write_removal_list(plan, tmp_path / "removal")
+    with open(paths[0], newline="", encoding="utf-8", errors="surrogateescape") as fh:
+        rows = list(csv.reader(fh))
+    assert len(rows) == len(names) + 1  # one row per file: a CR or LF never splits one
+    assert [r[0].removeprefix("'") for r in rows[1:]] == names
+    for r in rows[1:]:
+        for cell in r:
+            assert not cell.startswith(("=", "+", "-", "@", "\t", "\r")), cell
+    script = paths[2].read_bytes()
+    assert all(0x20 <= b < 0x7F or b == 0x0A for b in script), "raw bytes in the script"
+    # one file changed with the same size after the list was written: kept (sha256)
+    changed = corpus / "+1.txt"
+    changed.write_bytes(b"ALPHA " + b"alpha " * 49)
+    done = subprocess.run(["sh", str(paths[2])], capture_output=True, check=True)
+    for stream in (done.stdout, done.stderr):
+        assert not any(b < 0x20 and b != 0x0A for b in stream), stream
+        assert b"\x1b" not in stream
+    assert done.stdout.count(b"removed ") == len(names) - 1
+    assert b"skipped " in done.stderr and b"+1.txt" in done.stderr
+    assert sorted(os.listdir(corpus)) == ["+1.txt", "copies", "keep", "other"]
+
+
+def test_disk_full_while_copying_across_filesystems_leaves_no_part_file(
+    corpus: Path, tmp_path: Path, monkeypatch
+) -> None:
+    """A move into a quarantine on another filesystem (EXDEV) copies; the disk filling
+    up during the copy removes ``*.ditto-part``, names the writing side, keeps the file."""
+    import errno
+
+    from ditto_tui.corpus import actions as actions_mod
+
+    q = tmp_path / "q"
+    plan = plan_action(corpus, "move", [target(corpus, "copies/deep/a2.txt", "keep/a.txt")],
+                       quarantine=q)
+    real_write, real_rename = os.write, os.rename
+
+    def full_write(fd: int, data) -> int:
+        try:
+            where = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            where = ""
+        if where.endswith(".ditto-part"):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_write(fd, data)
+
+    def other_fs_rename(src, dst, *args, **kwargs):  # the tree before this fix
+        if str(dst).startswith(str(q)) and not str(src).endswith(".ditto-part"):
+            raise OSError(errno.EXDEV, "Invalid cross-device link")
+        return real_rename(src, dst, *args, **kwargs)
+
+    monkeypatch.setattr(os, "write", full_write)
+    monkeypatch.setattr(os, "rename", other_fs_rename)
+    if hasattr(actions_mod, "rename_noreplace"):
+        real_noreplace = actions_mod.rename_noreplace
+
+        def other_fs(src_fd: int, src: str, dst_fd: int, dst: str) -> None:
+            if src_fd != dst_fd:
+                raise OSError(errno.EXDEV, "Invalid cross-device link")
+            real_noreplace(src_fd, src, dst_fd, dst)
+
+        monkeypatch.setattr(actions_mod, "rename_noreplace", other_fs)
+    report = execute(plan, tmp_path / "j")
+    monkeypatch.undo()
+    [outcome] = report.outcomes
+    assert outcome.status == "failed"
+    assert "writing the copy in the quarantine folder failed: no space left" in outcome.reason
+    assert "unreadable" not in outcome.reason
+    assert [p.name for p in q.rglob("*") if p.is_file()] == []
+    assert (corpus / "copies/deep/a2.txt").read_text() == "alpha " * 50

@@ -160,3 +160,34 @@ def test_resolve_accounts_for_every_record_once(documents, stored) -> None:
         assert documents[new] == stored[old][0] and got.current[new] == stored[old][1]
     for doc_id in got.stale:
         assert documents[doc_id] != stored[doc_id][0]
+
+
+def test_the_cache_and_the_review_store_are_private(tmp_path) -> None:
+    """Every document path is in them: owner-only files (0600) in owner-only folders (0700),
+    and an install that made them 0644/0755 is narrowed on the next open."""
+    import stat as _stat
+
+    from ditto_tui.corpus.cache import FingerprintCache
+    from ditto_tui.corpus.review import ReviewStore as Store
+
+    def mode(p) -> int:
+        return _stat.S_IMODE(os.lstat(p).st_mode)
+
+    folder = tmp_path / "cache" / "ditto-tui"
+    cache = FingerprintCache(folder / "corpus-x.sqlite")
+    store = Store(folder / "review-x.sqlite")
+    store.set_decision("a.txt", Identity(1, 2, 3, 4), "keep")
+    for db in (folder / "corpus-x.sqlite", folder / "review-x.sqlite"):
+        for p in (db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")):
+            if p.exists():
+                assert mode(p) == 0o600, p
+    assert mode(folder) == 0o700
+    cache.close()
+    store.close()
+    os.chmod(folder, 0o755)
+    os.chmod(folder / "review-x.sqlite", 0o644)
+    os.chmod(folder / "corpus-x.sqlite", 0o644)
+    Store(folder / "review-x.sqlite").close()
+    FingerprintCache(folder / "corpus-x.sqlite").close()
+    assert mode(folder) == 0o700
+    assert mode(folder / "review-x.sqlite") == mode(folder / "corpus-x.sqlite") == 0o600

@@ -433,3 +433,45 @@ async def test_the_act_dialog_refuses_the_system_trash_on_macos_and_windows(
         assert all(s.dest.startswith(str(trash)) for s in act.plan.steps)
         monkeypatch.setattr(sys, "platform", real)
     assert tree_digest(root) == before
+
+
+async def test_link_says_that_hard_links_share_content_in_the_dry_run_and_the_question(
+    tmp_path, monkeypatch, sessions
+):
+    from textual.widgets import Select
+
+    from ditto_tui.corpus.actions import LINK_WARNING
+
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+    root = tmp_path / "corpus"
+    for n, folder in enumerate("ab"):
+        (root / folder).mkdir(parents=True)
+        (root / folder / "doc.txt").write_text(text(7))
+        os.utime(root / folder / "doc.txt", (1_750_000_000 + n, 1_750_000_000 + n))
+    (root / "lonely.txt").write_text(text(999))
+    app = open_app(root, cache, sessions)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        screen = app.main_screen
+        await pilot.press("tab", "down")
+        doc = screen.selected_member()
+        await pilot.press("d")
+        await wait_for(pilot, lambda: screen.review.decision(doc) == ("duplicate", False))
+        await pilot.press("A")
+        await wait_for(pilot, lambda: isinstance(app.screen, ActionsScreen))
+        act = app.screen
+        await wait_for(pilot, lambda: act.targets is not None)
+        act.query_one("#action", Select).value = "link"
+        await pilot.pause()
+        await pilot.click("#dry-run")
+        await wait_for(pilot, lambda: act.plan is not None)
+        assert len(act.plan.steps) == 1, act.plan.refused
+        assert LINK_WARNING in act.summary_text
+        await pilot.click("#run")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        assert LINK_WARNING in app.screen.question
+        await pilot.press("y")
+        await wait_for(pilot, lambda: act.report is not None, timeout=20)
+        assert act.report.count("done") == 1
+    assert os.stat(root / "a" / "doc.txt").st_ino == os.stat(root / "b" / "doc.txt").st_ino

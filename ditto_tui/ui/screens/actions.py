@@ -25,6 +25,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Input, ProgressBar, Select, Static
 
 from ditto_tui.core.simhash import similarity_percent
+from ditto_tui.corpus.actions import LINK_WARNING
 from ditto_tui.corpus.documents import human_size
 from ditto_tui.corpus.trash import platform_name, trash_refusal
 from ditto_tui.ui.listing import shown
@@ -286,12 +287,13 @@ class ActionsScreen(Screen[None]):
         rows += [("refuse", o.id, o.reason) for o in plan.refused]
         rows += [("leave", m, f"no kept member within k={self.k}") for m in self.far]
         self.query_one(ResultTable).set_rows(rows, cursor=0)
-        self._summary(
-            f"Dry run: {len(plan.steps):,} file(s) to {verb} ({human_size(plan.bytes)}), each "
-            f"within k={self.k} of the copy it keeps (farthest first); "
-            f"{len(plan.refused) + len(self.far):,} refused or left alone. Nothing has been "
-            "touched yet."
-        )
+        text = (f"Dry run: {len(plan.steps):,} file(s) to {verb} ({human_size(plan.bytes)}), "
+                f"each within k={self.k} of the copy it keeps (farthest first); "
+                f"{len(plan.refused) + len(self.far):,} refused or left alone. Nothing has been "
+                "touched yet.")
+        if plan.action == "link" and plan.steps:
+            text += "\n" + LINK_WARNING
+        self._summary(text)
         self.query_one("#run", Button).disabled = not plan.steps
 
     @on(Button.Pressed, "#run")
@@ -306,6 +308,8 @@ class ActionsScreen(Screen[None]):
             "list": "Write a removal list of {n} file(s) to " + str(plan.quarantine) + ".*",
         }[plan.action].format(n=f"{len(plan.steps):,}")
         tail = "" if plan.action == "list" else "\n\nEach file is checked again first; u undoes it."
+        if plan.action == "link":
+            tail += "\n\n" + LINK_WARNING
 
         def answered(yes: bool | None) -> None:
             if yes:
