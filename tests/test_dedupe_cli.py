@@ -462,12 +462,12 @@ def test_a_file_rewritten_in_place_with_the_same_size_and_mtime_is_not_acted_on(
     code, out, err = run(capfdbinary, "dedupe", str(corpus), "--keep", "oldest",
                          "--action", "trash", "--yes")
     assert path.read_text() == other  # not trashed
-    assert "refuse  copies/deep/three.txt  (its content is not what was fingerprinted" in out
+    assert "refuse  copies/deep/three.txt  (0 bits, 100.00%; its content is not what was fingerprinted" in out
     assert "2 file(s) done" in out, (out, err)
     code, out, err = run(capfdbinary, "dedupe", str(corpus), "--keep", "oldest", "-n",
                          "--action", "trash")
     # read again: now a near-duplicate of the garden minutes, no longer of the others
-    assert "keep    copies/deep/three.txt\ntrash   other/unrelated.txt\n" in out, out
+    assert "keep    copies/deep/three.txt\ntrash   other/unrelated.txt  (0 bits" in out, out
 
 
 # -- saved plans (issue 31, file actions 3) --------------------------------------------
@@ -536,3 +536,39 @@ def test_link_says_that_hard_links_share_content(corpus, env, capfdbinary) -> No
 def test_the_readme_says_that_hard_links_share_content() -> None:
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
     assert "**Hard links share content.**" in readme and "changes both" in readme
+
+
+def test_the_removal_list_gives_each_files_bits_to_its_keeper_farthest_first(
+    tmp_path, env, capfdbinary
+) -> None:
+    """``--action list``: every listed file is within k of the copy it keeps, and the CSV
+    and JSON lines say how near (bits, similarity), farthest first."""
+    import json
+    import random
+
+    from ditto_tui.core.pipeline import make_pipeline
+
+    root = tmp_path / "edits"
+    root.mkdir()
+    rng = random.Random(3)
+    words = TEXT.split()
+    for n in range(12):  # one text and eleven copies with a few words changed
+        changed = list(words)
+        for _ in range(n % 4):
+            changed[rng.randrange(len(changed))] = f"edit{rng.randrange(99)}"
+        (root / f"copy{n:02d}.txt").write_text(" ".join(changed))
+    prefix = tmp_path / "removal"
+    code, out, err = run(capfdbinary, "dedupe", str(root), "-k", "4", "--keep", "first-name",
+                         "--action", "list", str(prefix), "--yes")
+    assert code == 0, err
+    rows = list(csv.DictReader(io.StringIO((tmp_path / "removal.csv").read_text())))
+    lines = [json.loads(line) for line in (tmp_path / "removal.jsonl").read_text().splitlines()]
+    assert rows and [r["id"] for r in rows] == [j["id"] for j in lines]
+    pipeline = make_pipeline()
+    fps = {p.name: int(pipeline.fingerprint(p.read_bytes())) for p in root.iterdir()}
+    bits = [int(r["distance"]) for r in rows]
+    assert bits == sorted(bits, reverse=True) and bits[0] > 0  # farthest first
+    for row, line in zip(rows, lines, strict=True):
+        assert int(row["distance"]) == line["distance"] == (
+            fps[row["id"]] ^ fps[row["reference"]]).bit_count() <= 4
+        assert row["similarity"] == line["similarity"] == f"{(1 - line['distance'] / 64) * 100:.2f}%"
