@@ -44,6 +44,18 @@ static inline int ctz64(uint64_t x) {
 #endif
 }
 
+/* Number of set bits of x (one instruction where the variant's target has popcnt). */
+static ALWAYS_INLINE int popcount64(uint64_t x) {
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_popcountll(x);
+#else
+    x = x - ((x >> 1) & UINT64_C(0x5555555555555555));
+    x = (x & UINT64_C(0x3333333333333333)) + ((x >> 2) & UINT64_C(0x3333333333333333));
+    x = (x + (x >> 4)) & UINT64_C(0x0F0F0F0F0F0F0F0F);
+    return (int)((x * UINT64_C(0x0101010101010101)) >> 56);
+#endif
+}
+
 /* The eight bytes at p as a little-endian word (any alignment, any byte order). */
 static ALWAYS_INLINE uint64_t load_le64(const uint8_t *p) {
     uint64_t x;
@@ -165,6 +177,38 @@ typedef struct {
     Int64s attrs;  /* the tag's kept attributes: key start, key end, value start, value end */
 } HtmlWork;
 
+/* Pairs found by the join: lo < hi (indices into the fingerprints), d their distance. */
+typedef struct {
+    uint32_t *lo, *hi;
+    uint8_t *d;
+    size_t n, cap;
+} JoinOut;
+
+/* Append a pair to the growable output; 0 when memory ran out. */
+static inline int push_pair(JoinOut *out, uint32_t a, uint32_t b, unsigned d) {
+    if (out->n == out->cap) {
+        size_t cap = out->cap ? 2 * out->cap : 4096;
+        uint32_t *lo = (uint32_t *)realloc(out->lo, cap * sizeof(uint32_t));
+        if (!lo)
+            return 0;
+        out->lo = lo;
+        uint32_t *hi = (uint32_t *)realloc(out->hi, cap * sizeof(uint32_t));
+        if (!hi)
+            return 0;
+        out->hi = hi;
+        uint8_t *dd = (uint8_t *)realloc(out->d, cap);
+        if (!dd)
+            return 0;
+        out->d = dd;
+        out->cap = cap;
+    }
+    out->lo[out->n] = a < b ? a : b;
+    out->hi[out->n] = a < b ? b : a;
+    out->d[out->n] = (uint8_t)d;
+    out->n++;
+    return 1;
+}
+
 /* -- one instruction-set variant's entries (kernel.h) ---------------------------------- */
 
 typedef struct {
@@ -181,6 +225,11 @@ typedef struct {
                 uint64_t *fp);
     /* Each bit's count over the hashes h[0:n] (counts: 64 words). */
     void (*vote_counts)(const uint64_t *h, size_t n, Vote *vote, int64_t *counts);
+    /* The pairs of one join table (kernel_join.h); 0 when memory ran out. */
+    int (*join_table)(const uint64_t *v, size_t n, int k, uint64_t mask, const uint64_t *test,
+                      JoinOut *out);
+    /* The stable order of keys[0:n] (a radix argsort); 0 when memory ran out. */
+    int (*argsort)(const uint64_t *keys, size_t n, uint32_t *order);
 } Kernel;
 
 #endif

@@ -8,7 +8,9 @@
 #include "kernel_vote.h"
 #include "kernel_ditto.h"
 #include "kernel_html.h"
+#include "kernel_join.h"
 
 static const Kernel K(kernel) = {
-    K(name_string), K(normalize), K(spans), K(html), K(vote_counts),
+    K(name_string), K(normalize), K(spans), K(html), K(vote_counts), K(join_table),
+    K(argsort),
 };

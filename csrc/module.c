@@ -598,7 +598,111 @@ static PyObject *py_vote_counts(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* bytes of the first n items of buf (size bytes each), then buf freed. */
+static PyObject *take_bytes(void *buf, size_t n, size_t size) {
+    PyObject *out = PyBytes_FromStringAndSize((const char *)buf, (Py_ssize_t)(n * size));
+    free(buf);
+    return out;
+}
+
+static PyObject *py_join_table(PyObject *self, PyObject *args) {
+    PyObject *obj, *test_obj;
+    int k;
+    unsigned long long mask;
+    Py_buffer v;
+    if (!PyArg_ParseTuple(args, "OiKO:join_table", &obj, &k, &mask, &test_obj))
+        return NULL;
+    uint64_t test[3];
+    int has_test = test_obj != Py_None;
+    if (has_test) {
+        unsigned long long t0, t1, t2;
+        if (!PyArg_ParseTuple(test_obj, "KKK", &t0, &t1, &t2))
+            return NULL;
+        test[0] = t0;
+        test[1] = t1;
+        test[2] = t2;
+    }
+    if (k < 0 || k > 64) {
+        PyErr_SetString(PyExc_ValueError, "k must be 0-64");
+        return NULL;
+    }
+    if (get_words(obj, &v, "LQ", 0, "fingerprints") < 0)
+        return NULL;
+    size_t n = (size_t)(v.len / 8);
+    if (n > UINT32_MAX) {
+        PyBuffer_Release(&v);
+        PyErr_SetString(PyExc_ValueError, "more than 2**32 fingerprints");
+        return NULL;
+    }
+    JoinOut out;
+    memset(&out, 0, sizeof out);
+    int ok;
+    const Kernel *kernel = current;
+    Py_BEGIN_ALLOW_THREADS
+    ok = kernel->join_table((const uint64_t *)v.buf, n, k, mask, has_test ? test : NULL, &out);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&v);
+    if (!ok) {
+        free(out.lo);
+        free(out.hi);
+        free(out.d);
+        return PyErr_NoMemory();
+    }
+    PyObject *lo = take_bytes(out.lo, out.n, 4), *hi = take_bytes(out.hi, out.n, 4),
+             *d = take_bytes(out.d, out.n, 1);
+    if (!lo || !hi || !d) {
+        Py_XDECREF(lo);
+        Py_XDECREF(hi);
+        Py_XDECREF(d);
+        return NULL;
+    }
+    PyObject *result = PyTuple_New(3);
+    if (!result) {
+        Py_DECREF(lo);
+        Py_DECREF(hi);
+        Py_DECREF(d);
+        return NULL;
+    }
+    PyTuple_SetItem(result, 0, lo);
+    PyTuple_SetItem(result, 1, hi);
+    PyTuple_SetItem(result, 2, d);
+    return result;
+}
+
+static PyObject *py_argsort(PyObject *self, PyObject *args) {
+    PyObject *obj;
+    Py_buffer keys;
+    if (!PyArg_ParseTuple(args, "O:argsort", &obj) || get_words(obj, &keys, "LQ", 0, "keys") < 0)
+        return NULL;
+    size_t n = (size_t)(keys.len / 8);
+    if (n > UINT32_MAX) {
+        PyBuffer_Release(&keys);
+        PyErr_SetString(PyExc_ValueError, "more than 2**32 keys");
+        return NULL;
+    }
+    uint32_t *order = (uint32_t *)malloc((n ? n : 1) * sizeof(uint32_t));
+    int ok = order != NULL;
+    const Kernel *kernel = current;
+    if (ok) {
+        Py_BEGIN_ALLOW_THREADS
+        ok = kernel->argsort((const uint64_t *)keys.buf, n, order);
+        Py_END_ALLOW_THREADS
+    }
+    PyBuffer_Release(&keys);
+    if (!ok) {
+        free(order);
+        return PyErr_NoMemory();
+    }
+    return take_bytes(order, n, 4);
+}
+
 static PyMethodDef methods[] = {
+    {"argsort", py_argsort, METH_VARARGS,
+     "argsort(keys) -> bytes: the stable order of the uint64 keys, as uint32 (radix sort)."},
+    {"join_table", py_join_table, METH_VARARGS,
+     "join_table(v, k, mask, test) -> (lo, hi, d): the pairs within k of one table of the "
+     "all-pairs join over the distinct fingerprints v (uint64): uint32, uint32 and uint8 "
+     "bytes; test is (others, low, high) of the earlier-table test, or None."},
     {"vote_counts", py_vote_counts, METH_VARARGS,
      "vote_counts(hashes, counts): counts[i] = how many of the uint64 hashes have bit i "
      "(the kernels' vote, a block at a time; for tests)."},

@@ -21,8 +21,8 @@ from typing import Literal, get_args
 
 from ditto_tui.core.compiled import CompiledDitto, CompiledHtml
 
-__all__ = ["ENGINES", "ENV", "ISA_ENV", "Engine", "active", "describe", "ditto", "html", "isa",
-           "isas", "missing", "select", "use_isa"]
+__all__ = ["ENGINES", "ENV", "ISA_ENV", "Engine", "active", "compiled", "describe", "ditto",
+           "html", "isa", "isas", "missing", "select", "use_isa"]
 
 ENV = "DITTO_TUI_KERNEL"
 ISA_ENV = "DITTO_TUI_ISA"
@@ -98,6 +98,14 @@ def ditto() -> CompiledDitto | None:
     if not _ready:
         _refresh()
     return _ditto
+
+
+def compiled() -> ModuleType | None:
+    """The compiled extension when it computes in this process (for its other entries:
+    ``join_table``, ``argsort``), else None."""
+    if not _ready:
+        _refresh()
+    return _module if _ditto is not None else None
 
 
 def html() -> CompiledHtml | None:

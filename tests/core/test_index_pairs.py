@@ -1,4 +1,5 @@
-"""all_pairs / clusters (ditto-compatible static functions) against brute force."""
+"""all_pairs / clusters (ditto-compatible static functions) against brute force, through
+the numpy join and the compiled one (each instruction set)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,9 @@ from tests.core.index_reference import (
     ref_pairs_np,
 )
 from tests.properties import examples
+
+# every test here runs once per engine (numpy, compiled per instruction set): see conftest.py
+pytestmark = pytest.mark.usefixtures("engine_kernel")
 
 
 def as_triples(i: np.ndarray, j: np.ndarray, d: np.ndarray) -> list[tuple[int, int, int]]:
@@ -245,18 +249,37 @@ def check_threaded_join(fps: list[int], k: int, threads: int) -> None:
     assert sorted(zip(many[0].tolist(), many[1].tolist(), strict=True)) == expected
 
 
-def test_a_failing_join_thread_fails_the_join(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_failing_join_thread_fails_the_join(monkeypatch: pytest.MonkeyPatch,
+                                              engine_kernel: str) -> None:
     monkeypatch.setattr(pairs_module, "_THREADS_FROM", 0)
-    real = pairs_module._runs
     calls: list[int] = []
+    if engine_kernel == "numpy":
+        real = pairs_module._runs
 
-    def runs(u, blocks, chosen):  # type: ignore[no-untyped-def]
-        calls.append(1)
-        if len(calls) == 2:
-            raise MemoryError("no room")
-        return real(u, blocks, chosen)
+        def runs(u, blocks, chosen):  # type: ignore[no-untyped-def]
+            calls.append(1)
+            if len(calls) == 2:
+                raise MemoryError("no room")
+            return real(u, blocks, chosen)
 
-    monkeypatch.setattr(pairs_module, "_runs", runs)
+        monkeypatch.setattr(pairs_module, "_runs", runs)
+    else:
+        from ditto_tui.core import engine
+
+        module = engine.compiled()
+        assert module is not None
+
+        class Failing:  # the extension's join, failing in its second table
+            def __getattr__(self, name: str):  # type: ignore[no-untyped-def]
+                return getattr(module, name)
+
+            def join_table(self, *args):  # type: ignore[no-untyped-def]
+                calls.append(1)
+                if len(calls) == 2:
+                    raise MemoryError("no room")
+                return module.join_table(*args)
+
+        monkeypatch.setattr(engine, "compiled", Failing)
     u = np.unique(np.random.default_rng(1).integers(0, 2**63, 500, dtype=np.uint64))
     with pytest.raises(MemoryError):
         unique_pairs(u, 3, TableDesign(5, 2), threads=2)
