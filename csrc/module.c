@@ -696,7 +696,63 @@ static PyObject *py_argsort(PyObject *self, PyObject *args) {
     return take_bytes(order, n, 4);
 }
 
+static PyObject *py_pairs_within(PyObject *self, PyObject *args) {
+    PyObject *a_obj, *b_obj, *mask_obj;
+    Py_buffer a, b, mask;
+    if (!PyArg_ParseTuple(args, "OOO:pairs_within", &a_obj, &b_obj, &mask_obj))
+        return NULL;
+    if (PyObject_GetBuffer(a_obj, &a, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+        return NULL;
+    if (PyObject_GetBuffer(b_obj, &b, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+        PyBuffer_Release(&a);
+        return NULL;
+    }
+    if (get_bytes(mask_obj, &mask) < 0) {
+        PyBuffer_Release(&b);
+        PyBuffer_Release(&a);
+        return NULL;
+    }
+    PyObject *result = NULL;
+    if (a.itemsize != 4 || b.itemsize != 4 || a.len != b.len) {
+        PyErr_SetString(PyExc_TypeError, "a and b must be int32 arrays of one length");
+    } else {
+        size_t n = (size_t)(a.len / 4), found = 0, limit = (size_t)mask.len;
+        const int32_t *pa = (const int32_t *)a.buf, *pb = (const int32_t *)b.buf;
+        const uint8_t *m = (const uint8_t *)mask.buf;
+        uint32_t *at = (uint32_t *)malloc((n ? n : 1) * sizeof(uint32_t));
+        int bad = 0;
+        if (at) {
+            Py_BEGIN_ALLOW_THREADS
+            for (size_t i = 0; i < n; i++) {
+                uint32_t x = (uint32_t)pa[i], y = (uint32_t)pb[i];
+                if (x >= limit || y >= limit) {
+                    bad = 1;
+                    break;
+                }
+                if (m[x] & m[y])
+                    at[found++] = (uint32_t)i;
+            }
+            Py_END_ALLOW_THREADS
+            if (bad) {
+                free(at);
+                PyErr_SetString(PyExc_ValueError, "a slot lies outside the mask");
+            } else {
+                result = take_bytes(at, found, 4);
+            }
+        } else {
+            PyErr_NoMemory();
+        }
+    }
+    PyBuffer_Release(&mask);
+    PyBuffer_Release(&b);
+    PyBuffer_Release(&a);
+    return result;
+}
+
 static PyMethodDef methods[] = {
+    {"pairs_within", py_pairs_within, METH_VARARGS,
+     "pairs_within(a, b, mask) -> bytes: the positions i (uint32) where mask[a[i]] and "
+     "mask[b[i]] are both non-zero (a, b int32 slot arrays, mask uint8 per slot)."},
     {"argsort", py_argsort, METH_VARARGS,
      "argsort(keys) -> bytes: the stable order of the uint64 keys, as uint32 (radix sort)."},
     {"join_table", py_join_table, METH_VARARGS,

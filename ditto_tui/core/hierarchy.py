@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ditto_tui.core import engine
 from ditto_tui.core.clusters import components
 
 __all__ = ["Growable", "Hierarchy", "merge_order"]
@@ -100,6 +101,7 @@ class Hierarchy:
         self.limit = limit
         self.ok = False
         self.queue: list[tuple[int, np.ndarray, np.ndarray]] = []
+        self.removed: list[int] = []  # slots with pairs that lost their last document
         self.n_active = 0
         self.active = np.empty(0, np.int32)
         self.local = np.empty(0, np.int32)
@@ -120,9 +122,16 @@ class Hierarchy:
             self.queue = []
 
     def dead_slot(self, slot: int) -> None:
-        """``slot`` lost its last document: it may have bridged families."""
-        if self.ok and self.touches(slot):
+        """``slot`` lost its last document: it may have bridged families. Its component
+        (at the largest distance) is worked out again at the next :meth:`refresh`, alone;
+        past ``limit`` such slots, or for a slot still queued, the whole hierarchy is."""
+        if not (self.ok and self.touches(slot)):
+            return
+        if len(self.removed) < self.limit and slot < len(self.local) and self.local[slot] >= 0:
+            self.removed.append(slot)
+        else:
             self.ok = False
+            self.removed = []
 
     def touches(self, slot: int) -> bool:
         """Whether ``slot`` has pairs the hierarchy knows of or will merge in (a slot
@@ -131,15 +140,22 @@ class Hierarchy:
             return True
         return any(s == slot or slot in nbrs for s, nbrs, _ in self.queue)
 
-    def refresh(self, n_u: int, buckets: Callable[[], list[tuple[np.ndarray, np.ndarray]]]) -> None:
+    def refresh(self, n_u: int, buckets: Callable[[], list[tuple[np.ndarray, np.ndarray]]],
+                raw: Callable[[], tuple[list[tuple[np.ndarray, np.ndarray]], np.ndarray]]
+                ) -> None:
         """Bring the hierarchy up to date over ``n_u`` slots; ``buckets()`` gives the live
-        pairs at each distance 1..max_k (called only for a rebuild)."""
+        pairs at each distance 1..max_k (called only for a rebuild), ``raw()`` the stored
+        pairs at each distance (int32 views, dead slots included) and the mask of the live
+        slots (called when slots died)."""
         if self.ok:
             for slot, nbrs, dists in self.queue:
                 self._add(n_u, slot, nbrs, dists)
+            if self.removed:
+                self._split(*raw())
         else:
             self._build(n_u, buckets())
         self.queue = []
+        self.removed = []
 
     def labels(self, k: int, n_u: int) -> np.ndarray:
         """Component label of every slot at ``k`` (1 <= k <= max_k, or 0: itself)."""
@@ -167,6 +183,33 @@ class Hierarchy:
         self.active, self.local, self.levels = active, local, levels
         self.n_active = len(active)
         self.ok = True
+
+    def _split(self, pairs: list[tuple[np.ndarray, np.ndarray]], live: np.ndarray) -> None:
+        """Work out again, at every distance, the components that held the ``removed``
+        slots (at the largest distance, and so at every smaller one, nothing else can
+        change): the same contraction as :meth:`_build`, over their members and the live
+        ``pairs`` between them (found in one pass over each distance's pairs, in C when
+        the compiled engine runs). A removed slot has no live pair left: it ends alone."""
+        n_a = self.n_active
+        top = self.levels[self.max_k - 1, :n_a]
+        roots = np.unique(top[self.local[np.array(self.removed, np.int64)]])
+        inside = np.isin(top, roots)
+        members = np.flatnonzero(inside).astype(np.int32)  # sorted: position order = local order
+        pos = np.full(n_a, -1, np.int32)
+        pos[members] = np.arange(len(members), dtype=np.int32)
+        among = np.zeros(len(live), np.uint8)
+        among[self.active[members]] = 1
+        among &= live.astype(np.uint8)
+        module = engine.compiled()
+        cur = np.arange(len(members), dtype=np.int32)
+        for d, (a, b) in enumerate(pairs):
+            sel: np.ndarray
+            if module is not None:
+                sel = np.frombuffer(module.pairs_within(a, b, among), np.uint32)
+            else:
+                sel = np.flatnonzero(among[a] & among[b])
+            cur = _contract(len(members), cur, pos[self.local[a[sel]]], pos[self.local[b[sel]]])
+            self.levels[d, members] = members[cur]
 
     def _add(self, n_u: int, slot: int, nbrs: np.ndarray, dists: np.ndarray) -> None:
         """Merge a new slot and its pairs (to older slots) into the hierarchy."""

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
+from ditto_tui.core import engine
 from ditto_tui.core.clusters import Family, describe_family, family_diameter
 from ditto_tui.core.family_listing import FamilyListing
 from ditto_tui.core.hierarchy import Growable, Hierarchy, grow, merge_order
@@ -56,9 +57,10 @@ _FAMILY_CACHE = 40  # listings kept for the current generation (every k, both mo
 _PATCH_LIMIT = 256  # at most this many changed documents: a listing is patched
 _JOURNAL_LIMIT = 8192  # more changes than this since the listings: compute them afresh
 _MODES = ("chain", "star")
-# The all-pairs join of a rebuild runs its tables on this many threads (numpy releases the
-# GIL), up to this many distinct fingerprints (each thread holds its tables' arrays, about
-# 50 bytes per fingerprint: beyond, memory matters more than the second core).
+# The all-pairs join of a rebuild runs its tables on this many threads (numpy and the
+# compiled join release the GIL); with numpy up to this many distinct fingerprints (each
+# thread holds its tables' arrays, about 50 bytes per fingerprint: beyond, memory matters
+# more than the second core); the compiled join holds 32 bytes a fingerprint a thread.
 _JOIN_THREADS = min(2, os.cpu_count() or 1)
 _JOIN_THREADS_UPTO = 400_000
 
@@ -473,7 +475,8 @@ class NearIndex:
         pairs = given(digest, self.max_k) if callable(given) else given
         computed = pairs is None or not pairs.fits(len(u), digest, self.max_k)
         if computed:
-            threads = _JOIN_THREADS if len(u) <= _JOIN_THREADS_UPTO else 1
+            near = len(u) <= _JOIN_THREADS_UPTO or engine.compiled() is not None
+            threads = _JOIN_THREADS if near else 1
             pairs = UniquePairs.compute(u, self.max_k, digest, threads=threads)
         assert pairs is not None
         for dist in range(1, self.max_k + 1):
@@ -499,6 +502,12 @@ class NearIndex:
             a, b = a[ok], b[ok]
         return a, b
 
+    def _raw_pairs(self) -> tuple[list[tuple[np.ndarray, np.ndarray]], np.ndarray]:
+        """The stored pairs at each distance 1..max_k (int32 views, dead slots included)
+        and the mask of the live slots."""
+        pairs = [(self._pa[d].view(), self._pb[d].view()) for d in range(1, self.max_k + 1)]
+        return pairs, self._u_count[: self._n_u] > 0
+
     def labels(self, k: int) -> np.ndarray:
         """Component label at ``k`` (clamped to ``0..max_k``) of every internal
         distinct-fingerprint slot: a slot of the same component (its representative).
@@ -518,7 +527,8 @@ class NearIndex:
         k = max(0, min(k, self.max_k))
         if self._labels_gen != self.generation:
             self._hierarchy.refresh(
-                self._n_u, lambda: [self._edges(d, d - 1) for d in range(1, self.max_k + 1)]
+                self._n_u, lambda: [self._edges(d, d - 1) for d in range(1, self.max_k + 1)],
+                self._raw_pairs,
             )
             self._labels = {}
             self._labels_gen = self.generation
