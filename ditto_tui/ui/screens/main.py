@@ -34,6 +34,7 @@ from ditto_tui.explore.review import ReviewState, key_of
 from ditto_tui.explore.snapshot import Snapshot
 from ditto_tui.explore.view import SORT_KEYS, FamilyView, SortKey, ViewRequest
 from ditto_tui.ui import urgency
+from ditto_tui.ui.fit import Part
 from ditto_tui.ui.listing import FamilyLike, shown
 from ditto_tui.ui.screens.compare import CompareScreen
 from ditto_tui.ui.screens.neighbours import NeighboursScreen
@@ -336,8 +337,8 @@ class MainScreen(Screen):
 
     # -- layout ---------------------------------------------------------------------------
     #: from this many columns on the screen is ``-wide``, below it ``-narrow`` (the view
-    #: options and the k chart are hidden)
-    WIDE_FROM = 100
+    #: options are hidden, which leaves the k chart room for its bars and figures)
+    WIDE_FROM = 110
 
     def compose(self) -> ComposeResult:
         self._set_width_class(self.app.size.width)
@@ -604,6 +605,7 @@ class MainScreen(Screen):
             self.load_excerpts(missing, shown_first)
         chart = self.query_one(KChart)
         chart.k = self.k
+        chart.mode = view.request.mode
         chart.poll()
         if view.delta is not None:
             self.notify(view.delta.describe(), title="Corpus changed", markup=False, timeout=4)
@@ -677,15 +679,19 @@ class MainScreen(Screen):
             review=self.review_progress(),
             options=options_summary(scan_options) if scan_options is not None else "",
         )
-        options = Text(no_wrap=True)
-        options.append(f"sort: {self.sort_key}")
-        options.append(" · singletons " + ("on" if self.singletons else "off"))
+        # fitted to its cells: the states that filter or mark stay, "sort:" and the
+        # singletons' word go first
+        options = [
+            Part(f"sort: {self.sort_key}", 2, short=self.sort_key),
+            Part("singletons " + ("on" if self.singletons else "off"), 3,
+                 short="1: " + ("on" if self.singletons else "off"), sep=" · "),
+        ]
         if self.unreviewed_only:
-            options.append(" · unreviewed only")
+            options.append(Part("unreviewed only", 0, short="unreviewed", sep=" · "))
         if self.show_ignored:
-            options.append(" · ignored shown")
+            options.append(Part("ignored shown", 0, short="+ignored", sep=" · "))
         if self.marked:
-            options.append(f" · marked {len(self.marked)}")
+            options.append(Part(f"marked {len(self.marked)}", 1, sep=" · "))
         self.query_one("#view-options", TitleLine).update(options)
 
     def review_progress(self) -> str:
