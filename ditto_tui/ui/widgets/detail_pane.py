@@ -294,12 +294,14 @@ class DetailPane(FindBarHolder, Vertical):
             return
         node = self.tree_node
         if node is not None:  # only the members of a node of the tree
+            count = f"{self._shown_count:,}"
             parts = [
                 Part("Members", 0),
-                Part(f"{self._shown_count:,} of {family.size:,}", 0, sep=" · "),
-                Part(f"tree node k={node.k} (esc: all)", 0, short=f"node k={node.k} (esc)",
-                     sep=" · "),
-                Part(f"diameter {node.diameter}", 3, short=f"diam. {node.diameter}", sep=" · "),
+                Part(f"{count} of {family.size:,} in tree node k={node.k}", 0,
+                     short=f"{count}/{family.size:,} · node k={node.k}", sep=" · "),
+                Part("esc: all", 2, sep=" · "),
+                Part(f"diameter {node.diameter}", 3, short=f"diam. {node.diameter}", sep=" · ",
+                     quiet=True),
             ]
         else:
             parts = [Part("Members", 0), Part(f"{family.size:,}", 0, sep=" · ")]

@@ -57,9 +57,10 @@ class Item:
 
 
 def node_label_parts(node: TreeNode, *, chosen: bool = False) -> list[Part]:
-    """The parts of a node's label: ``k=2  5 docs  diam 4  name`` (``◆ too wide`` after
-    the diameter of a node too wide for its k; ``identical`` for a leaf of several
-    documents); short forms ``k=2  5  d4◆  name``; the name is cropped last."""
+    """The parts of a node's label: ``k=2  5 docs  diam 4  name``, with ``◆ too wide``
+    after the diameter of a node too wide for its k and ``identical`` for a leaf of several
+    documents; short forms ``k=2  5  d4 ◆  name`` before the name is cut below a dozen
+    cells; then the diameter goes, and the name is cut further only as the last resort."""
     parts = []
     if chosen:
         parts.append(Part("●", 0, "bold"))
@@ -70,11 +71,11 @@ def node_label_parts(node: TreeNode, *, chosen: bool = False) -> list[Part]:
             parts.append(Part("identical", 3, short="≡", sep="  "))
         else:
             about = "" if node.diameter_exact else "≤"
-            wide = node.too_wide
-            parts.append(Part(f"diam {about}{node.diameter}" + (" ◆ too wide" if wide else ""),
-                              1, short=f"d{about}{node.diameter}" + ("◆" if wide else ""),
-                              sep="  "))
-    parts.append(Part(shown(node.representative), 2, crop="middle", min_cells=8, sep="  "))
+            parts.append(Part(f"diam {about}{node.diameter}", 2,
+                              short=f"d{about}{node.diameter}", sep="  "))
+    if node.too_wide:
+        parts.append(Part("◆ too wide", 0, "bold", short="◆", sep=" "))
+    parts.append(Part(shown(node.representative), 1, crop="middle", min_cells=14, sep="  "))
     return parts
 
 

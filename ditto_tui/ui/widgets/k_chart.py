@@ -215,7 +215,8 @@ class KChart(CachedStyles, Widget):
             # the figure, then room for the widest one of any k (the width stays put)
             widest = max(len(v) for v in values)
             pad = " " * (widest - len(values[at]) + (1 if i < len(figures) - 1 else 0))
-            text.append(" " + values[at], current)
+            text.append(" ")
+            text.append(values[at], current)
             text.append(pad)
         return text
 
