@@ -405,7 +405,10 @@ def sweep_stats(linkage: Linkage) -> list[SweepRow]:
             continue
         d, ex = diameter[fam], exact[fam]
         top = int(d.max())
-        wide = ex & (d > 2 * k) & (d > k + 4)
+        # the rule of the family list, asked once per distinct diameter (at most 65)
+        values = np.unique(d)
+        flagged = values[[chain_too_wide(int(v), k) for v in values.tolist()]]
+        wide = ex & np.isin(d, flagged)
         rows.append(SweepRow(
             k, len(fam), int(sizes[fam].sum()), int(sizes[fam].max()), top,
             bool((ex & (d == top)).any()), int(np.count_nonzero(wide)),

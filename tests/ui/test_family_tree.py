@@ -112,6 +112,12 @@ async def test_a_chosen_node_filters_the_members_and_esc_shows_them_all(corpus_d
         await pilot.press("home", "enter")
         await settle(pilot)
         assert detail.tree_node is None and member_ids(app) == PRESS
+        # a click on a line chooses its node too
+        await pilot.click(FamilyTreeView, offset=(12, 2))  # (the border, the root, then it)
+        await settle(pilot)
+        assert detail.tree_node is sub and member_ids(app) == set(sub.members)
+        await pilot.press("escape")
+        await settle(pilot)
         # esc with nothing chosen closes the tree
         await pilot.press("escape")
         await settle(pilot)
