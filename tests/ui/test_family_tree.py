@@ -192,7 +192,7 @@ async def test_keep_rules_take_the_chosen_node_as_their_scope(corpus_dir, make_a
         assert "The chosen tree node (k=4, 3 documents)" in [label for label, _ in rules.scope_choices()]
         await pilot.click("#keep-preview")
         await wait_for(pilot, lambda: rules.preview is not None)
-        assert {doc_id for doc_id, _, _ in rules.preview.rows} == set(node.members)
+        assert {row[0] for row in rules.preview.rows} == set(node.members)
         await pilot.press("escape")
         await wait_for(pilot, lambda: app.screen is app.main_screen)
         # without a chosen node: the selected family, as before
