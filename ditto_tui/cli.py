@@ -235,8 +235,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("paths", nargs="+", metavar="PATH", help="files or folders")
     p.add_argument("-k", type=integer, default=DEFAULT_K, metavar="K",
                    help=f"maximum Hamming distance (default {DEFAULT_K})")
-    p.add_argument("--sweep", action="store_true",
-                   help="instead, count families (>= 2 documents) and their documents for k = 0..K")
+    how = p.add_mutually_exclusive_group()
+    how.add_argument("--sweep", action="store_true",
+                     help="instead, for k = 0..K: families (>= 2 documents), documents in them, "
+                     "the largest family, the largest diameter and the families too wide for k")
+    how.add_argument("--tree", action="store_true",
+                     help="instead, each chain family at K as a tree of its sub-families down "
+                     "to k = 0 (size, diameter, representative; --json: nested objects)")
     p.add_argument("--min", type=integer, default=2, metavar="M",
                    help="smallest family to print (default 2; 1 includes singletons)")
     p.add_argument("--mode", choices=("chain", "star"), default="chain",
@@ -536,6 +541,10 @@ def cmd_cluster(args: argparse.Namespace, out: Output) -> int:
         from ditto_tui.cli_explain import cmd_sweep
 
         return cmd_sweep(args, out)
+    if args.tree:
+        from ditto_tui.cli_explain import cmd_tree
+
+        return cmd_tree(args, out)
     report = _SkipReporter()
     got = _collect(args, args.paths, report)
     groups = _families(got.ids, got.fps, args.k, args.min, args.mode)
@@ -905,8 +914,8 @@ MAX_DISTANCE = 64
 def _check_ranges(args: argparse.Namespace) -> None:
     command = getattr(args, "command", None)
     indexed = command in ("explore", "export") or (
-        command == "cluster" and args.mode == "star"
-    )  # these build the banded index, which holds distances 0..64
+        command == "cluster" and (args.mode == "star" or args.tree)
+    )  # these build the banded index (or the tree's levels), which hold distances 0..64
     if indexed:
         for flag, value in (("-k", args.k), ("--max-k", getattr(args, "max_k", 0))):
             if value is not None and not 0 <= value <= MAX_DISTANCE:

@@ -129,18 +129,130 @@ def test_explain_chain_needs_the_folder(capfdbinary, chain: Path) -> None:
     assert code == 1 and "nope" in err
 
 
-def test_cluster_sweep_counts_every_k(capfdbinary, chain: Path) -> None:
+def _components(ids: list[str], fps: list[int], k: int, min_size: int = 2) -> list[list[str]]:
     from ditto_tui.core.clusters import clusters
 
+    return clusters(ids, fps, k, min_size)
+
+
+def _diameter(group: list[str], fp: dict[str, int]) -> int:
+    return max((fp[a] ^ fp[b]).bit_count() for a in group for b in group)
+
+
+def test_cluster_sweep_counts_every_k(capfdbinary, chain: Path) -> None:
     code, out, _ = run(capfdbinary, "cluster", "--sweep", "-k", "6", "--json", str(chain))
     assert code == 0
     rows = [json.loads(line) for line in out.splitlines()]
     assert [r["k"] for r in rows] == list(range(7))
     ids = sorted(str(p) for p in chain.iterdir())
     fps = [_fp(Path(i)) for i in ids]
+    fp = dict(zip(ids, fps, strict=True))
     for r in rows:
-        groups = clusters(ids, fps, r["k"], 2)
-        assert (r["families"], r["documents"]) == (len(groups), sum(map(len, groups)))
+        groups = _components(ids, fps, r["k"])
+        assert (r["families"], r["documents"], r["of"]) == (len(groups), sum(map(len, groups)), 5)
+        # the new columns, by brute force over every pair
+        diams = [_diameter(g, fp) for g in groups]
+        assert r["largest"] == max(map(len, groups), default=0)
+        assert (r["diameter"], r["diameter_exact"]) == (max(diams, default=0), True)
+        assert r["too_wide"] == sum(1 for d in diams if d > 2 * r["k"] and d > r["k"] + 4)
     code, out, _ = run(capfdbinary, "cluster", "--sweep", "-k", "2", str(chain))
-    assert out.splitlines()[1].split() == ["k", "families", "documents"]
-    assert len(out.splitlines()) == 5
+    lines = out.splitlines()
+    assert lines[1].split() == ["k", "families", "documents", "largest", "diameter", "too", "wide"]
+    assert len(lines) == 6 and lines[-1].startswith("largest: documents in the largest family")
+
+
+def test_cluster_sweep_counts_families_too_wide(capfdbinary, tmp_path: Path) -> None:
+    """A drift (each version a small edit of the one before) is flagged too wide at the
+    k where its ends are far apart, in the text and in JSON."""
+    root = tmp_path / "drift"
+    root.mkdir()
+    words = (TEXT * 3).split()
+    for i in range(12):
+        words[2 + 5 * i] = f"changed{i}"
+        (root / f"v{i:02d}.txt").write_text(" ".join(words))
+    ids = sorted(str(p) for p in root.iterdir())
+    fps = [_fp(Path(i)) for i in ids]
+    fp = dict(zip(ids, fps, strict=True))
+    code, out, _ = run(capfdbinary, "cluster", "--sweep", "-k", "8", "--json", str(root))
+    assert code == 0
+    rows = [json.loads(line) for line in out.splitlines()]
+    for r in rows:
+        diams = [_diameter(g, fp) for g in _components(ids, fps, r["k"])]
+        assert r["too_wide"] == sum(1 for d in diams if d > 2 * r["k"] and d > r["k"] + 4)
+    assert any(r["too_wide"] for r in rows), "the drift is flagged at some k"
+    code, out, _ = run(capfdbinary, "cluster", "--sweep", "-k", "8", str(root))
+    table = [line.split() for line in out.splitlines()[2:11]]
+    assert [int(cells[-1]) for cells in table] == [r["too_wide"] for r in rows]
+
+
+def _leaves(node: dict) -> list[str]:
+    if not node["children"]:
+        return list(node["members"])
+    return sorted(m for c in node["children"] for m in _leaves(c))
+
+
+def test_cluster_tree_json_nests_the_families_of_every_lower_k(capfdbinary, chain: Path) -> None:
+    ids = sorted(str(p) for p in chain.iterdir())
+    fps = [_fp(Path(i)) for i in ids]
+    fp = dict(zip(ids, fps, strict=True))
+    k = max((fps[i] ^ fps[i + 1]).bit_count() for i in range(4))
+    code, out, err = run(capfdbinary, "cluster", "--tree", "-k", str(k), "--json", str(chain))
+    assert code == 0, err
+    roots = [json.loads(line) for line in out.splitlines()]
+    assert [r["cluster"] for r in roots] == list(range(1, len(roots) + 1))
+    assert sorted(sorted(_leaves(r)) for r in roots) == sorted(_components(ids, fps, k))
+
+    def check(node: dict) -> None:
+        members = _leaves(node)
+        assert node["size"] == len(members)
+        assert node["diameter"] == _diameter(members, fp) and node["diameter_exact"]
+        assert node["representative"] in members
+        if not node["children"]:
+            assert {fp[m] for m in members} == {int(node["fp"], 16)}
+            return
+        below = {c["k"] for c in node["children"]}
+        assert len(below) == 1 and below.pop() < node["k"]
+        # the children are the chain families of the node's members at their k
+        got = sorted(sorted(_leaves(c)) for c in node["children"])
+        sub = [fp[m] for m in members]
+        assert got == sorted(_components(members, sub, node["children"][0]["k"], 1))
+        for c in node["children"]:
+            check(c)
+
+    for root in roots:
+        assert root["k"] == k
+        check(root)
+
+
+def test_cluster_tree_text(capfdbinary, tmp_path: Path) -> None:
+    root = tmp_path / "docs"
+    root.mkdir()
+    words = TEXT.split()
+    (root / "a.txt").write_text(TEXT)
+    (root / "a copy.txt").write_text(TEXT)
+    words[3] = "edited"
+    (root / "b\x1b[31mred.txt").write_text(" ".join(words))
+    (root / "other.txt").write_text("Something else entirely, with no words in common at all here.")
+    code, out, err = run(capfdbinary, "cluster", "--tree", "-k", "8", str(root), "--no-cache")
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0] == "4 document(s), 1 chain family at k=8, each with its sub-families down to k=0:"
+    assert lines[2].startswith("[1] k=8  3 members  diameter ")
+    d = int(lines[2].split()[5])  # the copies split from b at k = d - 1
+    assert lines[3] == f"    k={d - 1}  2 members  identical fingerprints"
+    assert f"      {root}/a copy.txt" in lines
+    assert "\x1b" not in out and "b\\x1b[31mred.txt" in out  # a name is data, escaped
+    code, out, _ = run(capfdbinary, "cluster", "--tree", "-k", "8", "--min", "1", "--json", str(root),
+                       "--no-cache")
+    objs = [json.loads(line) for line in out.splitlines()]
+    assert [o["size"] for o in objs] == [3, 1]
+    assert objs[1]["members"] == [str(root / "other.txt")] and objs[1]["children"] == []
+
+
+def test_cluster_tree_refuses_star_and_sweep(capfdbinary, chain: Path) -> None:
+    code, _, err = run(capfdbinary, "cluster", "--tree", "--mode", "star", str(chain))
+    assert code == 2 and "--mode star" in err
+    code, _, err = run(capfdbinary, "cluster", "--tree", "--sweep", str(chain))
+    assert code == 2 and "not allowed" in err
+    code, _, err = run(capfdbinary, "cluster", "--tree", "-k", "65", str(chain))
+    assert code == 2 and "out of range" in err

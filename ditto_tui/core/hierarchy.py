@@ -18,7 +18,7 @@ import numpy as np
 from ditto_tui.core import engine
 from ditto_tui.core.clusters import components
 
-__all__ = ["Growable", "Hierarchy", "merge_order"]
+__all__ = ["Growable", "Hierarchy", "level_labels", "merge_order"]
 
 _U64 = np.uint64
 
@@ -85,6 +85,21 @@ def _contract(n: int, base: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndar
     remap = np.arange(n, dtype=np.int32)
     remap[nodes] = rep[comp]
     return remap[base]
+
+
+def level_labels(n: int, a: np.ndarray, b: np.ndarray, d: np.ndarray, top: int) -> np.ndarray:
+    """Single-linkage labels of ``n`` nodes at every level 0..``top``: row ``j`` labels
+    each node with the smallest node of its component in the graph of the edges
+    ``a -- b`` with ``d <= j`` (for distinct fingerprints row 0 links nothing). Shape
+    ``(top + 1, n)``, int32; one contraction per level over that level's edges only."""
+    out = np.empty((max(top, 0) + 1, n), np.int32)
+    cur = np.arange(n, dtype=np.int32)
+    a, b, d = np.asarray(a), np.asarray(b), np.asarray(d).astype(np.int64)
+    for j in range(0, max(top, 0) + 1):
+        at = d <= 0 if j == 0 else d == j
+        cur = _contract(n, cur, a[at].astype(np.int64), b[at].astype(np.int64))
+        out[j] = cur
+    return out
 
 
 class Hierarchy:

@@ -111,12 +111,15 @@ def _size(n: int) -> str:
 
 
 def chart_points(index: ReportIndex, mode: str, top_k: int) -> tuple[ChartPoint, ...]:
-    """Families of at least two documents, and the documents in them, at each k in
-    ``0..top_k`` (clamped to the index's ``max_k``)."""
+    """Families of at least two documents, the documents in them, the largest family and
+    the largest diameter at each k in ``0..top_k`` (clamped to the index's ``max_k``)."""
     points = []
     for k in range(0, min(top_k, index.max_k) + 1):
         fams = index.families(k, mode=mode, min_size=2)
-        points.append(ChartPoint(k, len(fams), sum(f.size for f in fams)))
+        top = max((f.diameter for f in fams), default=0)
+        exact = not fams or any(f.diameter == top and f.diameter_exact for f in fams)
+        points.append(ChartPoint(k, len(fams), sum(f.size for f in fams),
+                                 max((f.size for f in fams), default=0), top, exact))
     return tuple(points)
 
 

@@ -152,11 +152,16 @@ class SkipView:
 
 @dataclass(frozen=True)
 class ChartPoint:
-    """Families with at least two members, and the documents in them, at distance ``k``."""
+    """Families with at least two members, the documents in them, the largest family
+    (documents) and the largest diameter (an upper bound when ``diameter_exact`` is False)
+    at distance ``k``."""
 
     k: int
     families: int
     documents: int
+    largest: int = 0
+    diameter: int = 0
+    diameter_exact: bool = True
 
 
 @dataclass(frozen=True)

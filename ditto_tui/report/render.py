@@ -392,15 +392,19 @@ def _chart(report: Report) -> str:
     out = [
         '<section id="chart-section"><h2>Families by distance</h2>',
         f'<p class="note">Whole corpus, {report.mode} grouping, families of at least two '
-        f"documents, at each k from 0 to {top} (k = {report.k} highlighted).</p>",
+        "documents: how many, the documents in them, the largest one and the largest "
+        f"diameter, at each k from 0 to {top} (k = {report.k} highlighted).</p>",
         chart_svg(report.chart, report.k),
         '<details class="more"><summary>Chart data</summary><table class="chart-data">'
         '<thead><tr><th class="num">k</th><th class="num">Families</th>'
-        '<th class="num">Documents in families</th></tr></thead><tbody>',
+        '<th class="num">Documents in families</th><th class="num">Largest family</th>'
+        '<th class="num">Largest diameter</th></tr></thead><tbody>',
     ]
     for p in report.chart:
+        about = "" if p.diameter_exact else "≤"
         out.append(f'<tr><td class="num">{p.k}</td><td class="num">{p.families:,}</td>'
-                   f'<td class="num">{p.documents:,}</td></tr>')
+                   f'<td class="num">{p.documents:,}</td><td class="num">{p.largest:,}</td>'
+                   f'<td class="num">{about}{p.diameter}</td></tr>')
     out.append("</tbody></table></details></section>")
     return "\n".join(out)
 

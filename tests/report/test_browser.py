@@ -72,8 +72,8 @@ def test_rendered_dom_has_the_families_members_diffs_and_chart(chromium, familie
     changed = sum(1 for d in diffs for r in d.rows if r.kind == "changed")
     assert changed > 0 and parsed.classes["tr.chg"] == changed
     assert parsed.tags["del"] > 0 and parsed.tags["ins"] > 0
-    assert "chart" in parsed.ids and parsed.classes["rect.bar"] == 18
-    assert parsed.classes["rect.cur"] == 2
+    assert "chart" in parsed.ids and parsed.classes["rect.bar"] == 36  # 4 charts of 9 bars
+    assert parsed.classes["rect.cur"] == 4
     assert parsed.tags["details"] == 15 + 2  # the diffs, chart data and the skipped list
     assert "open" not in dom.split('class="diff"')[1][:80]  # diffs folded
 

@@ -64,7 +64,7 @@ def test_options_reach_the_report(corpus, tmp_path, capfd):
     assert "family-1/original.txt" in page and "family-0" not in page
     assert str(corpus.resolve()) in page
     assert "ditto/2;char=5;word=0" in page and "star (every member" in page
-    assert parsed.classes["rect.bar"] == 14  # k = 0..6 in two panels
+    assert parsed.classes["rect.bar"] == 28  # k = 0..6 in four panels
     assert "k = 5 highlighted" in page
 
 

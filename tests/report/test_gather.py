@@ -50,6 +50,11 @@ def test_families_members_and_diffs_follow_the_index(corpus):
     assert report.documents_in_families == 12
     assert [p.k for p in report.chart] == list(range(9))
     assert report.chart[3].families == 4 and report.chart[3].documents == 12
+    for point in report.chart:  # the largest family and diameter among those of the index
+        families = index.families(point.k, min_size=2)
+        assert point.largest == max((f.size for f in families), default=0)
+        assert point.diameter == max((f.diameter for f in families), default=0)
+        assert point.diameter_exact
     check_html(render_report(report), script=SCRIPT)
 
 

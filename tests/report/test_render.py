@@ -52,8 +52,8 @@ def test_page_is_valid_and_complete():
     assert parsed.classes["tr.member"] == 3
     assert parsed.classes["details.diff"] == 1  # the identical member gets a note, no table
     assert parsed.classes["tr.chg"] == 1 and parsed.classes["tr.ins"] == 1
-    assert parsed.tags["svg"] == 1 and parsed.classes["rect.bar"] == 18
-    assert parsed.classes["rect.cur"] == 2  # k = 3 in both panels
+    assert parsed.tags["svg"] == 1 and parsed.classes["rect.bar"] == 36
+    assert parsed.classes["rect.cur"] == 4  # k = 3 in the four panels
     assert "Same text as the representative" in page
     assert "binary file" in page and "a note" in page and "text cut" in page
     for diff in re.findall(r'<details class="diff"[^>]*>', page):

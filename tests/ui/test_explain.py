@@ -99,22 +99,67 @@ async def test_k_chart_counts_families_at_every_k_and_follows_the_slider(corpus_
         await wait_for(pilot, lambda: len(chart.sweep) == app.live.max_k + 1)
         ids = app.live.ids()
         fps = [app.live.fingerprint(i) for i in ids]
-        for k, families, documents in chart.sweep:
-            groups = clusters(ids, fps, k, 2)
-            assert (families, documents) == (len(groups), sum(map(len, groups)))
-        rendered = str(chart.render())
-        assert bars([f for _, f, _ in chart.sweep]) in rendered
-        assert "k=3:" in chart.tooltip_text
+        fp = dict(zip(ids, fps, strict=True))
+        for row in chart.sweep:
+            groups = clusters(ids, fps, row.k, 2)
+            assert (row.families, row.documents) == (len(groups), sum(map(len, groups)))
+            assert row.largest == max(map(len, groups), default=0)
+            diameters = [max((fp[a] ^ fp[b]).bit_count() for a in g for b in g) for g in groups]
+            assert row.diameter == max(diameters, default=0)
+        rendered = chart.render().plain
+        # the shape of the families over k, and the current k's figures
+        at = chart.sweep[3]
+        assert bars([r.families for r in chart.sweep]) in rendered
+        assert f"fam{bars([r.families for r in chart.sweep])} {at.families}" in rendered
+        assert f"docs {at.documents}" in rendered and f"max {at.largest}" in rendered
+        assert f"diam {at.diameter}" in rendered
+        assert "k=3:" in chart.tooltip_text and "largest" in chart.tooltip_text
         slider = app.main_screen.query_one(KSlider)
         await pilot.press("]")
         await wait_for(pilot, lambda: chart.k == slider.value == app.initial_k + 1)
+        assert f"max {chart.sweep[4].largest}" in chart.render().plain
         # a new near-duplicate changes the counts
         (corpus_dir / "notes" / "todo-copy.txt").write_bytes((corpus_dir / "notes" / "todo.txt").read_bytes())
         before = chart.sweep
         await pilot.press("f5")
         await settle(pilot)
         await wait_for(pilot, lambda: chart.sweep != before)
-        assert chart.sweep[0][1] == before[0][1] + 1
+        assert chart.sweep[0].families == before[0].families + 1
+
+
+async def test_k_chart_keeps_the_current_figures_at_80_columns(corpus_dir, make_app):
+    from ditto_tui.ui.widgets.k_chart import KChart
+
+    app = make_app(corpus_dir)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        chart = app.main_screen.query_one(KChart)
+        await wait_for(pilot, lambda: bool(chart.sweep))
+        await settle(pilot)
+        at = chart.sweep[3]
+        assert chart.display and chart.size.width > 20
+        line = chart.render().plain
+        for figure in (f"fam {at.families}", f"docs {at.documents}", f"max {at.largest}",
+                       f"diam {at.diameter}"):
+            assert figure in line
+        # the line keeps room for its neighbours: the slider shows every k, the filter box is there
+        slider = app.main_screen.query_one("#k-slider")
+        assert slider.size.width >= slider.min_cells()
+        assert app.main_screen.query_one("#filter").size.width >= 20
+        # the chart's width depends on the figures of every k, not on the current one
+        width = chart.size.width
+        for _ in range(3):
+            await pilot.press("]")
+            await settle(pilot)
+            assert chart.size.width == width
+
+
+def test_k_chart_numbers_shrink():
+    from ditto_tui.ui.widgets.k_chart import compact
+
+    assert [compact(v) for v in (0, 999, 1000, 1234, 9949, 9950, 12_345, 999_499, 999_500, 1_234_567, 45_000_000)] == [
+        "0", "999", "1.0k", "1.2k", "9.9k", "10k", "12k", "999k", "1.0M", "1.2M", "45M"
+    ]
 
 
 async def test_links_of_a_member_show_the_chain_to_the_representative(corpus_dir, make_app):

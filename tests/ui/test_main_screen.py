@@ -248,15 +248,16 @@ async def test_resizing_restyles_the_screen_only_when_it_turns_narrow_or_wide(
             return restyle(nodes, animate=animate)
 
         monkeypatch.setattr(app.stylesheet, "update_nodes", counted)
+        await pilot.resize_terminal(115, 40)
         await pilot.resize_terminal(110, 40)
-        await pilot.resize_terminal(100, 40)
         await settle(pilot)
         assert passes == []  # still wide: nothing to restyle
-        await pilot.resize_terminal(99, 40)
+        await pilot.resize_terminal(109, 40)
         await settle(pilot)
         assert len(passes) == 1
         assert screen.has_class("-narrow") and not screen.has_class("-wide")
-        assert not chart.display
+        assert chart.display  # (the view options are hidden, the chart stays)
+        assert not screen.query_one("#view-options").display
         await pilot.resize_terminal(120, 40)
         await settle(pilot)
         assert len(passes) == 2

@@ -93,3 +93,17 @@ def test_preview_find_with_hostile_text(snap_compare, corpus_dir, make_app):
         await steps("slash", *"[bold red]")(pilot)
 
     assert snap_compare(app, terminal_size=(120, 40), run_before=run_before)
+
+
+def test_main_screen_family_tree_with_a_chosen_node(snap_compare, corpus_dir, make_app):
+    """k=6, the press family's tree beside its members; its first sub-family chosen."""
+    app = make_app(corpus_dir, k=6)
+    assert snap_compare(app, terminal_size=(120, 40), run_before=steps("t", "down", "enter"))
+
+
+def test_main_screen_family_tree_80x24(snap_compare, corpus_dir, make_app):
+    """At 80 columns the tree stands above the members; a name with markup in it is
+    shown literally."""
+    app = make_app(corpus_dir, k=6)
+    keys = ("/", *"markup", "enter", "t")
+    assert snap_compare(app, terminal_size=(80, 24), run_before=steps(*keys))

@@ -29,6 +29,9 @@ EXTRA: dict[str, list[tuple[str, str]]] = {
         ("click a column header", "sort the families (or members) by that column"),
         ("s (members focused)", "sort the members: distance, name, folder, file size, time"),
         ("/ (members focused)", "show only the members matching a text; esc clears it"),
+        ("↑ ↓ → ← space (tree)", "move in the family tree: → opens a node, ← closes it or goes up"),
+        ("enter (tree)", "show only the members of that node (the root: all of them)"),
+        ("esc (tree)", "show all the members again; with no node chosen, close the tree"),
     ],
     "Compare": [("↑ ↓ pgup pgdn ← →", "scroll both sides together")],
     "Neighbours": [("enter", "compare the highlighted document with the origin")],
@@ -111,9 +114,20 @@ with ◆ is trivial or too wide: ◆ *empty files*, ◆ *identical* (identical f
 *Similar* the same as a similarity %; *File size* is in bytes (KB, MB). The list shows
 the whole family; `s` sorts it, `/` filters it.
 
-**k chart** (beside the slider): `fam` has one bar per k from 0 to K, as tall as the
-number of families of two or more documents at that k; `docs` the number of documents
-in such families. The bar of the current k is highlighted; hover for the figures.
+**k chart** (beside the slider): the chain families at the current k: `fam` how many
+have two or more documents, `docs` the documents in them, `max` the documents of the
+largest, `diam` the largest diameter (≤: a bound, for a very large family). When the
+line has room, `fam` and `docs` also draw one bar per k from 0 to K, the current one
+highlighted. Hover for the table of every k, with the families too wide for their k.
+
+**Family tree** (`t`): the selected chain family at k, and under each node its
+sub-families at the highest k below it at which it splits (levels where nothing splits
+are left out), down to documents with one fingerprint. A line reads `k=2  5 docs  diam 4
+name`: the k at which it is a family, its documents, its diameter, its representative
+(narrow: `k=2  5  d4  name`). ◆ *too wide* marks a node whose diameter is above 2k and
+k+4, *identical* (≡) a node of identical fingerprints, ● the chosen node: enter chooses
+one and the member list shows only its members (its title says *tree node k=…*); esc or
+the root shows them all. With a node chosen, `R` offers it as the keep rule's scope.
 
 **Status line**: documents, files skipped (`!` lists them with the reason), families at
 the current k (with singletons on: `+ N single`), k, the grouping, the watch state, the

@@ -71,7 +71,10 @@ class MarkTable(VirtualTable):
 
 
 class KeepRulesScreen(Screen[dict[str, str] | None]):
-    """Keep rules and bulk marking over ``families`` (or the ``selected`` family)."""
+    """Keep rules and bulk marking over ``families`` (or the ``selected`` family).
+
+    ``scope_label`` names the ``selected`` scope when it is not the selected family (the
+    members of a node chosen in the family tree, say)."""
 
     DEFAULT_CSS = """
     KeepRulesScreen #keep-rules { border: round $primary; padding: 0 1; height: 1fr; }
@@ -95,9 +98,11 @@ class KeepRulesScreen(Screen[dict[str, str] | None]):
         fingerprints: Mapping[str, int],
         k: int,
         grouping: str = "chain",
+        scope_label: str | None = None,
     ) -> None:
         super().__init__()
         self.selected = selected
+        self.scope_label = scope_label
         self.families = families
         self.documents = documents
         self.review = review
@@ -114,7 +119,8 @@ class KeepRulesScreen(Screen[dict[str, str] | None]):
                 yield Select(MODE_CHOICES, value="rule", allow_blank=False, id="mode", compact=True)
             with Horizontal(classes="keep-row"):
                 yield Label("Scope", classes="keep-label")
-                yield Select(SCOPE_CHOICES, value="all", allow_blank=False, id="scope", compact=True)
+                yield Select(self.scope_choices(), value="all", allow_blank=False, id="scope",
+                             compact=True)
             with Horizontal(classes="keep-row"):
                 yield Label("Rules", classes="keep-label")
                 yield Input(value="newest", id="rules", compact=True,
@@ -133,6 +139,13 @@ class KeepRulesScreen(Screen[dict[str, str] | None]):
             yield Static(Text("Rules: " + ", ".join(RULES) + ". Press Preview."), id="keep-summary")
             yield MarkTable(id="keep-marks")
         yield Footer()
+
+    def scope_choices(self) -> list[tuple[str, str]]:
+        """The scopes offered: all families, and the selected family (or what
+        ``scope_label`` names instead)."""
+        if self.scope_label is None:
+            return list(SCOPE_CHOICES)
+        return [SCOPE_CHOICES[0], (self.scope_label, "family")]
 
     def on_mount(self) -> None:
         self.query_one("#keep-rules").border_title = "Keep rules and bulk marking"

@@ -34,6 +34,7 @@ from ditto_tui.explore.review import ReviewState, key_of
 from ditto_tui.explore.snapshot import Snapshot
 from ditto_tui.explore.view import SORT_KEYS, FamilyView, SortKey, ViewRequest
 from ditto_tui.ui import urgency
+from ditto_tui.ui.fit import Part
 from ditto_tui.ui.listing import FamilyLike, shown
 from ditto_tui.ui.screens.compare import CompareScreen
 from ditto_tui.ui.screens.neighbours import NeighboursScreen
@@ -129,6 +130,14 @@ class MainScreen(Screen):
             "toggle_mode",
             "Chain/star",
             tooltip="group as chains (ditto's clusters) or stars around a centre",
+        ),
+        Binding(
+            "t",
+            "toggle_tree",
+            "Tree",
+            tooltip="open or close the family tree beside the members: the family at k and its "
+            "sub-families at each lower k where it splits; enter on a node shows only its "
+            "members (esc: all)",
         ),
         Binding(
             "1",
@@ -336,8 +345,8 @@ class MainScreen(Screen):
 
     # -- layout ---------------------------------------------------------------------------
     #: from this many columns on the screen is ``-wide``, below it ``-narrow`` (the view
-    #: options and the k chart are hidden)
-    WIDE_FROM = 100
+    #: options are hidden, which leaves the k chart room for its bars and figures)
+    WIDE_FROM = 110
 
     def compose(self) -> ComposeResult:
         self._set_width_class(self.app.size.width)
@@ -604,6 +613,7 @@ class MainScreen(Screen):
             self.load_excerpts(missing, shown_first)
         chart = self.query_one(KChart)
         chart.k = self.k
+        chart.mode = view.request.mode
         chart.poll()
         if view.delta is not None:
             self.notify(view.delta.describe(), title="Corpus changed", markup=False, timeout=4)
@@ -677,15 +687,19 @@ class MainScreen(Screen):
             review=self.review_progress(),
             options=options_summary(scan_options) if scan_options is not None else "",
         )
-        options = Text(no_wrap=True)
-        options.append(f"sort: {self.sort_key}")
-        options.append(" · singletons " + ("on" if self.singletons else "off"))
+        # fitted to its cells: the states that filter or mark stay, "sort:" and the
+        # singletons' word go first
+        options = [
+            Part(f"sort: {self.sort_key}", 2, short=self.sort_key),
+            Part("singletons " + ("on" if self.singletons else "off"), 3,
+                 short="1: " + ("on" if self.singletons else "off"), sep=" · "),
+        ]
         if self.unreviewed_only:
-            options.append(" · unreviewed only")
+            options.append(Part("unreviewed only", 0, short="unreviewed", sep=" · "))
         if self.show_ignored:
-            options.append(" · ignored shown")
+            options.append(Part("ignored shown", 0, short="+ignored", sep=" · "))
         if self.marked:
-            options.append(f" · marked {len(self.marked)}")
+            options.append(Part(f"marked {len(self.marked)}", 1, sep=" · "))
         self.query_one("#view-options", TitleLine).update(options)
 
     def review_progress(self) -> str:
@@ -832,6 +846,7 @@ class MainScreen(Screen):
         note = None
         if family is not None and view is not None:
             note = view.notes.get(family.centre)
+        self._set_tree_context()
         self.detail.show_family(family, self.snapshot, pattern=pattern, note=note)
         self._selection_moved()
 
@@ -905,10 +920,49 @@ class MainScreen(Screen):
             prepare()
 
     def action_leave_filter(self) -> None:
-        if self.detail.clear_member_filter():
+        detail = self.detail
+        if detail.clear_member_filter():
             return
         if self.focused is self.query_one("#filter", Input):
             self.table.focus()
+            return
+        if detail.clear_tree_node():  # the members of a tree node: all of them again
+            return
+        if detail.tree_open and detail.family_tree.has_focus:
+            detail.close_tree()
+
+    def action_toggle_tree(self) -> None:
+        """Open the family tree of the selected family beside its members, or close it."""
+        detail = self.detail
+        if detail.tree_open:
+            detail.close_tree()
+            return
+        if self.mode != "chain":
+            self.notify("The family tree shows chain families: press g to group as chains.",
+                        markup=False)
+            return
+        if self.table.selected is None:
+            self.notify("Select a family first.", markup=False)
+            return
+        self._set_tree_context()
+        detail.open_tree()
+
+    def _set_tree_context(self) -> None:
+        view = self.view
+        request = view.request if view is not None else None
+        k = request.k if request is not None else self.k
+        mode = request.mode if request is not None else self.mode
+        show_ignored = request.show_ignored if request is not None else self.show_ignored
+        review = self.review
+        cut = bool(review.pairs) and not show_ignored  # the view cuts families at ignored pairs
+        self.detail.set_tree_context(
+            k=k, mode=mode, partners=review.partners() if cut else {},
+            serial=review.serial if cut else 0,
+        )
+
+    @on(DetailPane.TreeShown)
+    def tree_shown(self, event: DetailPane.TreeShown) -> None:
+        self.set_class(event.shown, "-tree")
 
     def action_cycle_sort(self) -> None:
         index = SORT_KEYS.index(self.sort_key)
@@ -1171,6 +1225,12 @@ class MainScreen(Screen):
         if view is None or not self._review_ready():
             return
         family = self._selected_family()
+        selected = family.members if family is not None else None
+        scope_label = None
+        node = self.detail.tree_node if family is not None else None
+        if node is not None:  # a node chosen in the tree: the rule's scope is its members
+            selected = node.members
+            scope_label = f"The chosen tree node (k={node.k}, {node.size:,} documents)"
 
         def applied(marks: dict[str, str] | None) -> None:
             if marks:
@@ -1179,13 +1239,14 @@ class MainScreen(Screen):
 
         self.app.push_screen(
             KeepRulesScreen(
-                selected=family.members if family is not None else None,
+                selected=selected,
                 families=[f.members for f in view.families if f.size > 1],
                 documents=self.snapshot.documents,
                 review=self.review,
                 fingerprints=self.snapshot.fingerprints,
                 k=self.k,
                 grouping=self.mode,
+                scope_label=scope_label,
             ),
             applied,
         )

@@ -9,24 +9,26 @@ UI thread on I/O or on work proportional to the corpus.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Input
 from textual.worker import get_current_worker
 
 from ditto_tui.core.display import html_text, visible_lines
+from ditto_tui.core.family_tree import TreeNode
 from ditto_tui.core.id_filter import id_matcher
 from ditto_tui.explore.snapshot import Snapshot
 from ditto_tui.ui.fit import Part, fit_parts
 from ditto_tui.ui.listing import FamilyLike, format_size, shown
 from ditto_tui.ui.widgets.borders import set_border_subtitle, set_border_title
+from ditto_tui.ui.widgets.family_tree import FamilyTreeView
 from ditto_tui.ui.widgets.find_bar import FindBar, FindBarHolder
 from ditto_tui.ui.widgets.member_table import (
     SORT_LABELS,
@@ -50,15 +52,20 @@ def member_rows(
     *,
     sort: str = "distance",
     pattern: str = "",
+    only: TreeNode | None = None,
 ) -> list[Member]:
     """The member rows of ``family``: distance to the representative, size, time, mail
-    headers when known; those matching ``pattern`` (all when blank), sorted by ``sort``
-    (default (distance, id)). O(family size · log)."""
+    headers when known; those matching ``pattern`` (all when blank) and, with ``only``
+    (a node of the family's tree), those of that node; sorted by ``sort`` (default
+    (distance, id)). O(family size · log)."""
     fps = snapshot.fingerprints
     documents = snapshot.documents
     centre = fps.get(family.centre, 0)
     members = []
+    inside = frozenset(only.members) if only is not None else None
     for doc_id in family.members:
+        if inside is not None and doc_id not in inside:
+            continue
         fp = fps.get(doc_id)
         if fp is None:
             continue
@@ -101,11 +108,19 @@ def matching_rows(rows: list[Member], pattern: str) -> list[int]:
 
 
 class DetailPane(FindBarHolder, Vertical):
-    """Right pane: :class:`MemberTable`, a title line and the :class:`Preview`.
+    """Right pane: :class:`MemberTable`, a title line and the :class:`Preview`; the
+    family tree (:class:`FamilyTreeView`) beside the members while it is open.
 
     With a family filter, the members whose path matches it are marked (» in the first
     column), the cursor goes to the first of them when the family is shown, and ``n`` in
-    the member list steps through them (going round)."""
+    the member list steps through them (going round).
+
+    The tree shows the family on screen at the k of the view (``set_tree_context``, from
+    the screen); choosing one of its nodes shows only that node's members (``tree_node``)
+    until the root is chosen or :meth:`clear_tree_node` (esc). Another family, k or
+    state of the corpus computes the tree again: a chosen node whose members are still a
+    node of it stays chosen, else the filter goes, with a notice. Star grouping or no
+    family closes the tree, with a notice."""
 
     # Only while the member table has focus (see check_action): elsewhere the screen's
     # s (sort families), / (filter families) and n (neighbours) apply. s and / are handled
@@ -121,6 +136,13 @@ class DetailPane(FindBarHolder, Vertical):
             key_display="/",
         ),
     ]
+
+    class TreeShown(Message):
+        """The family tree opened (``shown`` True) or closed."""
+
+        def __init__(self, shown: bool) -> None:
+            super().__init__()
+            self.shown = shown
 
     class MemberHighlighted(Message):
         """The highlighted member changed (``doc_id`` None when there is none)."""
@@ -151,6 +173,15 @@ class DetailPane(FindBarHolder, Vertical):
         self.member_pattern = ""
         self.note: str | None = None
         self._shown_count = 0
+        #: the family tree: open or not, and what the screen shows (k, grouping, the
+        #: ignored pairs of the review when they cut families)
+        self.tree_open = False
+        self.tree_k = 0
+        self.tree_mode = "chain"
+        self.tree_partners: Mapping[str, frozenset[str]] = {}
+        self.tree_partners_serial = 0
+        #: the chosen node of the tree: the member list shows only its members
+        self.tree_node: TreeNode | None = None
 
     def compose(self) -> ComposeResult:
         yield Input(
@@ -158,13 +189,16 @@ class DetailPane(FindBarHolder, Vertical):
             id="member-filter",
             compact=True,
         )
-        yield MemberTable(id="members")
+        with Horizontal(id="members-row"):
+            yield FamilyTreeView(id="family-tree")
+            yield MemberTable(id="members")
         yield TitleLine(Text("Preview"), id="preview-title")
         yield Preview(id="preview")
         yield FindBar(id="preview-find")
 
     def on_mount(self) -> None:
         set_border_title(self.member_table, "Members")
+        self.family_tree.display = False
         self.query_one("#member-filter", Input).can_focus = False
         preview = self.query_one(Preview)
         preview.show([], placeholder="No document selected")
@@ -173,6 +207,10 @@ class DetailPane(FindBarHolder, Vertical):
     @property
     def member_table(self) -> MemberTable:
         return self.query_one(MemberTable)
+
+    @property
+    def family_tree(self) -> FamilyTreeView:
+        return self.query_one(FamilyTreeView)
 
     def selected_member(self) -> str | None:
         member = self.member_table.selected
@@ -213,6 +251,11 @@ class DetailPane(FindBarHolder, Vertical):
             # nothing to rebuild; workers already under way for it still land
             family = self.family
         self.family = family
+        node = self.tree_node
+        if node is not None and (family is None or not set(node.members) <= set(family.members)):
+            self.tree_node = None  # another family: its members, all of them
+            self.family_tree.chosen = None
+        self._sync_tree()
         if family is None:
             self._rows_for = None
             self.matching = []
@@ -223,14 +266,17 @@ class DetailPane(FindBarHolder, Vertical):
             self._set_title()
             self.show_preview(None)
             return
-        state = (family, snapshot.generation, self.member_sort, self.member_pattern, self.pattern)
+        node = self.tree_node
+        state = (family, snapshot.generation, self.member_sort, self.member_pattern, self.pattern,
+                 node)
         if state == self._rows_for and keep in (None, self.selected_member()):
             self._set_title()
             return
         self._rows_for = state
         if family.size <= INLINE_MEMBERS:
             rows = member_rows(
-                family, snapshot, self.mail_infos, sort=self.member_sort, pattern=self.member_pattern
+                family, snapshot, self.mail_infos, sort=self.member_sort,
+                pattern=self.member_pattern, only=node,
             )
             self._show_rows(family, rows, keep, matching_rows(rows, self.pattern), self.pattern)
         else:
@@ -246,12 +292,24 @@ class DetailPane(FindBarHolder, Vertical):
         if family is None:
             set_border_title(table, "Members")
             return
-        parts = [Part("Members", 0), Part(f"{family.size:,}", 0, sep=" · ")]
-        if not (self.note or "").startswith("diameter"):  # the star hint says it already
+        node = self.tree_node
+        if node is not None:  # only the members of a node of the tree
+            count = f"{self._shown_count:,}"
+            parts = [
+                Part("Members", 0),
+                Part(f"{count} of {family.size:,} in tree node k={node.k}", 0,
+                     short=f"{count}/{family.size:,} · node k={node.k}", sep=" · "),
+                Part("esc: all", 2, sep=" · "),
+                Part(f"diameter {node.diameter}", 3, short=f"diam. {node.diameter}", sep=" · ",
+                     quiet=True),
+            ]
+        else:
+            parts = [Part("Members", 0), Part(f"{family.size:,}", 0, sep=" · ")]
+        if node is None and not (self.note or "").startswith("diameter"):  # (the star hint says it)
             parts.append(
                 Part(f"diameter {family.diameter}", 3, short=f"diam. {family.diameter}", sep=" · ")
             )
-        if self.note:
+        if self.note and node is None:
             parts.append(Part(self.note, 1, crop="right", min_cells=12, sep=" · "))
         if self.member_pattern.strip():
             parts.append(
@@ -270,6 +328,93 @@ class DetailPane(FindBarHolder, Vertical):
 
     def on_resize(self) -> None:
         self._set_title()
+
+    # -- family tree --------------------------------------------------------------------
+    def set_tree_context(
+        self, *, k: int, mode: str, partners: Mapping[str, frozenset[str]], serial: int
+    ) -> None:
+        """What the tree follows: the view's k and grouping, and the ignored pairs that cut
+        its families (empty when they do not)."""
+        self.tree_k, self.tree_mode = k, mode
+        self.tree_partners, self.tree_partners_serial = partners, serial
+
+    def open_tree(self) -> None:
+        """Show the family tree beside the members (computed in a worker) and focus it."""
+        if self.tree_open:
+            return
+        self.tree_open = True
+        tree = self.family_tree
+        tree.display = True
+        self.add_class("-tree")
+        self.post_message(self.TreeShown(True))
+        self._sync_tree()
+        if self.tree_open:
+            tree.focus()
+
+    def close_tree(self, notice: str | None = None) -> None:
+        """Hide the tree; the member list shows the whole family again."""
+        if not self.tree_open:
+            return
+        tree = self.family_tree
+        had_focus = tree.has_focus
+        self.tree_open = False
+        tree.forget()
+        tree.display = False
+        self.remove_class("-tree")
+        self.post_message(self.TreeShown(False))
+        if self.tree_node is not None:
+            self.tree_node = None
+            self._refresh_members()
+        if had_focus:
+            self.member_table.focus()
+        if notice:
+            self.notify(notice, title="Family tree", markup=False)
+
+    def clear_tree_node(self) -> bool:
+        """Show every member again (esc); False when no tree node was chosen."""
+        if self.tree_node is None:
+            return False
+        self.family_tree.choose(None)
+        return True
+
+    def _sync_tree(self) -> None:
+        """Compute the tree of the family on screen (when it changed), or close it."""
+        if not self.tree_open:
+            return
+        if self.tree_mode != "chain":
+            self.close_tree("Closed: the tree shows chain families (g groups as chains again).")
+            return
+        family, snapshot = self.family, self.snapshot
+        if family is None or snapshot is None:
+            self.close_tree("Closed: no family is selected.")
+            return
+        tree = self.family_tree
+        set_border_title(tree, f"Tree · k={self.tree_k}")
+        set_border_subtitle(tree, "enter: members · esc: all")
+        tree.show(family.members, snapshot, self.tree_k, self.tree_partners,
+                  self.tree_partners_serial)
+
+    @on(FamilyTreeView.Chosen)
+    def tree_node_chosen(self, event: FamilyTreeView.Chosen) -> None:
+        event.stop()
+        if event.node is self.tree_node:
+            return
+        self.tree_node = event.node
+        self._refresh_members()
+
+    @on(FamilyTreeView.Computed)
+    def tree_computed(self, event: FamilyTreeView.Computed) -> None:
+        event.stop()
+        chosen = self.family_tree.chosen
+        if self.tree_node is None:
+            return
+        if chosen is None:  # the chosen members are no longer one node of the tree
+            self.tree_node = None
+            self._refresh_members()
+            self.notify("The family changed: the member list shows all of it again.",
+                        title="Family tree", markup=False)
+        else:
+            self.tree_node = chosen  # the same members, in the tree computed now
 
     # -- member sort and filter ------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -349,7 +494,8 @@ class DetailPane(FindBarHolder, Vertical):
         pattern: str,
     ) -> None:
         rows = member_rows(
-            family, snapshot, mail_infos, sort=self.member_sort, pattern=self.member_pattern
+            family, snapshot, mail_infos, sort=self.member_sort, pattern=self.member_pattern,
+            only=self.tree_node,
         )
         matching = matching_rows(rows, pattern)
         if not get_current_worker().is_cancelled:

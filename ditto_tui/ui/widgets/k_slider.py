@@ -105,6 +105,10 @@ class KSlider(CachedStyles, Widget, can_focus=True):
     def _tick_width(self) -> int:
         return len(str(self.maximum))
 
+    def min_cells(self) -> int:
+        """The width that shows every tick (what a neighbour on the line must leave it)."""
+        return max(20, len(_LABEL) + 1 + (self.maximum + 1) * (self._tick_width() + 1) + 1)
+
     def _positions(self) -> list[int]:
         """Column of each tick (value 0..maximum) inside the widget."""
         start = len(_LABEL) + 1
