@@ -209,6 +209,19 @@ static inline int push_pair(JoinOut *out, uint32_t a, uint32_t b, unsigned d) {
     return 1;
 }
 
+/* The table's key of x: the bits of mask, packed low (spans: offset, width). */
+static ALWAYS_INLINE uint64_t table_key(uint64_t x, const int *spans, int count) {
+    uint64_t key = 0;
+    int shift = 0;
+    for (int s = 0; s < count; s++) {
+        int off = spans[2 * s], width = spans[2 * s + 1];
+        uint64_t part = width == 64 ? x : (x >> off) & ((UINT64_C(1) << width) - 1);
+        key |= part << shift;
+        shift += width;
+    }
+    return key;
+}
+
 /* -- one instruction-set variant's entries (kernel.h) ---------------------------------- */
 
 typedef struct {

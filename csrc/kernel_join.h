@@ -68,57 +68,108 @@ static KATTR int K(argsort)(const uint64_t *keys, size_t n, uint32_t *order) {
     return 1;
 }
 
+#define DIGIT_BITS 11
+
 /* The pairs of one table (see the top of this file) appended to out; 0 when memory ran
- * out. test: {others, low, high} of the earlier-table test, or NULL when there is none. */
+ * out. v[0:n] are the (permuted, distinct) fingerprints; test: {others, low, high} of the
+ * earlier-table test, or NULL when there is none. A key of at most 32 bits (the usual
+ * case) is packed above the position in one word, and the words are sorted LSD 11 bits a
+ * pass; a wider key sorts (key, position) a byte a pass (radix_sort). */
 static KATTR int K(join_table)(const uint64_t *v, size_t n, int k, uint64_t mask,
                                const uint64_t *test, JoinOut *out) {
     if (n < 2)
         return 1;
-    uint64_t *keys = (uint64_t *)malloc(2 * n * sizeof(uint64_t));
-    uint32_t *idx = (uint32_t *)malloc(2 * n * sizeof(uint32_t));
-    uint64_t *vs = (uint64_t *)malloc(n * sizeof(uint64_t));
-    int ok = keys && idx && vs;
-    if (ok) {
+    int spans[128], count = 0, bits = 0;
+    for (int bit = 0; bit < 64;) {
+        if (!((mask >> bit) & 1)) {
+            bit++;
+            continue;
+        }
+        int start = bit;
+        while (bit < 64 && ((mask >> bit) & 1))
+            bit++;
+        spans[2 * count] = start;
+        spans[2 * count + 1] = bit - start;
+        bits += bit - start;
+        count++;
+    }
+    uint64_t *words = (uint64_t *)malloc(2 * n * sizeof(uint64_t));
+    uint32_t *idx = NULL;
+    if (!words)
+        return 0;
+    const uint64_t *sorted; /* key above position (packed), or key alone (wide) */
+    const uint32_t *pos;    /* positions, for a wide key */
+    int packed = bits <= 32;
+    if (packed) {
+        uint64_t *src = words, *dst = words + n;
+        for (size_t i = 0; i < n; i++)
+            src[i] = (table_key(v[i], spans, count) << 32) | (uint64_t)i;
+        size_t hist[1 << DIGIT_BITS];
+        const uint64_t digit_mask = (UINT64_C(1) << DIGIT_BITS) - 1;
+        for (int shift = 32; shift < 32 + bits; shift += DIGIT_BITS) {
+            memset(hist, 0, sizeof hist);
+            for (size_t i = 0; i < n; i++)
+                hist[(src[i] >> shift) & digit_mask]++;
+            size_t sum = 0;
+            for (size_t b = 0; b < ((size_t)1 << DIGIT_BITS); b++) {
+                size_t c = hist[b];
+                hist[b] = sum;
+                sum += c;
+            }
+            for (size_t i = 0; i < n; i++)
+                dst[hist[(src[i] >> shift) & digit_mask]++] = src[i];
+            uint64_t *swap = src;
+            src = dst;
+            dst = swap;
+        }
+        sorted = src;
+        pos = NULL;
+    } else {
+        idx = (uint32_t *)malloc(2 * n * sizeof(uint32_t));
+        if (!idx) {
+            free(words);
+            return 0;
+        }
         for (size_t i = 0; i < n; i++) {
-            keys[i] = v[i] & mask;
+            words[i] = v[i] & mask;
             idx[i] = (uint32_t)i;
         }
-        /* the passes alternate between the two halves: an odd number ends in the second */
-        int passes = K(radix_sort)(keys, idx, keys + n, idx + n, n, mask);
-        const uint64_t *sk = passes % 2 ? keys + n : keys;
-        const uint32_t *si = passes % 2 ? idx + n : idx;
-        for (size_t i = 0; i < n; i++)
-            vs[i] = v[si[i]];
-        const uint64_t others = test ? test[0] : 0, low = test ? test[1] : 0,
-                       high = test ? test[2] : 0;
-        size_t s = 0;
-        while (s < n && ok) {
-            size_t e = s + 1;
-            while (e < n && sk[e] == sk[s])
-                e++;
-            for (size_t a = s; a + 1 < e && ok; a++) {
-                uint64_t va = vs[a];
-                for (size_t b = a + 1; b < e; b++) {
-                    uint64_t x = va ^ vs[b];
-                    int d = popcount64(x);
-                    if (d > k)
-                        continue;
-                    if (test) {
-                        uint64_t y = ((x | others) - low) & high;
-                        if ((y & x) != y)
-                            continue; /* an earlier table reports it */
-                    }
-                    if (!push_pair(out, si[a], si[b], (unsigned)d)) {
-                        ok = 0;
-                        break;
-                    }
+        int passes = K(radix_sort)(words, idx, words + n, idx + n, n, mask);
+        sorted = passes % 2 ? words + n : words;
+        pos = passes % 2 ? idx + n : idx;
+    }
+    const uint64_t others = test ? test[0] : 0, low = test ? test[1] : 0, high = test ? test[2] : 0;
+    const uint64_t key_mask = packed ? ~UINT64_C(0) << 32 : ~UINT64_C(0);
+    int ok = 1;
+    size_t s = 0;
+    while (s < n && ok) {
+        uint64_t key = sorted[s] & key_mask;
+        size_t e = s + 1;
+        while (e < n && (sorted[e] & key_mask) == key)
+            e++;
+        for (size_t a = s; a + 1 < e && ok; a++) {
+            uint32_t ia = packed ? (uint32_t)sorted[a] : pos[a];
+            uint64_t va = v[ia];
+            for (size_t b = a + 1; b < e; b++) {
+                uint32_t ib = packed ? (uint32_t)sorted[b] : pos[b];
+                uint64_t x = va ^ v[ib];
+                int d = popcount64(x);
+                if (d > k)
+                    continue;
+                if (test) {
+                    uint64_t y = ((x | others) - low) & high;
+                    if ((y & x) != y)
+                        continue; /* an earlier table reports it */
+                }
+                if (!push_pair(out, ia, ib, (unsigned)d)) {
+                    ok = 0;
+                    break;
                 }
             }
-            s = e;
         }
+        s = e;
     }
-    free(keys);
+    free(words);
     free(idx);
-    free(vs);
     return ok;
 }

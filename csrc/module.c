@@ -648,24 +648,14 @@ static PyObject *py_join_table(PyObject *self, PyObject *args) {
         free(out.d);
         return PyErr_NoMemory();
     }
+    PyObject *result = NULL;
     PyObject *lo = take_bytes(out.lo, out.n, 4), *hi = take_bytes(out.hi, out.n, 4),
              *d = take_bytes(out.d, out.n, 1);
-    if (!lo || !hi || !d) {
-        Py_XDECREF(lo);
-        Py_XDECREF(hi);
-        Py_XDECREF(d);
-        return NULL;
-    }
-    PyObject *result = PyTuple_New(3);
-    if (!result) {
-        Py_DECREF(lo);
-        Py_DECREF(hi);
-        Py_DECREF(d);
-        return NULL;
-    }
-    PyTuple_SetItem(result, 0, lo);
-    PyTuple_SetItem(result, 1, hi);
-    PyTuple_SetItem(result, 2, d);
+    if (lo && hi && d)
+        result = PyTuple_Pack(3, lo, hi, d);
+    Py_XDECREF(lo);
+    Py_XDECREF(hi);
+    Py_XDECREF(d);
     return result;
 }
 
