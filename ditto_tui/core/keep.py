@@ -30,6 +30,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ditto_tui.core.clusters import describe_family
+from ditto_tui.core.family_notes import chain_too_wide
 from ditto_tui.core.simhash import popcount64
 
 __all__ = [
@@ -43,6 +45,7 @@ __all__ = [
     "invert",
     "keepers",
     "preview",
+    "too_wide",
     "unsafe_families",
 ]
 
@@ -281,6 +284,28 @@ def keepers(
             distance[seq[got]] = dc[near]
             free[got] = False
     return Keepers(keeper, distance, open_families.astype(np.int64))
+
+
+def too_wide(families: np.ndarray, fingerprints: np.ndarray, ids: Sequence[str],
+             labels: np.ndarray, k: int) -> dict[int, int]:
+    """Of the families ``labels`` (chain families, typically the split ones), those whose
+    exact diameter is far above ``k`` (:func:`~ditto_tui.core.family_notes.chain_too_wide`):
+    label -> diameter. ``ids`` (sorted within a family) name the members for the medoid
+    tie-break. One grouping pass over the documents, then one exact diameter a family."""
+    wanted = np.asarray(labels, dtype=np.int64)
+    if len(wanted) == 0:
+        return {}
+    families = np.asarray(families, dtype=np.int64)
+    chosen = np.flatnonzero(np.isin(families, wanted))
+    chosen = chosen[np.argsort(families[chosen], kind="stable")]
+    cuts = np.flatnonzero(np.diff(families[chosen])) + 1
+    out: dict[int, int] = {}
+    for members in np.split(chosen, cuts):
+        _centre, diameter, exact = describe_family([ids[m] for m in members.tolist()],
+                                                   fingerprints[members])
+        if exact and chain_too_wide(diameter, k):
+            out[int(families[members[0]])] = diameter
+    return out
 
 
 @dataclass(frozen=True)

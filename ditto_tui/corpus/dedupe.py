@@ -16,10 +16,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ditto_tui.core.clusters import describe_family
 from ditto_tui.core.decisions import Identity, Resolution, family_key
-from ditto_tui.core.family_notes import chain_too_wide
-from ditto_tui.core.keep import DocumentTable, by_folder, by_glob, preview
+from ditto_tui.core.keep import DocumentTable, by_folder, by_glob, preview, too_wide
 from ditto_tui.core.linkage import ignore_aware_labels
 from ditto_tui.core.pairs import UniquePairs
 from ditto_tui.core.star import star_centres
@@ -173,16 +171,9 @@ def select(
                           (OUTSIDE, int(((would > 0) & (acts == 0)).sum()))):
         if count:
             left_alone[reason] = count
-    too_wide: dict[int, int] = {}
-    if mode == "chain":
-        for lab in result.split.tolist():
-            members = np.flatnonzero(labels == lab)
-            _centre, diameter, exact = describe_family([ids[m] for m in members.tolist()],
-                                                       fps[members])
-            if exact and chain_too_wide(diameter, k):
-                too_wide[int(lab)] = diameter
+    wide = too_wide(labels, fps, ids, result.split, k) if mode == "chain" else {}
     return Selection(ids, labels, result.keeper, result.distance, marked, result.protected,
-                     decisions, lapsed, tuple(int(f) for f in result.split.tolist()), too_wide,
+                     decisions, lapsed, tuple(int(f) for f in result.split.tolist()), wide,
                      left_alone)
 
 

@@ -28,6 +28,7 @@ from ditto_tui.core.keep import (
     by_glob,
     invert,
     preview,
+    too_wide,
     unsafe_families,
 )
 from ditto_tui.core.linkage import family_groups, ignore_aware_labels
@@ -320,7 +321,7 @@ def preview_marks(
     protected_by_user = np.fromiter(
         (state.decisions.get(m) in ("keep", "not-duplicate") for m in ids), bool, n
     )
-    split = too_wide = unkept = 0
+    split = wide = unkept = 0
     if mode == "rule":
         table = DocumentTable.from_documents(
             ids,
@@ -332,11 +333,7 @@ def preview_marks(
         dup, keeper, bits = result.marked.copy(), result.keeper, result.distance
         split = len(result.split)
         if grouping == "chain":
-            for lab in result.split.tolist():
-                members = np.flatnonzero(labels == lab)
-                _centre, diameter, exact = describe_family([ids[m] for m in members.tolist()],
-                                                           fps[members])
-                too_wide += bool(exact and chain_too_wide(diameter, k))
+            wide = len(too_wide(labels, fps, ids, result.split, k))
     else:
         if mode == "folder":
             dup = by_folder(ids, argument.strip("/"), labels)
@@ -376,7 +373,7 @@ def preview_marks(
             rows.append((m, value, lab + 1, "", -1))
     rows.sort(key=lambda row: (-row[4], row[2], row[0]))  # farthest duplicates first
     return MarkPreview(MappingProxyType(marks), int(touched.sum()), skipped, rows, split,
-                       too_wide, unkept)
+                       wide, unkept)
 
 
 # -- actions ---------------------------------------------------------------------------------
