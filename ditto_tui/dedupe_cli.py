@@ -170,7 +170,7 @@ def _confirm(question: str, yes: bool) -> None:
 def run_dedupe(args: argparse.Namespace, out: Any) -> int:
     """The ``dedupe`` command (see :func:`add_parsers`)."""
     from ditto_tui.cli import CommandError, _pipeline, _scan_options, escape_id, warn
-    from ditto_tui.corpus.actions import plan_action, save_plan, write_removal_list
+    from ditto_tui.corpus.actions import plan_action, save_plan
     from ditto_tui.corpus.dedupe import select
     from ditto_tui.corpus.session import CorpusSession
     from ditto_tui.corpus.trash import trash_refusal
@@ -252,18 +252,28 @@ def run_dedupe(args: argparse.Namespace, out: Any) -> int:
                 out.line(f"plan saved to {args.plan}; act on exactly it with: "
                          f"ditto-tui dedupe {args.path} --apply {args.plan}")
             out.flush()
-            if args.dry_run or not plan.steps:
-                return 0
-            if action == "list":
-                prefix = arg or f"ditto-removal-{plan.tag.removeprefix('ditto-')}"
-                try:
-                    written = write_removal_list(plan, prefix)
-                except FileExistsError as exc:
-                    raise CommandError(f"{exc}: already exists (not overwritten)") from None
-                for p in written:
-                    out.line(f"wrote {p}")
-                return 0
-            return _act(plan, args, out, store.journal_dir, set(refused))
+            return _carry_out(plan, args, out, store.journal_dir, set(refused), arg)
+
+
+def _carry_out(plan: Any, args: argparse.Namespace, out: Any, journal_dir: Path,
+               shown_refused: set[str], prefix: str | None = None) -> int:
+    """After the plan is shown: stop there (a dry run, or nothing to do), write the
+    removal list (``list``, to ``prefix`` or a name of its own), or confirm and act."""
+    from ditto_tui.cli import CommandError
+    from ditto_tui.corpus.actions import write_removal_list
+
+    if args.dry_run or not plan.steps:
+        return 0
+    if plan.action == "list":
+        prefix = prefix or f"ditto-removal-{plan.tag.removeprefix('ditto-')}"
+        try:
+            written = write_removal_list(plan, prefix)
+        except FileExistsError as exc:
+            raise CommandError(f"{exc}: already exists (not overwritten)") from None
+        for p in written:
+            out.line(f"wrote {p}")
+        return 0
+    return _act(plan, args, out, journal_dir, shown_refused)
 
 
 def _question(plan: Any) -> str:
@@ -295,7 +305,7 @@ def _act(plan: Any, args: argparse.Namespace, out: Any, journal_dir: Path,
 def _run_apply(args: argparse.Namespace, out: Any) -> int:
     """``dedupe PATH --apply FILE``: act on exactly a saved plan, each file checked again."""
     from ditto_tui.cli import CommandError, UsageError, _pipeline, escape_id, warn
-    from ditto_tui.corpus.actions import PlanError, load_plan, replan, write_removal_list
+    from ditto_tui.corpus.actions import PlanError, load_plan, replan
 
     if args.plan is not None:
         raise UsageError("--apply FILE acts on a saved plan; --plan saves one")
@@ -330,18 +340,7 @@ def _run_apply(args: argparse.Namespace, out: Any) -> int:
         if plan.action == "link" and plan.steps:
             out.line(f"note: {LINK_WARNING}")
         out.flush()
-        if args.dry_run or not plan.steps:
-            return 0
-        if plan.action == "list":
-            prefix = f"ditto-removal-{plan.tag.removeprefix('ditto-')}"
-            try:
-                written = write_removal_list(plan, prefix)
-            except FileExistsError as exc:
-                raise CommandError(f"{exc}: already exists (not overwritten)") from None
-            for p in written:
-                out.line(f"wrote {p}")
-            return 0
-        return _act(plan, args, out, store.journal_dir, {o.id for o in saved.refused})
+        return _carry_out(plan, args, out, store.journal_dir, {o.id for o in saved.refused})
 
 
 def write_selection(out: Any, selection: Any, plan: Any, verb: str, k: int,
