@@ -142,32 +142,34 @@ typedef struct {
     size_t cap;
 } Int64s;
 
-static inline int bytes_reserve(Bytes *b, size_t need) {
-    if (need <= b->cap)
+/* Grow *data (cap items of `item` bytes) to hold at least need items, doubling; 0 when
+ * memory ran out (the old block stays). */
+static inline int reserve(void **data, size_t *cap, size_t need, size_t item) {
+    if (need <= *cap)
         return 1;
-    size_t cap = b->cap ? b->cap : 64;
-    while (cap < need)
-        cap *= 2;
-    uint8_t *grown = (uint8_t *)realloc(b->data, cap);
+    size_t grown_cap = *cap ? *cap : 64;
+    while (grown_cap < need)
+        grown_cap *= 2;
+    void *grown = realloc(*data, grown_cap * item);
     if (!grown)
         return 0;
-    b->data = grown;
-    b->cap = cap;
+    *data = grown;
+    *cap = grown_cap;
     return 1;
 }
 
+static inline int bytes_reserve(Bytes *b, size_t need) {
+    void *data = b->data;
+    int ok = reserve(&data, &b->cap, need, 1);
+    b->data = (uint8_t *)data;
+    return ok;
+}
+
 static inline int int64s_reserve(Int64s *a, size_t need) {
-    if (need <= a->cap)
-        return 1;
-    size_t cap = a->cap ? a->cap : 64;
-    while (cap < need)
-        cap *= 2;
-    int64_t *grown = (int64_t *)realloc(a->data, cap * sizeof(int64_t));
-    if (!grown)
-        return 0;
-    a->data = grown;
-    a->cap = cap;
-    return 1;
+    void *data = a->data;
+    int ok = reserve(&data, &a->cap, need, sizeof(int64_t));
+    a->data = (int64_t *)data;
+    return ok;
 }
 
 /* The page's features, each hashed as written (shingle 3) or kept in order. */
