@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from ditto_tui._lib.indexfile import StoredIndex, read_index, write_index
+from ditto_tui._lib.indexfile import IndexFileError, StoredIndex, read_index, write_index
 from ditto_tui._lib.pipelines import (
     Document,
     FingerprintLike,
@@ -266,5 +266,10 @@ def load_index(path: str | os.PathLike[str], pipeline: Pipeline | None = None) -
         )
     found = pipeline if pipeline is not None else pipeline_from_identity(stored.pipeline)
     index = Index(stored.k, found)
-    index.add_many(stored.ids, stored.fingerprints)
+    if stored.ids:
+        # add_many's first-load path without its checks, which a file read has made
+        # (str ids, uint64 values): a third of the time for a million entries
+        index._engine._rebuild(stored.ids, stored.fingerprints)
+        if len(index) != len(stored.ids):  # the rebuild keeps one entry per id
+            raise IndexFileError(f"{os.fspath(path)}: corrupted: an id appears twice")
     return index

@@ -19,8 +19,8 @@ the same bytes.
 Reading never trusts the file's size or kind: only a regular file is read (a FIFO, a
 device, a folder are refused without reading), the 12-byte prefix and the header come
 first, the size the header announces is compared with the file's (``fstat``), and only
-then is exactly that much read. Ids and offsets are encoded and decoded in one pass
-each (numpy), never one id at a time.
+then is exactly that much read. Writing encodes all the ids at once (one more encode
+per id that is not ASCII, for its length); reading decodes an all-ASCII blob at once.
 """
 
 from __future__ import annotations
@@ -76,41 +76,36 @@ class StoredIndex:
 
 def _encode_ids(ids: list[str]) -> tuple[bytes, np.ndarray]:
     """The id blob (every id in UTF-8, "surrogatepass", concatenated) and the ``n + 1``
-    byte offsets of the ids in it, in one pass over all the text."""
+    byte offsets of the ids in it: the text is encoded once; an id's length in bytes is
+    its length in characters unless it is not ASCII (then it is encoded alone)."""
     text = "".join(ids)
     blob = text.encode("utf-8", "surrogatepass")
-    chars = np.zeros(len(ids) + 1, np.int64)
-    np.cumsum(np.fromiter(map(len, ids), np.int64, len(ids)), out=chars[1:])
-    if len(blob) == len(text):  # ASCII: a character is a byte
-        return blob, chars.astype("<u8")
-    # UTF-8 length of every code point (a lone surrogate takes 3 bytes, as encoded above)
-    points = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), "<u4")
-    width = 1 + (points >= 0x80).astype(np.int64) + (points >= 0x800) + (points >= 0x10000)
-    ends = np.zeros(len(points) + 1, np.int64)
-    np.cumsum(width, out=ends[1:])
-    return blob, ends[chars].astype("<u8")
+    offsets = np.zeros(len(ids) + 1, "<u8")
+    if len(blob) == len(text):  # all ASCII: a character is a byte
+        lengths = np.fromiter(map(len, ids), np.int64, len(ids))
+    else:
+        lengths = np.fromiter(
+            (len(i) if i.isascii() else len(i.encode("utf-8", "surrogatepass")) for i in ids),
+            np.int64, len(ids),
+        )
+    np.cumsum(lengths, out=offsets[1:])
+    return blob, offsets
 
 
 def _decode_ids(blob: bytes, offsets: np.ndarray) -> list[str] | None:
     """The ids of an id blob cut at ``offsets`` (validated: from 0 to ``len(blob)``,
     non-decreasing), or None when one is not valid UTF-8 ("surrogatepass")."""
-    if blob.isascii():  # byte offsets are character offsets
+    bounds = offsets.tolist()
+    if blob.isascii():  # byte offsets are character offsets: decode once, slice
         text = blob.decode("ascii")
-        bounds = offsets.tolist()
-    else:
-        raw = np.frombuffer(blob, np.uint8)
-        starts = (raw & 0xC0) != 0x80  # the first byte of each code point
-        inner = offsets[(offsets > 0) & (offsets < len(blob))].astype(np.int64)
-        if not starts[inner].all():
-            return None  # an id would end inside a code point
-        try:
-            text = blob.decode("utf-8", "surrogatepass")
-        except UnicodeDecodeError:
-            return None
-        chars = np.zeros(len(blob) + 1, np.int64)
-        np.cumsum(starts, out=chars[1:])
-        bounds = chars[offsets.astype(np.int64)].tolist()
-    return [text[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
+        return [text[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
+    try:
+        return [
+            blob[a:b].decode("utf-8", "surrogatepass")
+            for a, b in zip(bounds, bounds[1:], strict=False)
+        ]
+    except UnicodeDecodeError:
+        return None
 
 
 def _naming(exc: OSError, path: str) -> OSError:
@@ -276,9 +271,7 @@ def _read_open(f: io.RawIOBase, size: int, bad: Callable[[str], IndexFileError])
     ids = _decode_ids(bytes(view[8 * (2 * count + 1) :]), offsets)
     if ids is None:
         raise bad("corrupted: an id is not valid UTF-8")
-    if len(set(ids)) != len(ids):
-        raise bad("corrupted: an id appears twice")
-    return StoredIndex(pipeline, k, ids, fps)
+    return StoredIndex(pipeline, k, ids, fps)  # (a repeated id: load_index finds it)
 
 
 def _parse_header(raw: bytes, bad: Callable[[str], IndexFileError]) -> dict[str, object]:
