@@ -45,27 +45,21 @@ class CompiledDitto:
             return []
         table = np.array(spans, dtype=np.int64).reshape(-1, 2)
         offsets, sizes = table[:, 0].copy(), table[:, 1].copy()
-        return self.fingerprint_batch(data, offsets, sizes, char_n, word_n, threads).tolist()
-
-    def fingerprint_batch(self, buf: object, offsets: np.ndarray, sizes: np.ndarray,
-                          char_n: int, word_n: int, threads: int = 1) -> np.ndarray:
-        """:meth:`fingerprint_array` in up to ``threads`` parallel threads: the spans are
-        cut into that many runs of about equal bytes, one C call each."""
-        threads = max(1, min(threads, len(offsets)))
+        threads = max(1, min(threads, len(spans)))
         if threads == 1:
-            return self.fingerprint_array(buf, offsets, sizes, char_n, word_n)
+            return self.fingerprint_array(data, offsets, sizes, char_n, word_n).tolist()
         from concurrent.futures import ThreadPoolExecutor  # (costs a command's start 0.03 s)
 
         ends = np.cumsum(sizes)
         cuts = [0, *np.searchsorted(ends, ends[-1] * np.arange(1, threads) / threads).tolist(),
-                len(offsets)]
+                len(spans)]
 
         def run(lo: int, hi: int) -> np.ndarray:
-            return self.fingerprint_array(buf, offsets[lo:hi], sizes[lo:hi], char_n, word_n)
+            return self.fingerprint_array(data, offsets[lo:hi], sizes[lo:hi], char_n, word_n)
 
         with ThreadPoolExecutor(max_workers=threads) as pool:
             parts = list(pool.map(run, cuts[:-1], cuts[1:]))
-        return np.concatenate(parts)
+        return np.concatenate(parts).tolist()
 
     def mbox_parts(self, data: bytes, char_n: int, word_n: int, threads: int = 1) -> MboxParts:
         """The messages of the mbox ``data`` (as ``corpus.mail.split_mbox`` finds them) and

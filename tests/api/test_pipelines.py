@@ -225,28 +225,41 @@ def test_many_in_batches_and_threads_equals_one_by_one(
         pipelines._BATCH_BYTES, pipelines._THREAD_BYTES = saved
 
 
-def test_fingerprint_many_uses_one_batch_call_of_the_compiled_engine(monkeypatch) -> None:
-    """The ditto pipeline hands the whole batch to the compiled engine at once (not one
-    call a document), with threads when the batch is large."""
+def test_fingerprint_many_packs_short_documents_into_one_compiled_call(monkeypatch) -> None:
+    """ditto hands the short documents of each thread's share to the compiled engine's
+    batch entry in one call (never one call each), and the long ones one call each
+    where they are (a copy would cost more than the call)."""
+    from ditto_tui._lib import pipelines
     from ditto_tui.core import engine
 
     compiled = engine.ditto()
     if compiled is None:
         pytest.skip("the batch entry is the compiled engine's")
-    calls: list[tuple[int, int]] = []
-    real = compiled.fingerprint_batch
+    batches: list[int] = []
+    singles: list[int] = []
+    real_array, real_one = compiled.fingerprint_array, compiled.fingerprint
 
-    def spy(buf, offsets, sizes, char_n, word_n, threads=1):
-        calls.append((len(offsets), threads))
-        return real(buf, offsets, sizes, char_n, word_n, threads)
+    def array(buf, offsets, sizes, char_n, word_n):
+        batches.append(len(offsets))
+        return real_array(buf, offsets, sizes, char_n, word_n)
 
-    monkeypatch.setattr(compiled, "fingerprint_batch", spy)
-    monkeypatch.setattr(compiled, "fingerprint", None)  # a call a document would fail
-    docs = [f"document {i} " * 3000 for i in range(100)]  # about 4 MB
-    fps = dt.fingerprint_many(docs, threads=2)
-    assert calls == [(100, 2)]
-    assert dt.fingerprint_many(docs, threads=1).tolist() == fps.tolist()
-    assert calls[-1] == (100, 1)
+    def one(data, char_n, word_n):
+        singles.append(len(data))
+        return real_one(data, char_n, word_n)
+
+    monkeypatch.setattr(compiled, "fingerprint_array", array)
+    monkeypatch.setattr(compiled, "fingerprint", one)
+    long = pipelines._PACK_BELOW
+    docs = [f"short document {i} " * 50 for i in range(400)]  # about 1 KB each
+    for at in (0, 150, 399):
+        docs.insert(at, f"a long one {at} " * (long // 10))
+    want = [int(real_one(d.encode(), 4, 0)) for d in docs]
+    assert dt.fingerprint_many(docs, threads=1).tolist() == want
+    assert batches == [400] and len(singles) == 3 and min(singles) >= long
+    batches.clear()
+    singles.clear()
+    assert dt.fingerprint_many(docs, threads=2).tolist() == want
+    assert len(batches) == 2 and sum(batches) == 400 and len(singles) == 3
 
 
 # -- distance and similarity check their arguments, never wrap -----------------------
