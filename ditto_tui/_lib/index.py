@@ -166,7 +166,7 @@ class Index:
         finds nothing; ``TypeError`` for a non-integer ``k``.
         """
         value = as_fingerprint(fp, "fp")
-        k = self.k if k is None else check_k(k)
+        k = self.k if k is None else min(check_k(k), 64)  # (no distance is above 64)
         return self._engine.near(value, k, scan_above=True)
 
     def clusters(

@@ -167,7 +167,9 @@ def _drive(
                     pool = ThreadPoolExecutor(max_workers=threads)
                 for future in in_flight:  # the run before: done before the next starts
                     future.result()
-                in_flight = [pool.submit(share, lo, hi) for lo, hi in zip(cuts, cuts[1:], strict=False)]
+                in_flight = [
+                    pool.submit(share, lo, hi) for lo, hi in zip(cuts, cuts[1:], strict=False)
+                ]
             parts.append(out)
         for future in in_flight:
             future.result()
@@ -283,12 +285,12 @@ class Pipeline:
 
         Speed: with the compiled engine (which releases the GIL) the documents are cut
         between ``threads`` threads (``None``, the default: one per CPU this process may
-        use, fewer for small batches; ``1``: the calling thread only), in runs of up to
-        64 MB. In each thread ``ditto`` packs the short documents (under 512 bytes)
-        into one buffer for a single call of the engine's batch entry, and fingerprints
-        longer ones where they are (copying them would cost more than a call); ``html``
-        calls the engine once a page. Linear in the total size; extra memory: the short
-        documents of a run, copied once.
+        use, fewer for small batches; ``1``: the calling thread only), in runs of 16 MB
+        encoded by the calling thread while the run before is fingerprinted. In each
+        thread ``ditto`` packs the short documents (under 16 KB) into one buffer for a
+        single call of the engine's batch entry, and fingerprints longer ones where they
+        are (copying them would cost more than a call); ``html`` calls the engine once a
+        page. Linear in the total size; extra memory: two runs' encoded text at most.
         """
         if isinstance(documents, str | bytes | bytearray | memoryview):
             raise TypeError(
