@@ -388,7 +388,7 @@ def fingerprint_many(
 
 #: One fingerprint as the public functions take it: an int in ``[0, 2**64)`` (a
 #: :class:`Fingerprint`, a numpy integer) or 16 hex digits as printed.
-FingerprintLike = int | str
+FingerprintLike = int | str | np.integer
 
 
 @overload
