@@ -9,7 +9,8 @@ flips), ids ``doc-0000000``..
 * ``api_fingerprint_many_ditto``: ``ditto().fingerprint_many`` on 2,000 documents;
 * ``api_fingerprint_many_html``: ``html_distance().fingerprint_many`` on 500 pages;
 * ``api_near_1m``: one ``Index.near(fp)`` at the build k=3 over 1M entries (queries are
-  entries with a few bits flipped);
+  entries with a few bits flipped); ``api_near_scan_1m``: one ``Index.near(fp, 8)``
+  above that build k (a scan of every distinct fingerprint);
 * ``api_save_1m`` / ``api_load_1m`` / ``api_index_file_1m``: ``Index.save`` and
   ``load_index`` of 1M entries, and the file size;
 * ``api_oracle_see_many_1m``: ``Oracle.see_many`` of 1M fingerprints;
@@ -109,6 +110,12 @@ def main() -> None:
             index.near(q)
 
     emit(f"api_near_{tag}", median_time(near_all, args.repeat) / len(qs) * 1e6, "us")
+
+    def scan_some() -> None:
+        for q in qs[:50]:
+            index.near(q, 8)
+
+    emit(f"api_near_scan_{tag}", median_time(scan_some, args.repeat) / 50 * 1e3, "ms")
 
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "index.ditto")

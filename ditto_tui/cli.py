@@ -925,15 +925,16 @@ def _check_ranges(args: argparse.Namespace) -> None:
                 )
     if command == "explore" and args.k is not None and args.k > args.max_k:
         raise UsageError(f"-k {args.k} is larger than --max-k {args.max_k}")
-    if getattr(args, "pipeline", None) == "ditto" and "char" in args and (
-        args.char <= 0 and args.word <= 0
-    ):
-        raise UsageError(
-            "--char 0 --word 0 leaves no features to fingerprint: "
-            "give --char or --word a length above 0"
-        )
     if getattr(args, "pipeline", "ditto") == "html" and "char" in args and (args.char, args.word) != (4, 0):
         raise UsageError("--char/--word apply to the ditto pipeline, not --pipeline html")
+    if "char" in args:  # the library's rule (ditto_tui.ditto, html_distance), in flags
+        from ditto_tui.core.pipeline import check_ditto_parameters, check_html_parameters
+
+        try:
+            check_ditto_parameters(args.char, args.word, cli=True)
+            check_html_parameters(args.shingle, cli=True)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
 
 
 def _note_missing_engine(command: str) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Iterator, Sequence
 from typing import NamedTuple
@@ -39,7 +40,11 @@ def fingerprint_folder(
     looping, not accepted by the pipeline, ...), in walk order: depth-first, names in
     byte order, as Go ditto's CLI. An id is ``path`` joined with the relative path (the
     same ids ``ditto-tui fingerprint`` prints); a maildir message is one document, an
-    mbox file gives ``file#1``, ``file#2``, ...; a missing ``path`` gives one Skipped.
+    mbox file gives ``file#1``, ``file#2``, ...
+
+    A ``path`` that does not exist raises ``FileNotFoundError`` at once (before the
+    first item), as :class:`CorpusSession` does: a problem with the argument itself is
+    an error, a problem with one file inside it a Skipped.
 
     ``ignore`` adds gitignore-style patterns (a ``.dittoignore`` in the folder is read
     too); ``include_binary`` fingerprints binary files as Go ditto does. Files are read
@@ -52,11 +57,20 @@ def fingerprint_folder(
     a problem with one file (that is a Skipped); memory stays bounded (a few chunks of
     files in flight). Safe to run from any thread; the iterator itself is one thread's.
     """
+    root = os.fspath(path)
+    if not os.path.lexists(root):
+        raise FileNotFoundError(errno.ENOENT, "no such file or folder", root)
     options = ScanOptions(
         max_size=max_size, include_binary=include_binary, ignore=tuple(ignore)
     )
+    return _walk(root, pipeline or ditto(), options, jobs, cache)
+
+
+def _walk(
+    root: str, pipeline: Pipeline, options: ScanOptions, jobs: int | None, cache: bool
+) -> Iterator[Fingerprinted | Skipped]:
     for item in iter_fingerprints(
-        [os.fspath(path)], (pipeline or ditto()), options=options, jobs=jobs, use_cache=cache
+        [root], pipeline, options=options, jobs=jobs, use_cache=cache
     ):
         if isinstance(item, Skipped):
             yield item

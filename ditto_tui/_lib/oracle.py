@@ -6,12 +6,12 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from ditto_tui._lib.index import check_k
+from ditto_tui._lib.pipelines import FingerprintLike
 from ditto_tui.core.index import NearIndex
-from ditto_tui.core.simhash import popcount64
+from ditto_tui.core.simhash import as_fingerprint, as_fingerprint_array, popcount64
 
 __all__ = ["Oracle"]
-
-_MAX64 = (1 << 64) - 1
 
 
 class Oracle:
@@ -34,14 +34,16 @@ class Oracle:
     probe (``see`` of a fingerprint already seen is O(1)); identical fingerprints are
     stored once. Radii up to ``k + 1`` (``seen``) or ``k`` (``seen_within``) use the
     index; larger ones scan every distinct fingerprint (vectorised, O(n)). Answers are
-    deterministic and exact (equal to a scan of everything seen). Not thread-safe: use
-    one thread or one lock. Fingerprints outside ``[0, 2**64)`` raise ``ValueError``;
-    a negative radius is never seen.
+    deterministic and exact (equal to a scan of everything seen) for every radius. Not
+    thread-safe: use one thread or one lock. Fingerprints are checked as
+    :func:`~ditto_tui.distance` checks them (an int in ``[0, 2**64)`` or 16 hex digits;
+    ``ValueError`` out of range, ``TypeError`` for another type); a radius is any int
+    (a negative one is never seen, one above 64 always is once anything was),
+    ``TypeError`` for a non-integer.
     """
 
     def __init__(self, k: int = 8, *, go_sentinel: bool = False) -> None:
-        if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k <= 64:
-            raise ValueError(f"k must be an int in 0..64, got {k!r}")
+        k = check_k(k, low=0, high=64)
         self._index = NearIndex(k)
         self._go_sentinel = go_sentinel
         self._fps: list[int] = []
@@ -56,9 +58,9 @@ class Oracle:
         """Number of distinct fingerprints seen."""
         return len(self._fps)
 
-    def see(self, fp: int) -> Oracle:
+    def see(self, fp: FingerprintLike) -> Oracle:
         """Remember ``fp``; returns the oracle itself (Go's ``See`` chains the same way)."""
-        value = _check(fp)
+        value = as_fingerprint(fp, "fp")
         key = format(value, "016x")
         if key not in self._index:
             self._index.add(key, value)
@@ -66,18 +68,17 @@ class Oracle:
             self._array = None
         return self
 
-    def see_many(self, fps: Iterable[int] | np.ndarray) -> Oracle:
+    def see_many(self, fps: Iterable[FingerprintLike] | np.ndarray) -> Oracle:
         """Remember every fingerprint of ``fps`` (same as ``see`` on each, in one pass).
 
         Much faster than a loop of :meth:`see` for large batches (a batch of at least a
-        quarter of what was seen is merged in one vectorised rebuild). Raises
-        ``ValueError`` for a value outside ``[0, 2**64)``, before remembering any.
+        quarter of what was seen is merged in one vectorised rebuild). Every value is
+        checked before any is remembered.
         """
-        if isinstance(fps, np.ndarray):
-            if fps.ndim != 1 or (fps.size and fps.dtype.kind not in "iuO"):
-                raise ValueError("fingerprints must be a 1-D array of integers")
-            fps = fps.tolist()
-        new = list(dict.fromkeys(_check(v) for v in fps))
+        values = as_fingerprint_array(fps, "fps")
+        if values.ndim != 1:
+            raise ValueError(f"fps must be 1-D, got shape {values.shape}")
+        new = list(dict.fromkeys(values.tolist()))
         keys = [format(v, "016x") for v in new]
         fresh = [(k, v) for k, v in zip(keys, new, strict=True) if k not in self._index]
         if fresh:
@@ -86,13 +87,14 @@ class Oracle:
             self._array = None
         return self
 
-    def seen(self, fp: int, r: int) -> bool:
+    def seen(self, fp: FingerprintLike, r: int) -> bool:
         """Go's ``Seen(f, r)``: was a fingerprint at distance **< r** from ``fp`` seen?"""
-        return self.seen_within(fp, r - 1)
+        return self.seen_within(fp, check_k(r, "r") - 1)
 
-    def seen_within(self, fp: int, k: int) -> bool:
+    def seen_within(self, fp: FingerprintLike, k: int) -> bool:
         """Was a fingerprint at distance **<= k** from ``fp`` seen?"""
-        value = _check(fp)
+        value = as_fingerprint(fp, "fp")
+        k = min(check_k(k), 64)
         if k < 0:
             return False
         if self._go_sentinel and value.bit_count() <= k:
@@ -105,9 +107,3 @@ class Oracle:
             self._array = np.array(self._fps, dtype=np.uint64)
         return bool((popcount64(self._array ^ np.uint64(value)) <= k).any())
 
-
-def _check(fp: int) -> int:
-    value = int(fp)
-    if not 0 <= value <= _MAX64:
-        raise ValueError(f"fingerprint out of unsigned 64-bit range: {value}")
-    return value

@@ -218,10 +218,17 @@ class NearIndex:
         """The fingerprint stored for ``id``; ``KeyError`` if absent."""
         return Fingerprint(int(self._u_fp[self._doc_u[self._slot_of[id]]]))
 
+    def entries(self) -> tuple[list[str], np.ndarray]:
+        """Every id in code-point order and its fingerprint (a uint64 array), without a
+        lookup per id (what saving an index writes)."""
+        docs, names = self._id_order()
+        return names.tolist(), self._u_fp[self._doc_u[docs]]
+
     def _near_slots(self, fp: int, k: int) -> tuple[np.ndarray, np.ndarray]:
-        """Distinct live slots within ``k`` (<= max_k) of ``fp`` and their distances."""
+        """Distinct live slots within ``k`` of ``fp`` and their distances (``k`` above
+        ``max_k``: a scan of every distinct slot)."""
         q = _U64(fp)
-        if self._design is None or self._n_u <= self._scan_below:
+        if self._design is None or self._n_u <= self._scan_below or k > self.max_k:
             cand = np.flatnonzero(self._u_count[: self._n_u] > 0)
         else:
             qa = np.array([q], _U64)
@@ -243,14 +250,16 @@ class NearIndex:
             d = int(nxt[d])
         return out
 
-    def near(self, fp: int, k: int) -> list[Match]:
+    def near(self, fp: int, k: int, *, scan_above: bool = False) -> list[Match]:
         """Every document within ``k`` bits of ``fp`` (itself and exact duplicates
         included at distance 0), sorted by ``(distance, id)``. Exact: equal to a
-        brute-force scan. ``k`` above ``max_k`` is clamped; negative ``k`` gives ``[]``."""
+        brute-force scan. ``k`` above ``max_k`` is clamped, or with ``scan_above``
+        answered by a scan of every distinct fingerprint (O(distinct)); negative ``k``
+        gives ``[]``."""
         fp = _as_fp(fp)
         if k < 0 or not self._slot_of:
             return []
-        slots, dists = self._near_slots(fp, min(k, self.max_k))
+        slots, dists = self._near_slots(fp, k if scan_above else min(k, self.max_k))
         out: list[Match] = []
         for s, d in zip(slots.tolist(), dists.tolist(), strict=True):
             value = Fingerprint(int(self._u_fp[s]))

@@ -2,14 +2,28 @@
 
 from __future__ import annotations
 
+import operator
 from typing import Protocol, runtime_checkable
 
 from ditto_tui.core.featurize import Featurizer
 from ditto_tui.core.simhash import Fingerprint
 
-__all__ = ["PIPELINE_NAMES", "Pipeline", "make_pipeline"]
+__all__ = [
+    "MAX_CHAR",
+    "MAX_SHINGLE",
+    "MAX_WORD",
+    "PIPELINE_NAMES",
+    "Pipeline",
+    "check_ditto_parameters",
+    "check_html_parameters",
+    "make_pipeline",
+]
 
 PIPELINE_NAMES = ("ditto", "html")
+#: The largest shingle lengths (the compiled engine's limits, the same for numpy).
+MAX_CHAR = 4096
+MAX_WORD = 1 << 20
+MAX_SHINGLE = 4096
 
 
 @runtime_checkable
@@ -39,7 +53,9 @@ class Pipeline(Protocol):
 def make_pipeline(name: str = "ditto", *, char_n: int = 4, word_n: int = 0, shingle: int = 3) -> Pipeline:
     """Build a pipeline by name: ``"ditto"`` (uses char_n, word_n) or ``"html"`` (uses shingle).
 
-    Raises ValueError for any other name.
+    Raises ValueError for any other name. The parameters are taken as Go takes them
+    (stored settings are rebuilt with it); what a user types is checked first with
+    :func:`check_ditto_parameters` / :func:`check_html_parameters`.
     """
     if name == "ditto":
         return Featurizer(char_n=char_n, word_n=word_n)
@@ -48,3 +64,48 @@ def make_pipeline(name: str = "ditto", *, char_n: int = 4, word_n: int = 0, shin
 
         return HtmlStructure(shingle=shingle)
     raise ValueError(f"unknown pipeline {name!r} (expected one of {', '.join(PIPELINE_NAMES)})")
+
+
+# The one rule for pipeline parameters, shared by the library (``ditto_tui.ditto``,
+# ``ditto_tui.html_distance``) and the command lines (``--char``, ``--word``,
+# ``--shingle``). Go clamps silently (a length <= 0 disables, a shingle < 1 means 1);
+# here such values are refused, since they are always a slip.
+
+
+def _length(name: str, value: object, low: int, high: int, cli: bool) -> int:
+    spelt = f"--{name}" if cli else name
+    if isinstance(value, bool):
+        raise TypeError(f"{spelt} must be an int, not bool")
+    try:
+        number = operator.index(value)  # type: ignore[arg-type]
+    except TypeError:
+        raise TypeError(f"{spelt} must be an int, not {type(value).__name__}") from None
+    if not low <= number <= high:
+        shown = f"{spelt} {number}" if cli else f"{name}={number}"
+        what = "0 (off) to" if low == 0 else f"{low} to"
+        raise ValueError(f"{shown} is out of range: it must be {what} {high}")
+    return number
+
+
+def check_ditto_parameters(char: object, word: object, *, cli: bool = False) -> tuple[int, int]:
+    """``(char, word)`` as ints when they make a ditto/2 pipeline, else a clear error.
+
+    Each is a shingle length from 0 (that kind of shingle off) to ``MAX_CHAR`` /
+    ``MAX_WORD``, and not both 0 (no shingles at all: every fingerprint would be the hash
+    of the whole text). ``TypeError`` for a non-integer, ``ValueError`` otherwise; with
+    ``cli`` the messages name the flags (``--char``).
+    """
+    c = _length("char", char, 0, MAX_CHAR, cli)
+    w = _length("word", word, 0, MAX_WORD, cli)
+    if c == 0 and w == 0:
+        both = "--char 0 --word 0" if cli else "char=0 and word=0"
+        give = "--char or --word" if cli else "char or word"
+        raise ValueError(f"{both} leaves no features to fingerprint: give {give} a length above 0")
+    return c, w
+
+
+def check_html_parameters(shingle: object, *, cli: bool = False) -> int:
+    """``shingle`` as an int when it makes an html-distance pipeline (1 to
+    ``MAX_SHINGLE`` features), else ``TypeError``/``ValueError``, as
+    :func:`check_ditto_parameters`."""
+    return _length("shingle", shingle, 1, MAX_SHINGLE, cli)

@@ -17,6 +17,8 @@ import numpy as np
 __all__ = [
     "BitTally",
     "Fingerprint",
+    "as_fingerprint",
+    "as_fingerprint_array",
     "charikar_sum",
     "distance",
     "popcount64",
@@ -25,6 +27,7 @@ __all__ = [
 
 _MASK64 = (1 << 64) - 1
 _HEX = re.compile(r"[0-9a-fA-F]{1,16}")
+_HEX16 = re.compile(r"[0-9a-fA-F]{16}")
 
 
 class Fingerprint(int):
@@ -39,6 +42,10 @@ class Fingerprint(int):
 
     def __new__(cls, value: int = 0) -> Fingerprint:
         if type(value) is not int:
+            if isinstance(value, str):
+                raise TypeError(
+                    f"Fingerprint({value!r}): text is parsed with Fingerprint.from_hex"
+                )
             value = operator.index(value)  # ints and numpy integers only: no str, no float
         if not 0 <= value <= _MASK64:
             raise ValueError(f"fingerprint out of unsigned 64-bit range: {value}")
@@ -73,21 +80,106 @@ class Fingerprint(int):
     def __repr__(self) -> str:
         return f"Fingerprint(0x{self.hex})"
 
-    def distance(self, other: int) -> int:
-        """Hamming distance to ``other`` (0 = identical)."""
-        return distance(self, other)
+    def distance(self, other: int | str) -> int:
+        """Hamming distance to ``other`` (0 = identical); ``other`` is checked as
+        :func:`as_fingerprint` does."""
+        return (int(self) ^ as_fingerprint(other, "other")).bit_count()
 
-    def similarity(self, other: int) -> float:
+    def similarity(self, other: int | str) -> float:
         """``1 - distance / 64``: 1.0 for identical fingerprints, 0.0 for complements."""
-        return 1.0 - distance(self, other) / 64
+        return 1.0 - self.distance(other) / 64
 
-    def near(self, other: int, k: int) -> bool:
+    def near(self, other: int | str, k: int) -> bool:
         """True when ``other`` is within ``k`` bits (a negative k is never near)."""
-        return distance(self, other) <= k
+        return self.distance(other) <= k
+
+
+def as_fingerprint(value: object, what: str = "fingerprint") -> int:
+    """``value`` as a fingerprint (a plain ``int`` in ``[0, 2**64)``), or a clear error.
+
+    The one check of every public function that takes a fingerprint. Accepted: an
+    ``int`` in range (a :class:`Fingerprint`, a numpy integer), or a string of exactly
+    16 hex digits, either case, as fingerprints are printed (Go's ``%016x``). Anything
+    else raises, naming ``what`` and the value: ``ValueError`` for an integer out of
+    range (never wrapped) or another string (``Fingerprint.from_hex`` parses 1 to 16
+    digits), ``TypeError`` for other types (``bool``, ``float``, ``bytes``, ...).
+    """
+    if type(value) is int or type(value) is Fingerprint:
+        number = int(value)
+    elif isinstance(value, str):
+        if _HEX16.fullmatch(value):
+            return int(value, 16)
+        raise ValueError(
+            f"{what} {value!r} is not 16 hex digits (a fingerprint as printed); "
+            "parse other spellings with Fingerprint.from_hex (1 to 16 hex digits, no prefix)"
+        )
+    elif isinstance(value, bool):
+        raise TypeError(f"{what} must be an int in [0, 2**64) or 16 hex digits, not a bool")
+    else:
+        try:
+            number = operator.index(value)  # type: ignore[arg-type]
+        except TypeError:
+            raise TypeError(
+                f"{what} must be an int in [0, 2**64) or 16 hex digits, "
+                f"not {type(value).__name__}: {value!r}"
+            ) from None
+    if not 0 <= number <= _MASK64:
+        hint = " (Fingerprint.from_signed reads a signed 64-bit value)" if number < 0 else ""
+        raise ValueError(f"{what} out of unsigned 64-bit range [0, 2**64): {number}{hint}")
+    return number
+
+
+def as_fingerprint_array(values: object, what: str = "fingerprints") -> np.ndarray:
+    """``values`` (a numpy array or any iterable of fingerprints) as a ``uint64`` array of
+    the same shape, each element checked as :func:`as_fingerprint` does: never wrapped,
+    never cast from floats or bools. An empty input gives an empty array.
+    """
+    if isinstance(values, str | bytes | bytearray | memoryview):
+        raise TypeError(f"{what} must be an array or a list of fingerprints, not one "
+                        f"{type(values).__name__}")
+    if isinstance(values, np.ndarray):
+        arr = values
+    else:
+        items = values if isinstance(values, list | tuple) else list(values)  # type: ignore[call-overload]
+        if items and set(map(type, items)) <= _PLAIN_INTS and min(items) >= 0 and max(items) <= _MASK64:
+            return np.array(items, dtype=np.uint64)
+        # numpy would guess a dtype (float64 for [1, 2**64 - 1]): check each element
+        arr = np.empty(len(items), dtype=object)
+        arr[:] = items
+    if arr.size == 0:
+        return np.zeros(arr.shape, dtype=np.uint64)
+    kind = arr.dtype.kind
+    if kind == "u":
+        return arr.astype(np.uint64, copy=False)
+    if kind == "i":
+        negative = arr < 0
+        if negative.any():
+            as_fingerprint(int(arr[negative].flat[0]), f"{what}[{_first(negative)}]")
+        return arr.astype(np.uint64)
+    if kind in "OU":
+        flat = arr.ravel()
+        try:
+            out = np.fromiter(map(as_fingerprint, flat.tolist()), np.uint64, len(flat))
+        except (TypeError, ValueError):
+            for i, v in enumerate(flat.tolist()):  # the first bad element, by position
+                as_fingerprint(v, f"{what}[{i}]" if arr.ndim == 1 else what)
+            raise
+        return out.reshape(arr.shape)
+    raise TypeError(f"{what} must hold integers in [0, 2**64) or 16-hex-digit strings, "
+                    f"not {arr.dtype} values")
+
+
+_PLAIN_INTS = {int, Fingerprint}
+
+
+def _first(mask: np.ndarray) -> str:
+    """The position of the first true element of ``mask``, as an index is written."""
+    return ", ".join(str(int(i)) for i in np.argwhere(mask)[0])
 
 
 def distance(a: int, b: int) -> int:
-    """Hamming distance between two 64-bit fingerprints: ``popcount(a ^ b)``."""
+    """Hamming distance between two 64-bit fingerprints: ``popcount(a ^ b)`` (internal:
+    values are taken as they are; the public ``ditto_tui.distance`` checks them)."""
     return ((int(a) ^ int(b)) & _MASK64).bit_count()
 
 

@@ -11,6 +11,7 @@ as a whole on every update, so reading them from any thread never sees a half-ap
 from __future__ import annotations
 
 import bisect
+import errno
 import os
 import threading
 import time
@@ -85,7 +86,7 @@ class CorpusSession:
     ) -> None:
         self.root = Path(os.path.abspath(root))
         if not os.path.lexists(self.root):
-            raise FileNotFoundError(f"no such file or folder: {root}")
+            raise FileNotFoundError(errno.ENOENT, "no such file or folder", os.fspath(root))
         self.pipeline = pipeline
         self.options = options
         self.jobs = jobs

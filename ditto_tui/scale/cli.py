@@ -161,8 +161,17 @@ def _spark_error(exc: BaseException) -> str:
 
 def run_spark(args: argparse.Namespace) -> int:
     """Run the ``spark`` subcommand in ``args``; returns the exit code (0 or 1)."""
+    from ditto_tui.core.pipeline import check_ditto_parameters, check_html_parameters
     from ditto_tui.scale.session import SparkUnavailable, build_session
 
+    if "char" in args:  # the library's and the main command line's rule, before Spark starts
+        try:
+            if args.pipeline == "ditto":
+                check_ditto_parameters(args.char, args.word, cli=True)
+            else:
+                check_html_parameters(args.shingle, cli=True)
+        except ValueError as exc:
+            return _error(str(exc))
     try:
         spark = build_session(
             args.master,

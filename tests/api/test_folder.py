@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
+
+import pytest
 
 import ditto_tui as dt
 
@@ -36,9 +39,22 @@ def test_documents_and_skips_in_walk_order(tmp_path: Path) -> None:
     assert any(isinstance(i, dt.Skipped) and "not accepted" in i.reason for i in html)
 
 
-def test_missing_folder_is_one_skip(tmp_path: Path) -> None:
-    (item,) = dt.fingerprint_folder(tmp_path / "nope", cache=False)
-    assert isinstance(item, dt.Skipped) and item.reason == "no such file or folder"
+def test_a_missing_folder_raises_as_corpus_session_does(tmp_path: Path) -> None:
+    """One behaviour: the argument itself missing is an error, at the call (not at the
+    first item), the same error as CorpusSession's; a missing file inside is a skip."""
+    missing = tmp_path / "nope"
+    with pytest.raises(FileNotFoundError) as from_folder:
+        dt.fingerprint_folder(missing, cache=False)  # no iteration needed
+    with pytest.raises(FileNotFoundError) as from_session:
+        dt.CorpusSession(missing, dt.ditto(), use_cache=False)
+    for info in (from_folder, from_session):
+        assert info.value.errno == errno.ENOENT and info.value.filename == str(missing)
+        assert "no such file or folder" in str(info.value)
+    (tmp_path / "folder").mkdir()
+    (tmp_path / "folder" / "a.txt").write_text("a document")
+    assert [i.id for i in dt.fingerprint_folder(tmp_path / "folder", cache=False)] == [
+        f"{tmp_path}/folder/a.txt"
+    ]
 
 
 def test_cache_is_used_and_gives_the_same_answer(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import ditto_tui as dt
 from ditto_tui._lib.indexfile import MAGIC
-from tests.core.index_reference import fingerprint_sets, ref_clusters, ref_near
+from tests.core.index_reference import fingerprint_sets, ref_clusters
 from tests.properties import examples
 
 ids_strategy = st.text(min_size=0, max_size=12)  # any code points, surrogates included
@@ -22,21 +22,80 @@ def _docs(fps: list[int]) -> dict[str, int]:
     return {f"d{i:03}": fp for i, fp in enumerate(fps)}
 
 
-@settings(max_examples=examples(60), deadline=None)
-@given(fingerprint_sets(max_size=50), st.integers(0, 6), st.integers(-1, 8), st.integers(0, 4))
-def test_near_and_chain_clusters_equal_brute_force(fps: list[int], k: int, q: int, min_size: int) -> None:
+def brute_near(docs: dict[str, int], fp: int, k: int) -> list[tuple[int, str]]:
+    """Every entry within k of fp, by distance then id: no build k, no clamping."""
+    return sorted(((fp ^ v).bit_count(), i) for i, v in docs.items() if (fp ^ v).bit_count() <= k)
+
+
+@settings(max_examples=examples(80), deadline=None)
+@given(
+    fingerprint_sets(max_size=50),
+    st.integers(0, 6),
+    st.integers(-1, 70),
+    st.integers(0, 4),
+    st.lists(st.integers(0, 2**64 - 1), max_size=3),
+)
+def test_near_and_chain_clusters_equal_brute_force(
+    fps: list[int], k: int, q: int, min_size: int, extra: list[int]
+) -> None:
+    """At any k, below the build k or above it: near is exact, clusters is exact or refuses."""
     docs = _docs(fps)
     ix = dt.Index(k)
     for i, fp in docs.items():
         ix.add(i, fp)
     assert len(ix) == len(docs) and ix.k == k
-    for probe in list(docs.values())[:5] + [0, (1 << 64) - 1]:
+    for probe in list(docs.values())[:5] + [0, (1 << 64) - 1] + extra:
         got = [(m.distance, m.id) for m in ix.near(probe, q)]
-        assert got == ref_near(docs, probe, q, k)
-    assert [(m.distance, m.id) for m in ix.near(0)] == ref_near(docs, 0, k, k)
+        assert got == brute_near(docs, probe, q)
+    assert [(m.distance, m.id) for m in ix.near(0)] == brute_near(docs, 0, k)
     ids, values = list(docs), list(docs.values())
-    got_clusters = [list(f.members) for f in ix.clusters(q, min_size)]
-    assert got_clusters == ref_clusters(ids, values, min(q, k), min_size)
+    if q <= k:
+        got_clusters = [list(f.members) for f in ix.clusters(q, min_size)]
+        assert got_clusters == ref_clusters(ids, values, q, min_size)
+    else:
+        for mode in ("chain", "star"):
+            with pytest.raises(ValueError, match=f"clusters at k={q} .* built for k={k}"):
+                ix.clusters(q, min_size, mode=mode)
+        bigger = dt.Index(min(q, 64))  # what the error says to do answers exactly
+        bigger.add_many(ids, values)
+        got_clusters = [list(f.members) for f in bigger.clusters(q, min_size)]
+        assert got_clusters == ref_clusters(ids, values, min(q, 64), min_size)
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(fingerprint_sets(max_size=300), st.integers(0, 4), st.integers(0, 64))
+def test_near_above_the_build_k_scans_a_large_index(fps: list[int], k: int, q: int) -> None:
+    """Past the index's own scan size (256 distinct fingerprints) too, with tombstones."""
+    docs = _docs(fps)
+    ix = dt.Index(k)
+    ix.add_many(list(docs), list(docs.values()))
+    gone = list(docs)[::7]
+    for i in gone:
+        ix.remove(i)
+        del docs[i]
+    for probe in list(docs.values())[:3] + [0]:
+        assert [(m.distance, m.id) for m in ix.near(probe, q)] == brute_near(docs, probe, q)
+
+
+def test_k_arguments_are_integers() -> None:
+    ix = dt.Index(3)
+    ix.add("a", 1)
+    for bad in (2.0, "3", True, None):
+        if bad is not None:
+            with pytest.raises(TypeError, match="k must be an int"):
+                ix.near(1, bad)  # type: ignore[arg-type]
+            with pytest.raises(TypeError, match="k must be an int"):
+                ix.clusters(bad)  # type: ignore[arg-type]
+            with pytest.raises(TypeError, match="k must be an int"):
+                dt.Index(bad)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="min_size"):
+        ix.clusters(2, 1.5)  # type: ignore[arg-type]
+    assert ix.near(1, np.int64(0)) == ix.near(1, 0)
+    assert ix.near(1, -1) == [] and ix.near(2**64 - 1, 64)[0].id == "a"
+    assert [f.members for f in ix.clusters(-1, 1)] == [("a",)]
+    with pytest.raises(ValueError, match="0..64"):
+        dt.Index(-1)
+    assert dt.Index(64).clusters(100) == []  # at 64 every pair is within reach: exact
 
 
 @settings(max_examples=examples(40), deadline=None)
@@ -208,3 +267,46 @@ def test_any_damage_gives_a_clear_error_never_a_crash(tmp_path_factory, data: st
         assert {i: int(loaded.fingerprint(i)) for i in loaded.ids()} == {
             "a": 1, "bé": 2**64 - 1, "c\x00d": 12345
         }
+
+
+# -- fingerprints are checked the same way as everywhere -----------------------------
+def test_fingerprints_as_printed_and_out_of_range() -> None:
+    ix = dt.Index(3)
+    fp = dt.Fingerprint(0xFF)
+    ix.add("hex", "00000000000000ff")
+    ix.add("fp", fp)
+    ix.add("np", np.uint64(0xFE))
+    ix.add_many(["list", "upper"], ["00000000000000fd", "00000000000000FC"])
+    assert {i: int(ix.fingerprint(i)) for i in ix.ids()} == {
+        "fp": 0xFF, "hex": 0xFF, "np": 0xFE, "list": 0xFD, "upper": 0xFC
+    }
+    assert [m.id for m in ix.near("00000000000000ff", 0)] == ["fp", "hex"]
+    assert ix.near(fp.hex) == ix.near(fp) == ix.near(int(fp))
+    before = {i: ix.fingerprint(i) for i in ix.ids()}
+    for bad, error in ((-1, ValueError), (2**64, ValueError), ("ff", ValueError), (1.0, TypeError),
+                       (b"\0" * 8, TypeError), (True, TypeError)):
+        with pytest.raises(error):
+            ix.add("x", bad)
+        with pytest.raises(error):
+            ix.near(bad)
+        with pytest.raises(error):
+            ix.add_many(["y", "z"], [1, bad])
+    with pytest.raises(ValueError, match=r"fps\[1\] out of unsigned 64-bit range"):
+        ix.add_many(["y", "z"], np.array([1, -1], np.int64))
+    with pytest.raises(TypeError, match="float64"):
+        ix.add_many(["y"], np.array([1.5]))
+    with pytest.raises(ValueError, match="from_hex"):
+        ix.add("x", "0xff")
+    with pytest.raises(TypeError, match="ids must be a list of str, not one str"):
+        ix.add_many("ab", [1, 2])
+    assert {i: ix.fingerprint(i) for i in ix.ids()} == before  # nothing half-added
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(st.lists(st.integers(0, 2**64 - 1), max_size=80))
+def test_add_many_of_python_ints_is_never_lossy(values: list[int]) -> None:
+    """numpy guesses float64 for [1, 2**64 - 1]: the values must come through exactly."""
+    ix = dt.Index(2)
+    ids = [f"d{i}" for i in range(len(values))]
+    ix.add_many(ids, values)
+    assert [int(ix.fingerprint(i)) for i in ids] == values

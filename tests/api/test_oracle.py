@@ -65,3 +65,31 @@ def test_see_many_equals_see_and_validates_first() -> None:
     assert len(many) == 4
     big = dt.Oracle(2).see_many(np.arange(5000, dtype=np.uint64) * 7919)
     assert len(big) == 5000 and big.seen(7919 * 4999, 1) and not big.seen(2**64 - 1, 3)
+
+
+def test_fingerprints_are_checked_as_everywhere() -> None:
+    o = dt.Oracle(3)
+    o.see("00000000000000ff").see(dt.Fingerprint(0xF0)).see_many(["0000000000000001", np.uint64(2)])
+    assert len(o) == 4
+    assert o.seen("00000000000000FF", 1) and o.seen_within(0xFE, 1) and o.seen(np.int64(3), 2)
+    for bad, error in ((-1, ValueError), (2**64, ValueError), ("ff", ValueError),
+                       (2.0, TypeError), (True, TypeError), (None, TypeError)):
+        with pytest.raises(error):
+            o.see(bad)
+        with pytest.raises(error):
+            o.seen(bad, 3)
+        with pytest.raises(error):
+            o.seen_within(bad, 3)
+        with pytest.raises(error):
+            o.see_many([5, bad])
+    with pytest.raises(ValueError, match="from_hex"):
+        o.seen("0xff", 2)
+    assert len(o) == 4  # see_many checks everything first
+    for bad_r in (1.5, "2", True):
+        with pytest.raises(TypeError, match="must be an int"):
+            o.seen(1, bad_r)  # type: ignore[arg-type]
+        with pytest.raises(TypeError, match="must be an int"):
+            o.seen_within(1, bad_r)  # type: ignore[arg-type]
+    assert o.seen(2**64 - 1, 10**30) and not o.seen(2**64 - 1, -(10**30))
+    with pytest.raises(TypeError, match="k must be an int"):
+        dt.Oracle(2.0)  # type: ignore[arg-type]
