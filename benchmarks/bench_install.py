@@ -14,6 +14,7 @@ virtual environment outside the source tree, and prints one figure a line
   the installed Python packages: about a thousand real texts here), run twice with an empty user cache
   folder (``XDG_CACHE_HOME``) the first time: whatever the first run on a machine must
   build or load is in the ratio (a median over ``--runs`` fresh caches);
+- ``engine_import_ms``: importing the compiled engine (numpy already loaded), median;
 - ``fingerprint_cli_one_file_s``: the installed command on one small file (median).
 
     python benchmarks/bench_install.py [--runs 5]
@@ -110,6 +111,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"first_run_licenses_s {first:.3f} s")
         print(f"second_run_licenses_s {second:.3f} s")
         print(f"first_run_licenses_ratio {statistics.median(a / b for a, b in zip(firsts, seconds, strict=True)):.2f}")
+        imports = []
+        for _ in range(max(args.runs, 5)):
+            done = subprocess.run(
+                [str(python), "-c", "import time, numpy; t = time.perf_counter(); "
+                 "import ditto_tui.core._compiled; print(time.perf_counter() - t)"],
+                capture_output=True, text=True, env=env, check=True)
+            imports.append(float(done.stdout))
+        print(f"engine_import_ms {statistics.median(imports) * 1e3:.2f} ms")
         one = next(iter(sorted(corpus.iterdir())))
         times = [_timed([command, "fingerprint", "--no-cache", str(one)], env)
                  for _ in range(max(args.runs, 5))]

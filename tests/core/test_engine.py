@@ -84,17 +84,22 @@ def test_select_checks_its_argument() -> None:
         engine.use_isa("neon-9000")
 
 
-def test_importing_the_compiled_engine_takes_about_a_millisecond() -> None:
-    """Nothing is compiled or loaded from a cache on the user's machine: the import is the
-    whole cost (measured in a fresh process, tables built included)."""
+def test_using_the_compiled_engine_writes_nothing_and_starts_nothing(tmp_path: Path) -> None:
+    """Nothing is compiled, cached or linked on the user's machine: a first use with an
+    empty home and cache folder leaves them empty and starts no other process (the
+    import's time is a figure of benchmarks/bench_install.py)."""
+    home = tmp_path / "home"
+    home.mkdir()
     out = _run(
-        "import time\n"
-        "import numpy  # the package imports it anyway\n"
-        "start = time.perf_counter()\n"
-        "from ditto_tui.core import _compiled\n"
-        "print(time.perf_counter() - start)"
+        "import subprocess\n"
+        "started = []\n"
+        "subprocess.Popen.__init__ = lambda *a, **k: started.append(a)  # none may start\n"
+        + _SAMPLES + "print(started)",
+        HOME=str(home), XDG_CACHE_HOME=str(home / ".cache"), NUMBA_CACHE_DIR="",
     )
-    assert float(out) < 0.05  # generous: a loaded machine; it is about 1 ms
+    assert out.splitlines()[0].endswith(f"compiled ({engine.isas()[0]})")
+    assert out.splitlines()[-1] == "[]"
+    assert list(home.rglob("*")) == []
 
 
 def test_the_version_and_engine_commands_say_which_engine_runs() -> None:

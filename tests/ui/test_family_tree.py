@@ -4,7 +4,6 @@ member list (esc clears), follows k and the corpus, scopes a keep rule, names li
 from __future__ import annotations
 
 import threading
-import time
 
 from ditto_tui.core.family_tree import TreeNode, family_tree
 from ditto_tui.ui.screens.keep_rules import KeepRulesScreen
@@ -244,10 +243,11 @@ async def test_a_family_of_thousands_is_computed_off_the_ui_thread(tmp_path, mak
         (root / f"d{i:04d}.txt").write_text(" ".join(words))
     threads: list[threading.Thread] = []
     real = module.family_tree
+    release = threading.Event()
 
     def slow(*args, **kwargs):
         threads.append(threading.current_thread())
-        time.sleep(0.5)  # long enough to see the app answer meanwhile
+        release.wait(30)  # held until the app has answered a key meanwhile
         return real(*args, **kwargs)
 
     monkeypatch.setattr(module, "family_tree", slow)
@@ -259,10 +259,13 @@ async def test_a_family_of_thousands_is_computed_off_the_ui_thread(tmp_path, mak
         assert family.size > 3000
         await pilot.press("t")
         tree = tree_of(app)
-        started = time.monotonic()
-        await pilot.press("down")  # answered while the tree is computed
-        assert time.monotonic() - started < 0.4 and tree.computing
+        focused = app.focused
+        row = getattr(focused, "cursor_row", None)
+        await pilot.press("down")  # answered while the worker is held in the tree
+        assert tree.computing and not tree.result
+        assert row is None or getattr(app.focused, "cursor_row", None) != row
         assert "Computing the tree" in line_labels(tree)[0]
+        release.set()
         await wait_for(pilot, lambda: tree.result is not None, timeout=30)
         assert threads and all(t is not threading.main_thread() for t in threads)
         assert tree.result.size == family.size
