@@ -230,9 +230,10 @@ class CorpusSession:
             total = sum(1 for i in walked if isinstance(i, FileEntry))
             rows = loader.result() if loader is not None else None
 
-            old_fps = self._fps
+            old_fps, old_docs = self._fps, self._docs
             batch = ChangeBatch(rescan=rescan)
-            piece = ChangeBatch()
+            records: dict[str, Document] = {}
+            piece = ChangeBatch(documents=records)
             new_files: dict[str, Resolved] = {}
             new_skips: dict[str, Skipped] = {}
             new_fps: dict[str, Fingerprint] = {}
@@ -259,6 +260,11 @@ class CorpusSession:
                             piece.added[doc.id] = fingerprint
                         elif old != fp:
                             piece.changed[doc.id] = fingerprint
+                        else:
+                            known_doc = old_docs.get(doc.id)
+                            if known_doc is doc or known_doc == doc:
+                                continue  # nothing new about this document
+                        records[doc.id] = doc
                 if skip is not None:
                     skip_order.append(skip)
                     if self._skips.get(skip.id) != skip:
@@ -274,7 +280,8 @@ class CorpusSession:
                     last_batch = now
                     batch.extend(piece)
                     on_batch(piece)
-                    piece = ChangeBatch()
+                    records = {}
+                    piece = ChangeBatch(documents=records)
             complete = not cancelled()
             # What disappeared: known documents in scope that the walk did not produce.
             removed_files: list[str] = []

@@ -27,7 +27,7 @@ import itertools
 import queue
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from ditto_tui.core.index import NearIndex
-from ditto_tui.corpus.documents import ChangeBatch, ScanProgress
+from ditto_tui.corpus.documents import ChangeBatch, Document, FixedDocuments, ScanProgress
 from ditto_tui.explore.review import (
     ActionTargets,
     ReviewState,
@@ -220,7 +220,9 @@ class Explorer:
         self._epoch = 0
         self._index = NearIndex(max_k)
         self._fps: dict[str, int] = {}
-        self._fps_published = False  # _fps is the latest snapshot's: copy before a change
+        self._docs: dict[str, Document] = {}  # the records of the documents in _fps
+        self._fixed: FixedDocuments | None = None  # or every record, from the source
+        self._fps_published = False  # _fps, _docs are the latest snapshot's: copy first
         self._noted: dict[tuple[int, str], Any] = {}  # last listing per (k, mode), noted
         self._ops: queue.Queue[Any] = queue.Queue()
         self._generation = 0
@@ -669,7 +671,7 @@ class Explorer:
             self._ops.put(_Call(fn))
 
     def _idents(self, ids: Sequence[str]) -> dict[str, Any]:
-        docs = self._source.documents
+        docs = self._docs if self._fixed is None else self._fixed
         out = {}
         for i in ids:
             doc, fp = docs.get(i), self._fps.get(i)
@@ -704,7 +706,7 @@ class Explorer:
 
     def _mark_family(self, members: Sequence[str], kind: str, on: bool) -> None:
         def run() -> None:
-            key = key_of(members, self._source.documents, self._fps)
+            key = key_of(members, self._records(), self._fps)
             self.review_store.mark_family(kind, key, len(members), on)
             field_name = "reviewed" if kind == "reviewed" else "ignored"
             keys = set(getattr(self._review, field_name))
@@ -747,7 +749,7 @@ class Explorer:
         def run() -> None:
             # looked up per stored record (an identity per document only when a record's
             # document was renamed): a store with few records costs next to nothing
-            idents = _Identities(self._source.documents, self._fps)
+            idents = _Identities(self._records(), self._fps)
             resolution = store.decisions(idents)
             pairs, lapsed = store.ignored_pairs(idents)
             self._set_review(
@@ -852,7 +854,10 @@ class Explorer:
                 elif isinstance(op, _Call):
                     calls.append(op)
             now = time.monotonic()
-            if dirty and (ended or calls or not self._scanning or now - last_publish >= PUBLISH_INTERVAL):
+            if dirty and (
+                ended or calls or listings or not self._scanning
+                or now - last_publish >= PUBLISH_INTERVAL
+            ):  # (a listing is of the index as published: its snapshot's documents)
                 self._publish()
                 dirty = False
                 last_publish = now
@@ -921,13 +926,15 @@ class Explorer:
             threading.Thread(target=_preload, name="ditto-tui preload", daemon=True).start()
         if self._fps_published:  # copy on write: the published snapshot keeps its own
             self._fps = dict(self._fps)
+            self._docs = dict(self._docs)
             self._fps_published = False
-        index, fps = self._index, self._fps
+        index, fps, docs = self._index, self._fps, self._docs
         changed = False
         gone = {i: fps[i] for i in batch.removed if i in fps} if watch else {}
         for doc_id in batch.removed:
             if index.remove(doc_id):
                 fps.pop(doc_id, None)
+                docs.pop(doc_id, None)
                 changed = True
         n_new = len(batch.added) + len(batch.changed)
         if n_new > 32:  # one array, no per-document copies (a scan may bring millions)
@@ -948,6 +955,11 @@ class Explorer:
                 else:
                     fps.update({i: int(fp) for i, fp in given.items()})
             changed = True
+        if isinstance(batch.documents, FixedDocuments):
+            self._fixed = batch.documents
+        elif batch.documents:
+            docs.update(batch.documents)  # the records of these fingerprints
+            changed = True
         if watch:
             self._touched.update(batch.added)
             self._touched.update(batch.changed)
@@ -961,6 +973,8 @@ class Explorer:
         self._epoch += 1
         self._index = NearIndex(self.max_k)
         self._fps = {}
+        self._docs = {}
+        self._fixed = None
         self._fps_published = False
         self._noted = {}
         self._held = None
@@ -980,7 +994,7 @@ class Explorer:
             epoch=self._epoch,
             max_k=self.max_k,
             fingerprints=MappingProxyType(self._fps),  # shared until the next change
-            documents=_frozen(source.documents),
+            documents=self._records(),
             skipped=tuple(source.skipped),
             scanning=self._scanning,
         )
@@ -991,6 +1005,12 @@ class Explorer:
         with self._view_cond:
             self._view_cond.notify_all()
         self.on_event(IndexUpdated(snap, touched))
+
+    def _records(self) -> Mapping[str, Document]:
+        """The records of the documents in ``_fps``, read-only (shared until a change)."""
+        if self._fixed is None:
+            return MappingProxyType(self._docs)
+        return _Aligned(self._fixed, MappingProxyType(self._fps))
 
     def _publish_state(self) -> None:
         """Republish the current content (scanning flag, skips) under a new generation."""
@@ -1302,5 +1322,24 @@ class _Identities(Mapping[str, Any]):
         return sum(1 for _ in self)
 
 
-def _frozen(mapping: Mapping) -> Mapping:
-    return mapping if isinstance(mapping, MappingProxyType) else MappingProxyType(dict(mapping))
+class _Aligned(Mapping[str, Document]):
+    """The records of a source's :class:`FixedDocuments` restricted to the documents
+    that have a fingerprint in ``fingerprints`` (same ids, no record copied)."""
+
+    def __init__(self, records: Mapping[str, Document], fingerprints: Mapping[str, int]) -> None:
+        self._records = records
+        self._fps = fingerprints
+
+    def __getitem__(self, doc_id: str) -> Document:
+        if doc_id not in self._fps:
+            raise KeyError(doc_id)
+        return self._records[doc_id]
+
+    def __contains__(self, doc_id: object) -> bool:
+        return doc_id in self._fps
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._fps)
+
+    def __len__(self) -> int:
+        return len(self._fps)

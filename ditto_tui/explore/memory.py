@@ -112,7 +112,8 @@ class MemorySource:
         self, ids: Iterable[str], fps: dict[str, Fingerprint], docs: dict[str, Document]
     ) -> ChangeBatch:
         """Make the state of ``ids`` in ``fps``/``docs`` equal the disk; the change."""
-        piece = ChangeBatch()
+        records: dict[str, Document] = {}
+        piece = ChangeBatch(documents=records)
         for doc_id in ids:
             fp = self.disk.get(doc_id)
             old = fps.get(doc_id)
@@ -125,7 +126,9 @@ class MemorySource:
             if old == fp:
                 continue
             value = fps[doc_id] = Fingerprint(fp)  # one object, shared with the batch
-            docs[doc_id] = Document(doc_id, "/" + doc_id, "text", 1000, self._mtime.get(doc_id, 0), 0)
+            docs[doc_id] = records[doc_id] = Document(
+                doc_id, "/" + doc_id, "text", 1000, self._mtime.get(doc_id, 0), 0
+            )
             if old is None:
                 piece.added[doc_id] = value
             else:

@@ -33,6 +33,7 @@ from ditto_tui.core.simhash import Fingerprint
 from ditto_tui.corpus.documents import (
     ChangeBatch,
     Document,
+    FixedDocuments,
     MailInfo,
     ScanOptions,
     ScanProgress,
@@ -311,6 +312,10 @@ class _Lazy(Mapping[str, Any]):
         return len(self._results)
 
 
+class _Documents(_Lazy, FixedDocuments):
+    """Every document of :class:`Results` by id, made on access; never changes."""
+
+
 class ResultsSession:
     """A read-only, CorpusSession-like view of :class:`Results` for the explorer.
 
@@ -336,7 +341,7 @@ class ResultsSession:
             )
         base = str(self.root)
         self._base = base
-        self._docs = _Lazy(results, self._document)
+        self._docs = _Documents(results, self._document)
         self._fps: Mapping[str, Fingerprint] | None = None
         self._skipped = [
             Skipped(s_id, os.path.join(base, *s_id.split("/")), reason)
@@ -394,10 +399,10 @@ class ResultsSession:
             )
             added.update(chunk)
             if on_batch is not None:
-                on_batch(ChangeBatch(added=chunk))
+                on_batch(ChangeBatch(added=chunk, documents=self._docs))
             if on_progress is not None:
                 on_progress(ScanProgress(len(added), n, 0, 0.0))
-        return ChangeBatch(added=added, skipped=list(self._skipped))
+        return ChangeBatch(added=added, skipped=list(self._skipped), documents=self._docs)
 
     def read_bytes(self, id: str) -> bytes:
         """The document's bytes from the local root; KeyError for an unknown id, OSError

@@ -28,6 +28,7 @@ from textual.screen import Screen
 from ditto_tui.core.clusters import Family
 from ditto_tui.core.family_listing import FamilyListing
 from ditto_tui.core.family_notes import family_note
+from ditto_tui.corpus.documents import Document
 from ditto_tui.explore import MemorySource
 from ditto_tui.explore import explorer as explorer_module
 from ditto_tui.explore.view import ViewRequest, build_view, family_notes, filter_families
@@ -407,7 +408,9 @@ def test_view_notes_equal_the_rule(
 def test_a_filter_view_carries_identities_and_shares_the_listing() -> None:
     multi = [fam([f"d{i}/a", f"d{i}/b"], 1) for i in range(30)]
     listing = FamilyListing(multi, ["x/single"])
-    documents: dict[str, Any] = {}
+    documents: dict[str, Any] = {
+        m: Document(m, "/" + m, "text", 10, 0, 0) for f in multi for m in f.members
+    }
     first = build_view(listing, ViewRequest(k=3), documents, generation=1, epoch=1, total=61)
     assert first.families is listing.multi  # every family: the listing's own tuple
     ident = dict(zip((f.centre for f in first.families), first.identity, strict=True))
