@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Literal, Protocol
 
 import numpy as np
 
@@ -18,7 +18,9 @@ from ditto_tui.core.pairs import all_pairs, unique_pairs
 from ditto_tui.core.simhash import popcount64
 
 __all__ = [
+    "MODES",
     "FamilyLike",
+    "Mode",
     "EXACT_STATS_LIMIT",
     "Family",
     "all_pairs",
@@ -28,6 +30,13 @@ __all__ = [
     "family_diameter",
     "order_groups",
 ]
+
+
+#: How near documents are grouped into families: ``chain`` (connected components: a
+#: family holds every document reachable in steps of at most k bits, as ditto's
+#: ``Clusters``) or ``star`` (each family within k of its centre).
+Mode = Literal["chain", "star"]
+MODES: tuple[Mode, ...] = ("chain", "star")
 
 
 class FamilyLike(Protocol):

@@ -43,7 +43,7 @@ from ditto_tui.corpus.cache import (
 )
 from ditto_tui.corpus.journal import journal_folder
 
-__all__ = ["ReviewStore", "SessionState", "identity_of", "review_path_for"]
+__all__ = ["ReviewStore", "SessionState", "review_path_for"]
 
 SCHEMA_VERSION = 1
 APPLICATION = "ditto-tui review store"
@@ -64,11 +64,6 @@ CREATE TABLE ignored_pairs(
     at REAL NOT NULL, PRIMARY KEY(a, b)) WITHOUT ROWID;
 CREATE TABLE state(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
-
-
-def identity_of(doc: Any, fp: int) -> Identity:
-    """The content identity of a :class:`~ditto_tui.corpus.documents.Document`."""
-    return Identity(int(doc.size), int(doc.mtime_ns), int(doc.inode), int(fp))
 
 
 def review_path_for(root: str | Path, cache_dir: str | Path | None = None) -> Path:

@@ -38,7 +38,7 @@ from ditto_tui.corpus.reading import SkipFile, read_document_bytes, read_head, r
 from ditto_tui.corpus.records import CachedFile, FileEntry, Resolved
 from ditto_tui.corpus.scan import refused_reason, resolve_entries
 from ditto_tui.corpus.walk import Walker, walk_order_key
-from ditto_tui.corpus.watch import RECONCILE_SECONDS, FolderWatcher
+from ditto_tui.corpus.watch import RECONCILE_SECONDS, FolderWatcher, WatchState
 
 if TYPE_CHECKING:
     from ditto_tui.core.pipeline import Pipeline
@@ -107,7 +107,7 @@ class CorpusSession:
         self._skipped_list: list[Skipped] = []
         self._watcher: FolderWatcher | None = None
         self._on_change: Callable[[ChangeBatch], None] | None = None
-        self._on_state: Callable[[str], None] | None = None
+        self._on_state: Callable[[WatchState], None] | None = None
         self._closed = False
 
     # -- snapshots ----------------------------------------------------------------------
@@ -127,7 +127,7 @@ class CorpusSession:
         return list(self._skipped_list)
 
     @property
-    def watch_state(self) -> str:
+    def watch_state(self) -> WatchState:
         """``"watching"``, ``"paused"``, ``"rescanning"`` or ``"off"``."""
         return self._watcher.state if self._watcher is not None else "off"
 
@@ -466,7 +466,7 @@ class CorpusSession:
         on_change: Callable[[ChangeBatch], None],
         *,
         poll: bool = False,
-        on_state: Callable[[str], None] | None = None,
+        on_state: Callable[[WatchState], None] | None = None,
     ) -> None:
         """Follow the root live; ``on_change`` gets each non-empty ChangeBatch (and every
         rescan batch) in the watcher thread, holding the update lock, so batches from

@@ -23,6 +23,7 @@ import threading
 import time
 import weakref
 from collections.abc import Callable
+from typing import Literal
 
 from watchdog.events import (
     DirModifiedEvent,
@@ -34,6 +35,10 @@ from watchdog.events import (
 
 from ditto_tui.corpus.poll import TreePoller
 from ditto_tui.corpus.rootdir import RootDir
+
+#: What a watcher is doing: following events, paused (events held), rescanning (after a
+#: lost event), or nothing.
+WatchState = Literal["watching", "paused", "rescanning", "off"]
 
 QUIET_SECONDS = 0.2
 MAX_DELAY_SECONDS = 0.8
@@ -142,7 +147,7 @@ class FolderWatcher:
         quiet: float = QUIET_SECONDS,
         max_delay: float = MAX_DELAY_SECONDS,
         reconcile_every: float | None = RECONCILE_SECONDS,
-        on_state: Callable[[str], None] | None = None,
+        on_state: Callable[[WatchState], None] | None = None,
         notices: list[str] | None = None,
     ) -> None:
         self.root = os.path.abspath(root)
@@ -169,7 +174,7 @@ class FolderWatcher:
         self._stopping = False
         self._observer = None
         self._thread: threading.Thread | None = None
-        self.state = "off"
+        self.state: WatchState = "off"
 
     # -- event intake (observer threads) ------------------------------------------------
     def _rel(self, path: str) -> str | None:
@@ -285,7 +290,7 @@ class FolderWatcher:
         _watchers.discard(self)
         self._set_state("off")
 
-    def _set_state(self, state: str) -> None:
+    def _set_state(self, state: WatchState) -> None:
         self.state = state
         if self._on_state is not None:
             try:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ditto_tui.core.clusters import Family
+from ditto_tui.core.clusters import Family, Mode
 from ditto_tui.core.index import NearIndex
 from ditto_tui.corpus.documents import Document, Skipped
 from ditto_tui.explore.snapshot import Snapshot
@@ -61,7 +61,7 @@ def write_snapshot_report(
     *,
     families: Sequence[Family],
     k: int,
-    mode: str,
+    mode: Mode,
     pattern: str = "",
     overwrite: bool = False,
 ) -> int:

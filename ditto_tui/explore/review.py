@@ -20,7 +20,7 @@ from typing import Any, Generic, NamedTuple, TypeVar
 import numpy as np
 
 from ditto_tui.core.clusters import Family, describe_family, family_diameter
-from ditto_tui.core.decisions import Identity, family_key
+from ditto_tui.core.decisions import Decision, Stat, family_key, identity_of
 from ditto_tui.core.family_notes import chain_too_wide
 from ditto_tui.core.keep import (
     DocumentTable,
@@ -80,13 +80,8 @@ class ReviewState:
         return self._partners
 
 
-def identity(doc: Any, fp: int) -> Identity:
-    """The content identity of a document (size, mtime, inode, fingerprint)."""
-    return Identity(int(doc.size), int(doc.mtime_ns), int(getattr(doc, "inode", 0)), int(fp))
-
-
 def key_of(
-    members: Iterable[str], documents: Mapping[str, Any], fingerprints: Mapping[str, int]
+    members: Iterable[str], documents: Mapping[str, Stat], fingerprints: Mapping[str, int]
 ) -> str:
     """The family key of ``members`` (members unknown to ``documents`` are left out)."""
     idents = []
@@ -94,7 +89,7 @@ def key_of(
         doc = documents.get(m)
         fp = fingerprints.get(m)
         if doc is not None and fp is not None:
-            idents.append(identity(doc, fp))
+            idents.append(identity_of(doc, fp))
     return family_key(idents)
 
 
@@ -249,7 +244,7 @@ class MarkPreview:
     unmarked); ``split`` families that needed more than one keeper and ``too_wide`` those
     whose diameter exceeds 2k (a drift, not one duplicate set)."""
 
-    marks: Mapping[str, str]
+    marks: Mapping[str, Decision]
     families: int
     skipped: int
     rows: Sequence[MarkRow]
@@ -354,7 +349,7 @@ def preview_marks(
         far = dup & (keeper < 0)
         unkept = int(far.sum())
         dup &= ~far
-    marks: dict[str, str] = {}
+    marks: dict[str, Decision] = {}
     rows: list[MarkRow] = []
     touched = np.zeros(len(groups), bool)
     if n:
@@ -363,7 +358,7 @@ def preview_marks(
         lab = int(labels[x])
         if not touched[lab]:
             continue
-        value = "duplicate" if dup[x] else "keep"
+        value: Decision = "duplicate" if dup[x] else "keep"
         if not dup[x] and state.decisions.get(m) == "not-duplicate":
             value = "not-duplicate"
         marks[m] = value

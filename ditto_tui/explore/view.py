@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from ditto_tui.core.clusters import Family, FamilyLike
+from ditto_tui.core.clusters import Family, FamilyLike, Mode
 from ditto_tui.core.family_listing import FamilyListing
 from ditto_tui.core.family_notes import (
     EMPTY,
@@ -62,7 +62,7 @@ class ViewRequest:
     """What the user asked to see. ``serial`` orders requests (a newer one wins)."""
 
     k: int
-    mode: str = "chain"
+    mode: Mode = "chain"
     pattern: str = ""
     sort: SortKey = "size"
     singletons: bool = False

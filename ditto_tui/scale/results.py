@@ -39,6 +39,7 @@ from ditto_tui.corpus.documents import (
     ScanProgress,
     Skipped,
 )
+from ditto_tui.corpus.watch import WatchState
 from ditto_tui.scale.layout import DOCS_RANK, FAMILIES, FINGERPRINTS, SKIPPED, meta_name
 
 if TYPE_CHECKING:
@@ -376,7 +377,7 @@ class ResultsSession:
     def skipped(self) -> list[Skipped]:
         return list(self._skipped)
 
-    watch_state = "off"
+    watch_state: WatchState = "off"
 
     def scan(
         self,

@@ -26,9 +26,8 @@ from textual.screen import Screen
 from textual.theme import Theme
 
 from ditto_tui.core import engine
-from ditto_tui.explore import Explorer
-from ditto_tui.explore import explorer as events
-from ditto_tui.explore.explorer import MODES
+from ditto_tui.core.clusters import MODES
+from ditto_tui.explore import Explorer, events
 from ditto_tui.explore.snapshot import Snapshot
 from ditto_tui.explore.source import CorpusSource
 from ditto_tui.ui.commands import DittoCommands

@@ -21,9 +21,8 @@ from ditto_tui.core.simhash import Fingerprint
 from ditto_tui.corpus import session as session_module
 from ditto_tui.corpus.documents import ChangeBatch, Document, FixedDocuments
 from ditto_tui.corpus.session import CorpusSession
-from ditto_tui.explore import Explorer, MemorySource
-from ditto_tui.explore import explorer as explorer_module
-from ditto_tui.explore.explorer import ExplorerEvent, IndexUpdated
+from ditto_tui.explore import Explorer, MemorySource, pacing, writer
+from ditto_tui.explore.events import ExplorerEvent, IndexUpdated
 from ditto_tui.explore.snapshot import Snapshot
 
 WORDS = [
@@ -81,8 +80,8 @@ def check_one_moment(snapshots: list[Snapshot], versions: Mapping[tuple[str, int
 
 def test_snapshots_of_a_scan_and_a_watch_burst_are_each_one_moment(tmp_path, monkeypatch):
     monkeypatch.setattr(session_module, "BATCH_SECONDS", 0.0)  # a batch every 128 files
-    monkeypatch.setattr(explorer_module, "PUBLISH_INTERVAL", 0.0)
-    monkeypatch.setattr(explorer_module, "HOLD_MAX", 0.0)  # apply every scan batch
+    monkeypatch.setattr(writer, "PUBLISH_INTERVAL", 0.0)
+    monkeypatch.setattr(pacing, "HOLD_MAX", 0.0)  # apply every scan batch
     root, staging = tmp_path / "root", tmp_path / "staging"
     root.mkdir()
     staging.mkdir()
@@ -167,8 +166,8 @@ class FixedSource(MemorySource):
 
 
 def test_fixed_records_are_shown_only_for_the_documents_indexed_so_far(monkeypatch):
-    monkeypatch.setattr(explorer_module, "PUBLISH_INTERVAL", 0.0)
-    monkeypatch.setattr(explorer_module, "HOLD_MAX", 0.0)
+    monkeypatch.setattr(writer, "PUBLISH_INTERVAL", 0.0)
+    monkeypatch.setattr(pacing, "HOLD_MAX", 0.0)
     disk = {f"d{i:04d}": (i * 0x9E3779B97F4A7C15) % (1 << 64) for i in range(3000)}
     snapshots: list[Snapshot] = []
     explorer = Explorer(FixedSource(disk, batch=100), max_k=3, watch=False,

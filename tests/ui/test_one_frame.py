@@ -30,7 +30,7 @@ from ditto_tui.core.family_listing import FamilyListing
 from ditto_tui.core.family_notes import family_note
 from ditto_tui.corpus.documents import Document
 from ditto_tui.explore import MemorySource
-from ditto_tui.explore import explorer as explorer_module
+from ditto_tui.explore import writer as writer_module
 from ditto_tui.explore.view import ViewRequest, build_view, family_notes, filter_families
 from ditto_tui.ui.app import DittoApp
 from ditto_tui.ui.screens import main as main_module
@@ -285,9 +285,9 @@ async def test_filtering_draws_the_list_once_and_the_pane_only_when_it_changes()
 async def test_the_first_k_step_finds_its_excerpts_read(monkeypatch: Any) -> None:
     # the other k are computed ahead only once the list at k=3 is on screen (as when a
     # large corpus settles): their first rows' excerpts cannot be read with that view
-    monkeypatch.setattr(explorer_module, "WARM_AFTER", 0.0)
+    monkeypatch.setattr(writer_module, "WARM_AFTER", 0.0)
     warming = threading.Event()
-    warm_one = explorer_module.Explorer._warm_one
+    warm_one = writer_module.IndexWriter._warm_one
 
     def warm_when_allowed(self: Any) -> None:
         if warming.is_set():
@@ -295,7 +295,7 @@ async def test_the_first_k_step_finds_its_excerpts_read(monkeypatch: Any) -> Non
         else:
             time.sleep(0.01)
 
-    monkeypatch.setattr(explorer_module.Explorer, "_warm_one", warm_when_allowed)
+    monkeypatch.setattr(writer_module.IndexWriter, "_warm_one", warm_when_allowed)
     d = 0x0F0F_0F0F_0F0F_0F0F
     fps = corpus() | {"d1.txt": d, "d2.txt": d ^ 0b1111}  # a family from k=4 only
     texts = {doc: f"text of {doc}" for doc in fps}

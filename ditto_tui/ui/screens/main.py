@@ -26,6 +26,8 @@ from textual.widget import Widget
 from textual.widgets import Input
 from textual.worker import get_current_worker
 
+from ditto_tui.core.clusters import Mode
+from ditto_tui.core.decisions import Decision
 from ditto_tui.core.display import excerpt, html_text
 from ditto_tui.corpus.documents import options_summary
 from ditto_tui.corpus.review import SessionState
@@ -299,7 +301,7 @@ class MainScreen(Screen):
     # (repaint=False: their watchers update the widgets that show them; a repaint of the
     # whole screen per key costs more than everything else a k step does)
     k: reactive[int] = reactive(3, init=False, repaint=False)
-    mode: reactive[str] = reactive("chain", init=False, repaint=False)
+    mode: reactive[Mode] = reactive("chain", init=False, repaint=False)
     sort_key: reactive[SortKey] = reactive("size", init=False, repaint=False)
     singletons: reactive[bool] = reactive(False, init=False, repaint=False)
     pattern: reactive[str] = reactive("", init=False, repaint=False)
@@ -319,7 +321,7 @@ class MainScreen(Screen):
         explorer: Explorer,
         *,
         k: int = 3,
-        mode: str = "chain",
+        mode: Mode = "chain",
         root_label: str = "",
     ) -> None:
         super().__init__()
@@ -1155,7 +1157,7 @@ class MainScreen(Screen):
             return False
         return True
 
-    def action_decide(self, value: str) -> None:
+    def action_decide(self, value: Decision) -> None:
         """Record ``value`` for the highlighted member; the same key again clears it."""
         doc_id = self.selected_member()
         if doc_id is None or not self._review_ready():
@@ -1232,7 +1234,7 @@ class MainScreen(Screen):
             selected = node.members
             scope_label = f"The chosen tree node (k={node.k}, {node.size:,} documents)"
 
-        def applied(marks: dict[str, str] | None) -> None:
+        def applied(marks: dict[str, Decision] | None) -> None:
             if marks:
                 self.explorer.set_marks(marks)
                 self.notify(f"Recorded {len(marks):,} decisions.", markup=False)

@@ -28,7 +28,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from ditto_tui.core.family_tree import SweepRow, sweep_stats
-from ditto_tui.explore.explorer import ExplorerStopped
+from ditto_tui.explore.writer import ExplorerStopped
 from ditto_tui.ui.widgets.styles import CachedStyles
 
 __all__ = ["KChart", "bars", "compact", "sweep_table"]

@@ -1,0 +1,607 @@
+"""The index writer: one thread applies every change, in order, and publishes snapshots.
+
+Every mutation of the index goes through one queue and is applied, in order, by one
+thread: the batches of the initial scan and of every rescan, the batches of the watcher,
+the replacement of the source (pipeline switch), and calls queued by the other parts
+(review changes, questions asked of the index). Sources hand over their batches in the
+order their own state changed (see :mod:`ditto_tui.explore.source`), so the last write on
+disk is the last write in the index. The writer owns the :class:`NearIndex` and the maps
+of fingerprints and document records (nobody else touches them, so they need no lock)
+and publishes an immutable :class:`~ditto_tui.explore.snapshot.Snapshot` after each
+change, records and fingerprints of the same moment. It computes family listings on
+request and, when idle, for every other k ("warming").
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import queue
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Protocol
+
+import numpy as np
+
+from ditto_tui.core.clusters import Mode
+from ditto_tui.core.family_listing import FamilyListing
+from ditto_tui.core.family_paths import Linkage
+from ditto_tui.core.index import NearIndex
+from ditto_tui.corpus.documents import ChangeBatch, Document, FixedDocuments
+from ditto_tui.explore.events import (
+    ExplorerEvent,
+    IndexUpdated,
+    ListingWarmed,
+    Notice,
+    ScanEnded,
+    SourceReplaced,
+    WatchStateChanged,
+)
+from ditto_tui.explore.pacing import ScanPacer
+from ditto_tui.explore.process_tuning import HeapPolicy, preload
+from ditto_tui.explore.snapshot import Snapshot
+from ditto_tui.explore.source import CorpusSource, PairStore
+from ditto_tui.explore.view import ViewRequest, listing_notes
+
+PUBLISH_INTERVAL = 0.2  # while scanning: at most this often a new snapshot
+NOTICE_POLL = 0.5
+WARM_AFTER = 1.0  # seconds without changes before other k are precomputed
+
+
+class ExplorerStopped(RuntimeError):
+    """A blocking question was asked of an explorer whose writer has stopped (closing)."""
+
+
+class Views(Protocol):
+    """What the writer tells the view builder and asks of it."""
+
+    @property
+    def request(self) -> ViewRequest | None:
+        """The latest view request (None before the UI asked for one)."""
+
+    def wake(self) -> None:
+        """A new snapshot, listing or review state: build again if it matters."""
+
+    def note_changes(self, batch: ChangeBatch, gone: Mapping[str, int]) -> None:
+        """A watch batch was applied (``gone``: the fingerprints of its removed ids)."""
+
+    def forget(self) -> None:
+        """The source was replaced: nothing of the old one counts."""
+
+
+# -- writer operations ------------------------------------------------------------------
+@dataclass(slots=True)
+class _Batch:
+    epoch: int
+    batch: ChangeBatch
+    watch: bool
+    merged: bool = False  # a batch of our own, made by folding several (may be extended)
+
+
+@dataclass(slots=True)
+class _ScanDone:
+    epoch: int
+    error: str | None
+    switched: bool
+
+
+@dataclass(slots=True)
+class _Replace:
+    source: CorpusSource
+
+
+@dataclass(slots=True)
+class _Listing:
+    k: int
+    mode: Mode
+
+
+@dataclass(slots=True)
+class _Call:
+    """Run ``fn`` on the writer thread (in queue order)."""
+
+    fn: Callable[[], None]
+    done: threading.Event = field(default_factory=threading.Event)
+
+
+class _Stop:
+    """The last operation: the thread ends."""
+
+
+_Op = _Batch | _ScanDone | _Replace | _Listing | _Call | _Stop
+_STOP = _Stop()
+
+
+class IndexWriter:
+    """The writer thread, its queue and everything it owns (see module docstring).
+
+    Thread-safe: :meth:`put_batch`, :meth:`scan_done`, :meth:`replace`, :meth:`listing`,
+    :meth:`submit`, :meth:`call`, the scanning flag and the read-only properties. Only
+    code running on the writer thread (queued with :meth:`submit` or :meth:`call`) may use
+    :attr:`index`, :meth:`fingerprints` and :meth:`records`.
+
+    ``on_publish`` runs on the writer thread after each publication made while no scan
+    runs (the review is matched to the corpus there).
+    """
+
+    def __init__(
+        self,
+        source: CorpusSource,
+        *,
+        max_k: int,
+        views: Views,
+        heap: HeapPolicy,
+        pacer: ScanPacer,
+        on_event: Callable[[ExplorerEvent], None],
+        on_publish: Callable[[], None] = lambda: None,
+    ) -> None:
+        self.max_k = max_k
+        self._source = source
+        self._views = views
+        self._heap = heap
+        self._pacer = pacer
+        self._on_event = on_event
+        self._on_publish = on_publish
+        self._epoch = 0
+        self._index = NearIndex(max_k)
+        self._fps: dict[str, int] = {}
+        self._docs: dict[str, Document] = {}  # the records of the documents in _fps
+        self._fixed: FixedDocuments | None = None  # or every record, from the source
+        self._published = False  # _fps, _docs are the latest snapshot's: copy first
+        self._noted: dict[tuple[int, Mode], FamilyListing] = {}  # last listing, noted
+        self._ops: queue.Queue[_Op] = queue.Queue()
+        self._generation = 0
+        self._snapshot = Snapshot(0, 0, max_k, scanning=False)
+        self._lock = threading.Lock()  # the scanning and stopping flags
+        self._scanning = False
+        self._stopping = False
+        self._touched: set[str] = set()
+        self._noticed: dict[int, int] = {}
+        self._last_change = 0.0
+        self._warm_more = True  # other listings may be worth precomputing
+        self._preloaded = False
+        self._store_thread: threading.Thread | None = None
+        self._thread = threading.Thread(target=self._run, name="ditto-tui writer", daemon=True)
+
+    # -- state (any thread) ------------------------------------------------------------
+    @property
+    def source(self) -> CorpusSource:
+        """The current source (replaced in queue order by :meth:`replace`)."""
+        return self._source
+
+    @property
+    def snapshot(self) -> Snapshot:
+        """The latest published snapshot (immutable)."""
+        return self._snapshot
+
+    @property
+    def epoch(self) -> int:
+        """Grows when the source is replaced; batches of an older epoch are dropped."""
+        return self._epoch
+
+    @property
+    def scanning(self) -> bool:
+        return self._scanning
+
+    @property
+    def stopping(self) -> bool:
+        return self._stopping
+
+    def try_begin_scan(self) -> bool:
+        """Set the scanning flag; False when a scan runs or the writer is stopping."""
+        with self._lock:
+            if self._scanning or self._stopping:
+                return False
+            self._scanning = True
+            return True
+
+    def scan_aborted(self) -> None:
+        """A scan (or switch) that set the flag will not send :meth:`scan_done`."""
+        with self._lock:
+            self._scanning = False
+
+    def want_warm(self) -> None:
+        """The view request changed: listings of other k may be worth precomputing."""
+        self._warm_more = True
+
+    # -- the queue (any thread) --------------------------------------------------------
+    def put_batch(self, epoch: int, batch: ChangeBatch, *, watch: bool) -> None:
+        self._ops.put(_Batch(epoch, batch, watch))
+
+    def scan_done(self, epoch: int, error: str | None, switched: bool) -> None:
+        self._ops.put(_ScanDone(epoch, error, switched))
+
+    def replace(self, source: CorpusSource) -> None:
+        """Swap the source after everything queued: a new epoch, an empty index."""
+        self._ops.put(_Replace(source))
+
+    def listing(self, k: int, mode: Mode) -> None:
+        """Ask for the listing at ``(k, mode)`` of the latest snapshot (it is added to
+        the snapshot's ``listings``; the view builder is woken)."""
+        self._ops.put(_Listing(k, mode))
+
+    def submit(self, fn: Callable[[], None]) -> None:
+        """Run ``fn`` on the writer thread after everything queued; do not wait."""
+        if not self._stopping:
+            self._ops.put(_Call(fn))
+
+    def publish_state(self) -> None:
+        """Republish the current content (scanning flag, skips) under a new generation."""
+        self._ops.put(_Call(self._publish))
+
+    def call(self, fn: Callable[[], None], timeout: float | None = None) -> bool:
+        """Run ``fn`` on the writer thread after everything queued before; wait for it.
+
+        False when it did not run: ``timeout`` seconds passed, or the writer is stopping
+        (or stopped meanwhile: a call never waits on a writer that has ended)."""
+        if self._stopping:
+            return False
+        op = _Call(fn)
+        self._ops.put(op)
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not op.done.wait(0.1):
+            if self._stopping and not self._thread.is_alive():
+                return op.done.is_set()
+            if deadline is not None and time.monotonic() >= deadline:
+                return False
+        return True
+
+    def ask(self, question: Callable[[], object]) -> object:
+        """The answer of ``question()`` run on the writer thread after everything queued
+        (blocking); :class:`ExplorerStopped` when the writer has stopped."""
+        out: list[object] = []
+        self.call(lambda: out.append(question()))
+        if not out:
+            raise ExplorerStopped("the explorer has stopped")
+        return out[0]
+
+    def families(self, k: int, mode: Mode) -> FamilyListing:
+        """Every family at ``(k, mode)`` of the index as it is after everything queued
+        (blocking: computed on the writer thread)."""
+
+        def compute() -> FamilyListing:
+            self._compute_listing(k, mode)
+            found = self._snapshot.listing(self.clamp(k), mode)
+            assert found is not None  # computed just now, for this very snapshot
+            return found
+
+        answer = self.ask(compute)
+        assert isinstance(answer, FamilyListing)
+        return answer
+
+    def linkage(self) -> Linkage:
+        """The index's pairs and merge order, after everything queued (blocking)."""
+        answer = self.ask(lambda: self._index.linkage())
+        assert isinstance(answer, Linkage)
+        return answer
+
+    def clamp(self, k: int) -> int:
+        return max(0, min(k, self.max_k))
+
+    # -- lifecycle -----------------------------------------------------------------------
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop the thread after what it is doing (queued changes are dropped)."""
+        self._stopping = True
+        self._ops.put(_STOP)
+
+    def join(self, started: bool) -> None:
+        if started:
+            self._thread.join(timeout=10)
+        if self._store_thread is not None:
+            self._store_thread.join(timeout=60)
+
+    # -- the writer thread's own state -------------------------------------------------
+    def fingerprints(self) -> Mapping[str, int]:
+        """id -> fingerprint of the index now (writer thread only)."""
+        return self._fps
+
+    def records(self) -> Mapping[str, Document]:
+        """The records of the documents in :meth:`fingerprints`, read-only (writer
+        thread; the mapping is shared with the snapshot until the next change)."""
+        if self._fixed is None:
+            return MappingProxyType(self._docs)
+        return _Aligned(self._fixed, MappingProxyType(self._fps))
+
+    # -- the thread ----------------------------------------------------------------------
+    def _run(self) -> None:
+        dirty = False
+        last_publish = 0.0
+        last_notice = 0.0
+        pacer = self._pacer
+        while True:
+            timeout: float | None = None
+            if dirty:
+                timeout = max(0.0, PUBLISH_INTERVAL - (time.monotonic() - last_publish))
+            elif self._warm_more and not self._scanning and self._views.request is not None:
+                # (while a scan runs, or before the UI has asked for a view, there is
+                # nothing to warm: a zero timeout here would spin and starve the scan)
+                timeout = 0.0 if time.monotonic() - self._last_change >= WARM_AFTER else 0.1
+            elif not self._stopping:
+                timeout = NOTICE_POLL
+            wait = pacer.wait()
+            if wait is not None:
+                timeout = wait if timeout is None else min(timeout, wait)
+            ops: list[_Op] = []
+            with contextlib.suppress(queue.Empty):
+                ops.append(self._ops.get(timeout=timeout))
+            while True:
+                try:
+                    ops.append(self._ops.get_nowait())
+                except queue.Empty:
+                    break
+            calls: list[_Call] = []
+            listings: list[_Listing] = []
+            ended: list[_ScanDone] = []
+
+            def apply(epoch: int, batch: ChangeBatch, watch: bool) -> None:
+                nonlocal dirty
+                if epoch == self._epoch and self._apply(batch, watch):
+                    dirty = True
+                    self._last_change = time.monotonic()
+                    self._warm_more = True
+
+            def release() -> None:
+                held = pacer.release()
+                if held is not None:
+                    apply(held.epoch, held.batch, False)
+
+            if pacer.overdue():
+                release()
+            for op in _coalesce(ops):
+                if isinstance(op, _Stop):
+                    for call in calls:
+                        call.done.set()
+                    return
+                if isinstance(op, _Batch) and not op.watch and self._scanning:
+                    if op.epoch == self._epoch and not pacer.hold(
+                        op.epoch, op.batch, len(self._fps)
+                    ):
+                        release()
+                    continue
+                if not isinstance(op, _Listing):
+                    release()  # everything else sees every batch queued before it
+                if isinstance(op, _Batch):
+                    apply(op.epoch, op.batch, op.watch)
+                elif isinstance(op, _Replace):
+                    self._replace(op.source)
+                    dirty = True
+                elif isinstance(op, _ScanDone):
+                    if op.epoch == self._epoch:
+                        ended.append(op)
+                elif isinstance(op, _Listing):
+                    listings.append(op)
+                else:
+                    calls.append(op)
+            now = time.monotonic()
+            if dirty and (
+                ended or calls or listings or not self._scanning
+                or now - last_publish >= PUBLISH_INTERVAL
+            ):  # (a listing is of the index as published: its snapshot's documents)
+                self._publish()
+                dirty = False
+                last_publish = now
+            for done in ended:
+                self._scan_finished(done)
+            if listings and self._ops.empty():
+                # (with more changes queued the listing would be stale at once: the view
+                # builder asks again for the next generation; before the calls: the user
+                # waits for this one)
+                self._compute_listing(listings[-1].k, listings[-1].mode)
+            for call in calls:
+                try:
+                    call.fn()
+                finally:
+                    call.done.set()
+            if now - last_notice >= NOTICE_POLL:
+                last_notice = now
+                self._poll_notices()
+            if self._ops.empty() and not dirty:
+                self._warm_one()
+
+    def _apply(self, batch: ChangeBatch, watch: bool) -> bool:
+        """Apply one batch to the index and the maps; True if anything changed."""
+        if not self._preloaded:
+            # once the first documents are here (not at start: that would hold up the
+            # first paint)
+            self._preloaded = True
+            preload()
+        if self._published:  # copy on write: the published snapshot keeps its own
+            self._fps = dict(self._fps)
+            self._docs = dict(self._docs)
+            self._published = False
+        index, fps, docs = self._index, self._fps, self._docs
+        changed = False
+        gone = {i: fps[i] for i in batch.removed if i in fps} if watch else {}
+        for doc_id in batch.removed:
+            if index.remove(doc_id):
+                fps.pop(doc_id, None)
+                docs.pop(doc_id, None)
+                changed = True
+        n_new = len(batch.added) + len(batch.changed)
+        if n_new > 32:  # one array, no per-document copies (a scan may bring millions)
+            ids = [*batch.added, *batch.changed]  # a later duplicate wins, as in add_many
+            source = self._source
+            lookup = source.load_pairs if isinstance(source, PairStore) else None
+            values = np.fromiter(
+                itertools.chain(batch.added.values(), batch.changed.values()), np.uint64, n_new
+            )
+            index.add_many(ids, values, pairs=lookup)
+        else:
+            for given in (batch.added, batch.changed):
+                for doc_id, fp in given.items():
+                    index.add(doc_id, int(fp))
+        if n_new:
+            for given in (batch.added, batch.changed):
+                if given and isinstance(next(iter(given.values())), int):
+                    fps.update(given)  # the source's own values: shared, not copied
+                else:
+                    fps.update({i: int(fp) for i, fp in given.items()})
+            changed = True
+        if isinstance(batch.documents, FixedDocuments):
+            self._fixed = batch.documents
+        elif batch.documents:
+            docs.update(batch.documents)  # the records of these fingerprints
+            changed = True
+        if watch:
+            self._touched.update(batch.added)
+            self._touched.update(batch.changed)
+            self._touched.update(batch.removed)
+            self._views.note_changes(batch, gone)
+        return changed or bool(batch.skipped) or batch.rescan
+
+    def _replace(self, source: CorpusSource) -> None:
+        self._source = source
+        self._epoch += 1
+        self._index = NearIndex(self.max_k)
+        self._fps = {}
+        self._docs = {}
+        self._fixed = None
+        self._published = False
+        self._noted = {}
+        self._pacer.release()
+        self._touched.clear()
+        self._views.forget()
+        self._on_event(SourceReplaced(source, source.pipeline))
+
+    def _publish(self) -> None:
+        self._generation += 1
+        self._warm_more = True
+        self._published = True
+        snap = Snapshot(
+            generation=self._generation,
+            epoch=self._epoch,
+            max_k=self.max_k,
+            fingerprints=MappingProxyType(self._fps),  # shared until the next change
+            documents=self.records(),
+            skipped=tuple(self._source.skipped),
+            scanning=self._scanning,
+        )
+        self._snapshot = snap
+        touched, self._touched = frozenset(self._touched), set()
+        if not self._scanning:
+            self._on_publish()
+        self._views.wake()
+        self._on_event(IndexUpdated(snap, touched))
+
+    def _scan_finished(self, done: _ScanDone) -> None:
+        with self._lock:
+            self._scanning = False
+        self._publish()
+        if self._views.request is None:  # nothing to warm (no UI): hand the heap back now
+            self._heap.settle(len(self._fps))
+        source = self._source
+        pairs = self._index.take_computed_pairs()
+        if pairs is not None and done.error is None and isinstance(source, PairStore):
+
+            def store() -> None:
+                try:  # for the next open: skips the all-pairs join of an unchanged corpus
+                    source.store_pairs(pairs)
+                except Exception as exc:  # an optimisation only: never fails the scan
+                    self._on_event(Notice(f"Could not store the near pairs: {exc}"))
+
+            self._store_thread = threading.Thread(target=store, daemon=True)
+            self._store_thread.start()
+        self._on_event(
+            ScanEnded(done.error, done.switched, len(self._fps), len(self._snapshot.skipped))
+        )
+        self._on_event(WatchStateChanged(source.watch_state))
+
+    def _compute_listing(self, k: int, mode: Mode) -> None:
+        snap = self._snapshot
+        key = (self.clamp(k), mode)
+        if snap.generation != self._generation or key in snap.listings:
+            return
+        listing = self._index.family_listing(key[0], mode=mode)
+        # its notes too (one pass over its families; those kept from the last listing of
+        # this key keep theirs): a k step then builds its view in O(1) instead of
+        # looking at every family (about 1 s at 1M documents)
+        listing_notes(listing, key[0], mode, snap.documents, self._noted.get(key))
+        self._noted[key] = listing
+        snap.listings[key] = listing
+        self._views.wake()
+
+    def _warm_one(self) -> None:
+        """Compute one listing the user may ask for next (current k first, then the
+        nearest ones, in the current mode); settle the heap once all are warm."""
+        request = self._views.request
+        snap = self._snapshot
+        if request is None or snap.generation != self._generation or self._scanning:
+            return
+        if time.monotonic() - self._last_change < WARM_AFTER:
+            return  # changes are arriving: keep the writer free for them
+        k = request.k
+        order = sorted(range(self.max_k + 1), key=lambda x: (abs(x - k), x))
+        for kk in order:
+            if (kk, request.mode) not in snap.listings:
+                self._compute_listing(kk, request.mode)
+                self._on_event(ListingWarmed(kk, request.mode, snap.generation))
+                return
+        self._warm_more = False
+        self._heap.settle(len(snap))
+
+    def _poll_notices(self) -> None:
+        source = self._source
+        seen = self._noticed.get(id(source), 0)
+        fresh = source.notices[seen:]
+        if fresh:
+            self._noticed[id(source)] = seen + len(fresh)
+            for text in fresh:
+                self._on_event(Notice(str(text)))
+
+    @property
+    def warming(self) -> bool:
+        """Whether listings of other k are still worth precomputing (tests)."""
+        return self._warm_more
+
+
+def _coalesce(ops: Sequence[_Op]) -> list[_Op]:
+    """Fold each run of consecutive scan batches of one epoch into one batch (same final
+    state; a bulk rebuild of the index instead of many small updates)."""
+    out: list[_Op] = []
+    for op in ops:
+        last = out[-1] if out else None
+        if (
+            isinstance(op, _Batch)
+            and not op.watch
+            and isinstance(last, _Batch)
+            and not last.watch
+            and last.epoch == op.epoch
+        ):
+            if not last.merged:
+                merged = ChangeBatch()
+                merged.extend(last.batch)
+                last = _Batch(last.epoch, merged, watch=False, merged=True)
+                out[-1] = last
+            last.batch.extend(op.batch)
+        else:
+            out.append(op)
+    return out
+
+
+class _Aligned(Mapping[str, Document]):
+    """The records of a source's :class:`FixedDocuments` restricted to the documents
+    that have a fingerprint in ``fingerprints`` (same ids, no record copied)."""
+
+    def __init__(self, records: Mapping[str, Document], fingerprints: Mapping[str, int]) -> None:
+        self._records = records
+        self._fps = fingerprints
+
+    def __getitem__(self, doc_id: str) -> Document:
+        if doc_id not in self._fps:
+            raise KeyError(doc_id)
+        return self._records[doc_id]
+
+    def __contains__(self, doc_id: object) -> bool:
+        return doc_id in self._fps
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._fps)
+
+    def __len__(self) -> int:
+        return len(self._fps)
