@@ -19,9 +19,8 @@ import itertools
 import queue
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from types import MappingProxyType
 from typing import Protocol
 
 import numpy as np
@@ -30,25 +29,26 @@ from ditto_tui.core.clusters import Mode
 from ditto_tui.core.family_listing import FamilyListing
 from ditto_tui.core.family_paths import Linkage
 from ditto_tui.core.index import NearIndex
-from ditto_tui.corpus.documents import ChangeBatch, Document, FixedDocuments
+from ditto_tui.core.pairs import UniquePairs
+from ditto_tui.corpus.documents import ChangeBatch, Document
+from ditto_tui.explore.contents import Contents
 from ditto_tui.explore.events import (
     ExplorerEvent,
     IndexUpdated,
-    ListingWarmed,
     Notice,
     ScanEnded,
     SourceReplaced,
     WatchStateChanged,
 )
+from ditto_tui.explore.listings import Listings
 from ditto_tui.explore.pacing import ScanPacer
 from ditto_tui.explore.process_tuning import HeapPolicy, preload
 from ditto_tui.explore.snapshot import Snapshot
 from ditto_tui.explore.source import CorpusSource, PairStore
-from ditto_tui.explore.view import ViewRequest, listing_notes
+from ditto_tui.explore.view import ViewRequest
 
 PUBLISH_INTERVAL = 0.2  # while scanning: at most this often a new snapshot
 NOTICE_POLL = 0.5
-WARM_AFTER = 1.0  # seconds without changes before other k are precomputed
 
 
 class ExplorerStopped(RuntimeError):
@@ -147,11 +147,8 @@ class IndexWriter:
         self._on_publish = on_publish
         self._epoch = 0
         self._index = NearIndex(max_k)
-        self._fps: dict[str, int] = {}
-        self._docs: dict[str, Document] = {}  # the records of the documents in _fps
-        self._fixed: FixedDocuments | None = None  # or every record, from the source
-        self._published = False  # _fps, _docs are the latest snapshot's: copy first
-        self._noted: dict[tuple[int, Mode], FamilyListing] = {}  # last listing, noted
+        self._contents = Contents()
+        self._listings = Listings(max_k, heap=heap, on_event=on_event)
         self._ops: queue.Queue[_Op] = queue.Queue()
         self._generation = 0
         self._snapshot = Snapshot(0, 0, max_k, scanning=False)
@@ -160,8 +157,6 @@ class IndexWriter:
         self._stopping = False
         self._touched: set[str] = set()
         self._noticed: dict[int, int] = {}
-        self._last_change = 0.0
-        self._warm_more = True  # other listings may be worth precomputing
         self._preloaded = False
         self._store_thread: threading.Thread | None = None
         self._thread = threading.Thread(target=self._run, name="ditto-tui writer", daemon=True)
@@ -203,9 +198,19 @@ class IndexWriter:
         with self._lock:
             self._scanning = False
 
+    @property
+    def warming(self) -> bool:
+        """Whether listings of other k are still worth precomputing."""
+        return self._listings.warming
+
+    @property
+    def contents(self) -> Contents:
+        """The maps of the index (writer thread only)."""
+        return self._contents
+
     def want_warm(self) -> None:
         """The view request changed: listings of other k may be worth precomputing."""
-        self._warm_more = True
+        self._listings.want_warm()
 
     # -- the queue (any thread) --------------------------------------------------------
     def put_batch(self, epoch: int, batch: ChangeBatch, *, watch: bool) -> None:
@@ -299,14 +304,12 @@ class IndexWriter:
     # -- the writer thread's own state -------------------------------------------------
     def fingerprints(self) -> Mapping[str, int]:
         """id -> fingerprint of the index now (writer thread only)."""
-        return self._fps
+        return self._contents.fingerprints
 
     def records(self) -> Mapping[str, Document]:
         """The records of the documents in :meth:`fingerprints`, read-only (writer
-        thread; the mapping is shared with the snapshot until the next change)."""
-        if self._fixed is None:
-            return MappingProxyType(self._docs)
-        return _Aligned(self._fixed, MappingProxyType(self._fps))
+        thread only)."""
+        return self._contents.records()
 
     # -- the thread ----------------------------------------------------------------------
     def _run(self) -> None:
@@ -318,12 +321,10 @@ class IndexWriter:
             timeout: float | None = None
             if dirty:
                 timeout = max(0.0, PUBLISH_INTERVAL - (time.monotonic() - last_publish))
-            elif self._warm_more and not self._scanning and self._views.request is not None:
-                # (while a scan runs, or before the UI has asked for a view, there is
-                # nothing to warm: a zero timeout here would spin and starve the scan)
-                timeout = 0.0 if time.monotonic() - self._last_change >= WARM_AFTER else 0.1
-            elif not self._stopping:
-                timeout = NOTICE_POLL
+            else:
+                timeout = self._listings.idle_timeout(self._views.request, self._scanning)
+                if timeout is None and not self._stopping:
+                    timeout = NOTICE_POLL
             wait = pacer.wait()
             if wait is not None:
                 timeout = wait if timeout is None else min(timeout, wait)
@@ -343,8 +344,7 @@ class IndexWriter:
                 nonlocal dirty
                 if epoch == self._epoch and self._apply(batch, watch):
                     dirty = True
-                    self._last_change = time.monotonic()
-                    self._warm_more = True
+                    self._listings.changed()
 
             def release() -> None:
                 held = pacer.release()
@@ -360,7 +360,7 @@ class IndexWriter:
                     return
                 if isinstance(op, _Batch) and not op.watch and self._scanning:
                     if op.epoch == self._epoch and not pacer.hold(
-                        op.epoch, op.batch, len(self._fps)
+                        op.epoch, op.batch, len(self._contents)
                     ):
                         release()
                     continue
@@ -411,17 +411,12 @@ class IndexWriter:
             # first paint)
             self._preloaded = True
             preload()
-        if self._published:  # copy on write: the published snapshot keeps its own
-            self._fps = dict(self._fps)
-            self._docs = dict(self._docs)
-            self._published = False
-        index, fps, docs = self._index, self._fps, self._docs
+        index, contents = self._index, self._contents
         changed = False
-        gone = {i: fps[i] for i in batch.removed if i in fps} if watch else {}
+        gone = contents.gone(batch.removed) if watch else {}
         for doc_id in batch.removed:
             if index.remove(doc_id):
-                fps.pop(doc_id, None)
-                docs.pop(doc_id, None)
+                contents.removed(doc_id)
                 changed = True
         n_new = len(batch.added) + len(batch.changed)
         if n_new > 32:  # one array, no per-document copies (a scan may bring millions)
@@ -436,18 +431,7 @@ class IndexWriter:
             for given in (batch.added, batch.changed):
                 for doc_id, fp in given.items():
                     index.add(doc_id, int(fp))
-        if n_new:
-            for given in (batch.added, batch.changed):
-                if given and isinstance(next(iter(given.values())), int):
-                    fps.update(given)  # the source's own values: shared, not copied
-                else:
-                    fps.update({i: int(fp) for i, fp in given.items()})
-            changed = True
-        if isinstance(batch.documents, FixedDocuments):
-            self._fixed = batch.documents
-        elif batch.documents:
-            docs.update(batch.documents)  # the records of these fingerprints
-            changed = True
+        changed = contents.update(batch) or changed or bool(n_new)
         if watch:
             self._touched.update(batch.added)
             self._touched.update(batch.changed)
@@ -459,11 +443,8 @@ class IndexWriter:
         self._source = source
         self._epoch += 1
         self._index = NearIndex(self.max_k)
-        self._fps = {}
-        self._docs = {}
-        self._fixed = None
-        self._published = False
-        self._noted = {}
+        self._contents = Contents()
+        self._listings.forget()
         self._pacer.release()
         self._touched.clear()
         self._views.forget()
@@ -471,14 +452,14 @@ class IndexWriter:
 
     def _publish(self) -> None:
         self._generation += 1
-        self._warm_more = True
-        self._published = True
+        self._listings.want_warm()
+        fingerprints, documents = self._contents.publish()  # shared until the next change
         snap = Snapshot(
             generation=self._generation,
             epoch=self._epoch,
             max_k=self.max_k,
-            fingerprints=MappingProxyType(self._fps),  # shared until the next change
-            documents=self.records(),
+            fingerprints=fingerprints,
+            documents=documents,
             skipped=tuple(self._source.skipped),
             scanning=self._scanning,
         )
@@ -494,56 +475,31 @@ class IndexWriter:
             self._scanning = False
         self._publish()
         if self._views.request is None:  # nothing to warm (no UI): hand the heap back now
-            self._heap.settle(len(self._fps))
+            self._heap.settle(len(self._contents))
         source = self._source
         pairs = self._index.take_computed_pairs()
         if pairs is not None and done.error is None and isinstance(source, PairStore):
-
-            def store() -> None:
-                try:  # for the next open: skips the all-pairs join of an unchanged corpus
-                    source.store_pairs(pairs)
-                except Exception as exc:  # an optimisation only: never fails the scan
-                    self._on_event(Notice(f"Could not store the near pairs: {exc}"))
-
-            self._store_thread = threading.Thread(target=store, daemon=True)
-            self._store_thread.start()
+            self._store_thread = _store_later(source, pairs, self._on_event)
         self._on_event(
-            ScanEnded(done.error, done.switched, len(self._fps), len(self._snapshot.skipped))
+            ScanEnded(done.error, done.switched, len(self._contents), len(self._snapshot.skipped))
         )
         self._on_event(WatchStateChanged(source.watch_state))
 
     def _compute_listing(self, k: int, mode: Mode) -> None:
         snap = self._snapshot
-        key = (self.clamp(k), mode)
-        if snap.generation != self._generation or key in snap.listings:
-            return
-        listing = self._index.family_listing(key[0], mode=mode)
-        # its notes too (one pass over its families; those kept from the last listing of
-        # this key keep theirs): a k step then builds its view in O(1) instead of
-        # looking at every family (about 1 s at 1M documents)
-        listing_notes(listing, key[0], mode, snap.documents, self._noted.get(key))
-        self._noted[key] = listing
-        snap.listings[key] = listing
-        self._views.wake()
+        if snap.generation == self._generation and self._listings.compute(
+            self._index, snap, k, mode
+        ):
+            self._views.wake()
 
     def _warm_one(self) -> None:
-        """Compute one listing the user may ask for next (current k first, then the
-        nearest ones, in the current mode); settle the heap once all are warm."""
+        """Precompute one listing the user may ask for next (see :mod:`listings`)."""
         request = self._views.request
         snap = self._snapshot
         if request is None or snap.generation != self._generation or self._scanning:
             return
-        if time.monotonic() - self._last_change < WARM_AFTER:
-            return  # changes are arriving: keep the writer free for them
-        k = request.k
-        order = sorted(range(self.max_k + 1), key=lambda x: (abs(x - k), x))
-        for kk in order:
-            if (kk, request.mode) not in snap.listings:
-                self._compute_listing(kk, request.mode)
-                self._on_event(ListingWarmed(kk, request.mode, snap.generation))
-                return
-        self._warm_more = False
-        self._heap.settle(len(snap))
+        if self._listings.warm_one(self._index, snap, request):
+            self._views.wake()
 
     def _poll_notices(self) -> None:
         source = self._source
@@ -554,10 +510,23 @@ class IndexWriter:
             for text in fresh:
                 self._on_event(Notice(str(text)))
 
-    @property
-    def warming(self) -> bool:
-        """Whether listings of other k are still worth precomputing (tests)."""
-        return self._warm_more
+
+def _store_later(
+    source: PairStore, pairs: UniquePairs, on_event: Callable[[ExplorerEvent], None]
+) -> threading.Thread:
+    """Store the near pairs of a finished scan on a thread of their own: the next open
+    of an unchanged corpus skips the all-pairs join (an optimisation only: a failure is
+    a notice, never a failed scan)."""
+
+    def store() -> None:
+        try:
+            source.store_pairs(pairs)
+        except Exception as exc:
+            on_event(Notice(f"Could not store the near pairs: {exc}"))
+
+    thread = threading.Thread(target=store, name="ditto-tui pairs", daemon=True)
+    thread.start()
+    return thread
 
 
 def _coalesce(ops: Sequence[_Op]) -> list[_Op]:
@@ -582,26 +551,3 @@ def _coalesce(ops: Sequence[_Op]) -> list[_Op]:
         else:
             out.append(op)
     return out
-
-
-class _Aligned(Mapping[str, Document]):
-    """The records of a source's :class:`FixedDocuments` restricted to the documents
-    that have a fingerprint in ``fingerprints`` (same ids, no record copied)."""
-
-    def __init__(self, records: Mapping[str, Document], fingerprints: Mapping[str, int]) -> None:
-        self._records = records
-        self._fps = fingerprints
-
-    def __getitem__(self, doc_id: str) -> Document:
-        if doc_id not in self._fps:
-            raise KeyError(doc_id)
-        return self._records[doc_id]
-
-    def __contains__(self, doc_id: object) -> bool:
-        return doc_id in self._fps
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._fps)
-
-    def __len__(self) -> int:
-        return len(self._fps)

@@ -12,7 +12,7 @@ import pytest
 
 from ditto_tui.core.decisions import identity_of
 from ditto_tui.core.family_listing import FamilyListing
-from ditto_tui.explore import Explorer, MemorySource, process_tuning, writer
+from ditto_tui.explore import Explorer, MemorySource, listings, process_tuning
 from ditto_tui.explore.review import ReviewState, key_of
 from ditto_tui.explore.review_service import _Identities
 from ditto_tui.explore.snapshot import Snapshot
@@ -87,7 +87,7 @@ def test_cyclic_garbage_made_during_a_scan_is_still_collected() -> None:
 def test_a_large_corpus_stays_frozen_once_warm(monkeypatch: pytest.MonkeyPatch) -> None:
     gc.unfreeze()
     monkeypatch.setattr(process_tuning, "FREEZE_FROM", 100)
-    monkeypatch.setattr(writer, "WARM_AFTER", 0.0)
+    monkeypatch.setattr(listings, "WARM_AFTER", 0.0)
     explorer = Explorer(MemorySource(fingerprints(300), batch=100), watch=False, max_k=2)
     explorer.request_view(ViewRequest(k=1))
     explorer.start()
@@ -113,7 +113,7 @@ def test_garbage_alive_when_a_warm_corpus_settles_again_is_still_collected(
 
     gc.unfreeze()
     monkeypatch.setattr(process_tuning, "FREEZE_FROM", 100)
-    monkeypatch.setattr(writer, "WARM_AFTER", 0.0)
+    monkeypatch.setattr(listings, "WARM_AFTER", 0.0)
     freezes: list[int] = []  # (the count of frozen objects may even drop: the k=1 view's
     freeze_heap = process_tuning.freeze_heap  # frozen objects die when k=2 replaces it)
 

@@ -29,7 +29,7 @@ from ditto_tui.core.clusters import Family
 from ditto_tui.core.family_listing import FamilyListing
 from ditto_tui.core.family_notes import family_note
 from ditto_tui.corpus.documents import Document
-from ditto_tui.explore import MemorySource
+from ditto_tui.explore import MemorySource, listings
 from ditto_tui.explore import writer as writer_module
 from ditto_tui.explore.view import ViewRequest, build_view, family_notes, filter_families
 from ditto_tui.ui.app import DittoApp
@@ -285,7 +285,7 @@ async def test_filtering_draws_the_list_once_and_the_pane_only_when_it_changes()
 async def test_the_first_k_step_finds_its_excerpts_read(monkeypatch: Any) -> None:
     # the other k are computed ahead only once the list at k=3 is on screen (as when a
     # large corpus settles): their first rows' excerpts cannot be read with that view
-    monkeypatch.setattr(writer_module, "WARM_AFTER", 0.0)
+    monkeypatch.setattr(listings, "WARM_AFTER", 0.0)
     warming = threading.Event()
     warm_one = writer_module.IndexWriter._warm_one
 
