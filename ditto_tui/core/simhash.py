@@ -191,11 +191,15 @@ def similarity_percent(d: int) -> str:
 _BITWISE_COUNT = getattr(np, "bitwise_count", None)  # numpy >= 2.0
 
 
-def popcount64(a: np.ndarray) -> np.ndarray:
-    """Vectorised popcount of a uint64 array (same shape, small unsigned ints)."""
+def popcount64(a: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """Vectorised popcount of a uint64 array (same shape, small unsigned ints); written
+    into the uint8 array ``out`` (same shape) when given."""
     a = np.asarray(a, dtype=np.uint64)
     if _BITWISE_COUNT is not None:
-        return _BITWISE_COUNT(a)
+        return _BITWISE_COUNT(a) if out is None else _BITWISE_COUNT(a, out=out)
+    if out is not None:
+        out[...] = popcount64(a)
+        return out
     x = a - ((a >> np.uint64(1)) & np.uint64(0x5555555555555555))
     x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
     x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)

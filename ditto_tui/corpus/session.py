@@ -33,7 +33,7 @@ from ditto_tui.corpus.documents import (
     ScanProgress,
     Skipped,
 )
-from ditto_tui.corpus.mail import mail_info
+from ditto_tui.corpus.mail import MAIL_HEAD_BYTES, mail_info
 from ditto_tui.corpus.reading import SkipFile, read_document_bytes, read_head, read_range
 from ditto_tui.corpus.records import CachedFile, FileEntry, Resolved
 from ditto_tui.corpus.scan import refused_reason, resolve_entries
@@ -48,7 +48,6 @@ __all__ = ["ChangeBatch", "CorpusSession", "ScanProgress"]
 T = TypeVar("T")
 PROGRESS_SECONDS = 0.1
 BATCH_SECONDS = 0.25
-MAIL_HEAD_BYTES = 256 * 1024
 #: Bytes read from the start of a document for its excerpt.
 EXCERPT_BYTES = 16 * 1024
 

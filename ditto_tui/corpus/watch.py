@@ -7,8 +7,8 @@ that never leaves the root nor follows a symlink; plus its own delivery thread. 
 once a burst goes quiet for ``quiet`` seconds, or at the latest ``max_delay`` seconds after
 the first pending event while a long burst goes on.
 
-Nothing is missed: an inotify queue overflow (reported by watchdog's logging, and by a probe
-this module installs because watchdog 6 drops the overflow event silently), a watch that
+Nothing is missed: an inotify queue overflow (reported by watchdog's logging, and by the
+probe of :mod:`~ditto_tui.corpus.library_patches`: watchdog 6 drops the overflow event), a watch that
 cannot be added (inotify limits: the watcher then falls back to polling), or too many pending
 paths all turn into a full rescan (``deliver(set(), "rescan")``). A periodic reconcile
 (``deliver(set(), "reconcile")`` every ``reconcile_every`` seconds) catches anything else.
@@ -33,6 +33,7 @@ from watchdog.events import (
     FileSystemEventHandler,
 )
 
+from ditto_tui.corpus.library_patches import install_overflow_probe
 from ditto_tui.corpus.poll import TreePoller
 from ditto_tui.corpus.rootdir import RootDir
 
@@ -44,71 +45,14 @@ QUIET_SECONDS = 0.2
 MAX_DELAY_SECONDS = 0.8
 RECONCILE_SECONDS = 30.0
 MAX_PENDING = 200_000
-OVERFLOW_MESSAGE = "Inotify queue overflowed"
-WATCHDOG_LOGGER = "watchdog.observers"
 
 _log = logging.getLogger(__name__)
 _watchers: weakref.WeakSet[FolderWatcher] = weakref.WeakSet()
-_probe_installed = False
-_probe_lock = threading.Lock()
 
 
 def _notify_overflow() -> None:
     for watcher in list(_watchers):
         watcher.request_rescan("the event queue overflowed")
-
-
-class _OverflowLogHandler(logging.Handler):
-    """Turns watchdog's overflow log records into rescans of every live watcher."""
-
-    def emit(self, record: logging.LogRecord) -> None:
-        try:
-            message = record.getMessage()
-        except Exception:  # noqa: BLE001 - a malformed record must not break logging
-            return
-        if "overflow" in message.lower():
-            _notify_overflow()
-
-
-_overflow_handler = _OverflowLogHandler(level=logging.DEBUG)
-
-
-def install_overflow_probe() -> None:
-    """Make inotify overflows visible (idempotent).
-
-    Attaches a handler to the ``watchdog.observers`` logger (records whose message mentions
-    an overflow trigger rescans) and wraps watchdog's inotify event parser so that an
-    ``IN_Q_OVERFLOW`` event, which watchdog 6 discards, logs ``"Inotify queue overflowed"``
-    on ``watchdog.observers.inotify_c`` and triggers the rescan directly.
-    """
-    global _probe_installed
-    with _probe_lock:
-        if _probe_installed:
-            return
-        _probe_installed = True
-        wd_logger = logging.getLogger(WATCHDOG_LOGGER)
-        if _overflow_handler not in wd_logger.handlers:
-            wd_logger.addHandler(_overflow_handler)
-        try:
-            from watchdog.observers import inotify_c
-        except (ImportError, OSError):  # not Linux: no inotify
-            return
-        inotify_cls = getattr(inotify_c, "Inotify", None)
-        original = getattr(inotify_cls, "_parse_event_buffer", None)
-        if inotify_cls is None or original is None:
-            return
-        overflow_mask = inotify_c.InotifyConstants.IN_Q_OVERFLOW
-        c_logger = logging.getLogger("watchdog.observers.inotify_c")
-
-        def parse(event_buffer: bytes):
-            for event in original(event_buffer):
-                wd, mask = event[0], event[1]
-                if wd == -1 and mask & overflow_mask:
-                    _notify_overflow()
-                    c_logger.warning(OVERFLOW_MESSAGE)
-                yield event
-
-        inotify_cls._parse_event_buffer = staticmethod(parse)
 
 
 class _Handler(FileSystemEventHandler):
@@ -217,7 +161,7 @@ class FolderWatcher:
     # -- lifecycle ----------------------------------------------------------------------
     def start(self) -> None:
         """Start the observer and the delivery thread (falls back to polling on OSError)."""
-        install_overflow_probe()
+        install_overflow_probe(_notify_overflow)
         _watchers.add(self)
         self._stopping = False
         self._last_reconcile = time.monotonic()

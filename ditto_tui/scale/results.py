@@ -48,7 +48,6 @@ if TYPE_CHECKING:
 __all__ = ["Results", "ResultsSession", "load_results", "local_root"]
 
 BATCH_DOCS = 50_000
-MAIL_HEAD_BYTES = 256 * 1024
 
 
 def local_root(root_uri: str) -> str | None:
@@ -433,7 +432,7 @@ class ResultsSession:
 
     def mail_info(self, id: str) -> MailInfo | None:
         """Headers of an mbox message; None for other kinds or when unreadable."""
-        from ditto_tui.corpus.mail import mail_info
+        from ditto_tui.corpus.mail import MAIL_HEAD_BYTES, mail_info
 
         doc = self._docs.get(id)
         if doc is None or doc.kind != "mbox":
