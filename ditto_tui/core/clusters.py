@@ -21,6 +21,7 @@ __all__ = [
     "MODES",
     "FamilyLike",
     "Mode",
+    "as_mode",
     "EXACT_STATS_LIMIT",
     "Family",
     "all_pairs",
@@ -37,6 +38,14 @@ __all__ = [
 #: ``Clusters``) or ``star`` (each family within k of its centre).
 Mode = Literal["chain", "star"]
 MODES: tuple[Mode, ...] = ("chain", "star")
+
+
+def as_mode(value: str) -> Mode:
+    """``value`` as a :data:`Mode`; ValueError naming the modes otherwise."""
+    for mode in MODES:
+        if value == mode:
+            return mode
+    raise ValueError(f"mode must be one of {MODES}, got {value!r}")
 
 
 class FamilyLike(Protocol):
@@ -96,7 +105,8 @@ def components(n: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
     graph = coo_matrix((np.ones(len(a), np.int8), (a, b)), shape=(n, n)).tocsr()
     _, labels = connected_components(graph, directed=False)
-    return labels.astype(np.int32, copy=False)
+    found: np.ndarray = labels.astype(np.int32, copy=False)
+    return found
 
 
 def order_groups(groups: list[list[str]]) -> list[list[str]]:

@@ -143,7 +143,7 @@ def _permute_bits(u: np.ndarray, order: tuple[int, ...]) -> np.ndarray:
         byte, pos = divmod(bit, 8)
         lut[byte, (values >> pos) & 1 == 1] |= _U64(1 << j)
     as_bytes = _bytes_le(u)
-    out = lut[0][as_bytes[:, 0]]
+    out: np.ndarray = lut[0][as_bytes[:, 0]]
     for byte in range(1, 8):
         out |= lut[byte][as_bytes[:, byte]]
     return out
@@ -173,7 +173,8 @@ def _pair_sample(u: np.ndarray) -> np.ndarray:
     rng = np.random.default_rng(0x5EED)
     a = rng.integers(0, n, _SAMPLE_PAIRS)
     b = (a + rng.integers(1, n, _SAMPLE_PAIRS)) % n
-    return u[a] ^ u[b]
+    sample: np.ndarray = u[a] ^ u[b]
+    return sample
 
 
 def _balanced_layout(m: int, pdiff: np.ndarray) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -387,7 +388,8 @@ def _first_table(x: np.ndarray, test: tuple[np.uint64, np.uint64, np.uint64]) ->
     y = x | others
     y -= low
     y &= high
-    return (y & x) == y
+    passed: np.ndarray = (y & x) == y
+    return passed
 
 
 class _Pairs:

@@ -1218,7 +1218,7 @@ def _is_original(at: _At, op: dict[str, Any], *, same_inode: bool = True) -> boo
             return False
         if same_inode and st.st_ino != op["inode"]:
             return False
-        return _hash_at(at.fd, at.name)[0] == op["sha256"]
+        return bool(_hash_at(at.fd, at.name)[0] == op["sha256"])
     except (OSError, Refused):
         return False
 

@@ -32,6 +32,7 @@ from watchdog.events import (
     FileSystemEvent,
     FileSystemEventHandler,
 )
+from watchdog.observers.api import BaseObserver
 
 from ditto_tui.corpus.library_patches import install_overflow_probe
 from ditto_tui.corpus.poll import TreePoller
@@ -116,7 +117,7 @@ class FolderWatcher:
         self._reconcile_due = False
         self._last_reconcile = time.monotonic()
         self._stopping = False
-        self._observer = None
+        self._observer: BaseObserver | TreePoller | None = None
         self._thread: threading.Thread | None = None
         self.state: WatchState = "off"
 
@@ -172,7 +173,7 @@ class FolderWatcher:
         self._thread.start()
         self._set_state("paused" if self._paused else "watching")
 
-    def _start_observer(self):
+    def _start_observer(self) -> BaseObserver | TreePoller:
         from watchdog.observers import Observer
 
         handler = _Handler(self)
@@ -293,7 +294,7 @@ class FolderWatcher:
                 self._set_state("paused" if self._paused else "watching")
 
 
-def with_suppressed_stop(observer) -> None:
+def with_suppressed_stop(observer: BaseObserver | TreePoller) -> None:
     """Stop and join a watchdog observer, ignoring errors of a half-started one."""
     try:
         observer.stop()

@@ -54,7 +54,7 @@ class Explorer:
 
     ``review``: a :class:`~ditto_tui.corpus.review.ReviewStore` the explorer then owns
     (closed by :meth:`close`), or None for no review (in-memory and Spark sources); see
-    :func:`~ditto_tui.explore.review.open_review`. Every review change is queued to the
+    :func:`~ditto_tui.explore.review_service.open_review`. Every review change is queued to the
     writer, stored at once, and published as a ``ReviewChanged`` event. At start the
     writer rolls back unfinished action journals (a ``Notice`` says what it did).
     """

@@ -15,11 +15,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Generic, NamedTuple, TypeVar
+from typing import Generic, NamedTuple, TypeVar
 
 import numpy as np
 
-from ditto_tui.core.clusters import Family, describe_family, family_diameter
+from ditto_tui.core.clusters import Family, Mode, describe_family, family_diameter
 from ditto_tui.core.decisions import Decision, Stat, family_key, identity_of
 from ditto_tui.core.family_notes import chain_too_wide
 from ditto_tui.core.keep import (
@@ -34,6 +34,7 @@ from ditto_tui.core.keep import (
 from ditto_tui.core.linkage import family_groups, ignore_aware_labels
 from ditto_tui.core.pairs import UniquePairs
 from ditto_tui.core.simhash import popcount64
+from ditto_tui.corpus.documents import Document
 
 EMPTY: Mapping[str, str] = MappingProxyType({})
 T = TypeVar("T")
@@ -205,30 +206,6 @@ def leave_stars(
     return tuple(out)
 
 
-def open_review(
-    source: Any,
-    *,
-    cache_dir: Any = None,
-    fresh: bool = False,
-    notices: list[str] | None = None,
-) -> Any:
-    """The :class:`~ditto_tui.corpus.review.ReviewStore` of a folder source (a
-    ``CorpusSession``), or None for other sources (in memory, Spark results) and when the
-    store cannot be placed (its folder inside the root: said in ``notices``). ``fresh``
-    sets the previous review aside (journals are kept, so undo still works)."""
-    from ditto_tui.corpus.review import ReviewStore
-    from ditto_tui.corpus.session import CorpusSession
-
-    if not isinstance(source, CorpusSession):
-        return None
-    try:
-        return ReviewStore.for_root(source.root, cache_dir=cache_dir, fresh=fresh, notices=notices)
-    except (ValueError, OSError) as exc:
-        if notices is not None:
-            notices.append(f"No review store (decisions will not be kept): {exc}")
-        return None
-
-
 # -- keep rules and bulk marking -----------------------------------------------------------
 #: ``MarkPreview.rows``: (member id, mark, family number, keeper id or "", bits from it or -1)
 MarkRow = tuple[str, str, int, str, int]
@@ -282,7 +259,7 @@ def nearest_kept(labels: np.ndarray, fps: np.ndarray, dup: np.ndarray,
 
 def preview_marks(
     families: Sequence[Sequence[str]],
-    documents: Mapping[str, Any],
+    documents: Mapping[str, Document],
     state: ReviewState,
     fingerprints: Mapping[str, int],
     k: int,
@@ -386,16 +363,16 @@ class ActionTargets(NamedTuple, Generic[T]):
 
 
 def action_targets(
-    families: Sequence[Family], documents: Mapping[str, Any], state: ReviewState,
-    fingerprints: Mapping[str, int], k: int, grouping: str = "chain",
-) -> ActionTargets[tuple[Any, str, int]]:
+    families: Sequence[Family], documents: Mapping[str, Document], state: ReviewState,
+    fingerprints: Mapping[str, int], k: int, grouping: Mode = "chain",
+) -> ActionTargets[tuple[Document, str, int]]:
     """(document, keeper id, bits from it) for every member decided ``duplicate`` (current
     decisions only; stale ones are never acted on) in ``families``, grouped at distance
     ``k``: its keeper is the nearest member decided ``keep``, else the family's
     representative when that is not itself decided duplicate, **within k of it**. A
     duplicate with no such member within ``k`` is not a target (``far``: the dry run says
     why); see :class:`ActionTargets`."""
-    out: list[tuple[Any, str, int]] = []
+    out: list[tuple[Document, str, int]] = []
     far: list[str] = []
     stale = too_wide = 0
     for family in families:

@@ -11,6 +11,7 @@ again (:meth:`ReviewService.resolve`, on the writer thread).
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
@@ -20,8 +21,10 @@ from ditto_tui.core.decisions import Decision, Identity, identity_of
 from ditto_tui.corpus.actions import damaged, recover
 from ditto_tui.corpus.documents import Document
 from ditto_tui.corpus.review import ReviewStore
+from ditto_tui.corpus.session import CorpusSession
 from ditto_tui.explore.events import ExplorerEvent, Notice, ReviewChanged
 from ditto_tui.explore.review import ReviewState, key_of
+from ditto_tui.explore.source import CorpusSource
 
 #: The two marks a family can carry.
 FamilyMark = Literal["reviewed", "ignored"]
@@ -35,6 +38,27 @@ class Corpus(Protocol):
     def fingerprints(self) -> Mapping[str, int]: ...
 
     def records(self) -> Mapping[str, Document]: ...
+
+
+def open_review(
+    source: CorpusSource,
+    *,
+    cache_dir: str | os.PathLike[str] | None = None,
+    fresh: bool = False,
+    notices: list[str] | None = None,
+) -> ReviewStore | None:
+    """The :class:`~ditto_tui.corpus.review.ReviewStore` of a folder source (a
+    ``CorpusSession``), or None for other sources (in memory, Spark results) and when the
+    store cannot be placed (its folder inside the root: said in ``notices``). ``fresh``
+    sets the previous review aside (journals are kept, so undo still works)."""
+    if not isinstance(source, CorpusSession):
+        return None
+    try:
+        return ReviewStore.for_root(source.root, cache_dir=cache_dir, fresh=fresh, notices=notices)
+    except (ValueError, OSError) as exc:
+        if notices is not None:
+            notices.append(f"No review store (decisions will not be kept): {exc}")
+        return None
 
 
 class ReviewService:
