@@ -82,7 +82,9 @@ class DiffView:
     """A folded side-by-side diff: the rows to show plus line counts of the whole diff.
 
     ``hunks`` changes exist, ``hunks_shown`` of them are (partly) in ``rows``;
-    ``rows_cut`` is True when the row limit cut the diff short.
+    ``rows_cut`` is True when the row limit cut the diff short. Words are compared across
+    line breaks: a diff without a change (``identical``) may still join two texts that
+    differ in spacing or line breaks (``same_text`` False).
     """
 
     rows: tuple[DiffRow, ...]
@@ -92,9 +94,11 @@ class DiffView:
     hunks: int
     hunks_shown: int
     rows_cut: bool = False
+    same_text: bool = True
 
     @property
     def identical(self) -> bool:
+        """No word differs."""
         return self.hunks == 0
 
 

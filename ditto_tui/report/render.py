@@ -262,7 +262,8 @@ def diff_table(view: DiffView, left_name: str, right_name: str) -> str:
 
 def _diff_summary(view: DiffView) -> str:
     if view.identical:
-        return "Same text as the representative"
+        return ("Same text as the representative" if view.same_text else
+                "Same words as the representative; only spacing or line breaks differ")
     parts = [f"{n:,} {what}" for n, what in ((view.changed, "changed"), (view.inserted, "added"),
                                               (view.deleted, "removed")) if n]
     total = view.changed + view.inserted + view.deleted
