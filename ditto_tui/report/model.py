@@ -17,6 +17,7 @@ __all__ = [
     "DiffRow",
     "DiffView",
     "FamilyView",
+    "MailLine",
     "MemberView",
     "Report",
     "ReportLimits",
@@ -110,6 +111,8 @@ class MemberView:
     then says why (limit reached, unreadable document...). ``text_note`` tells when the
     member's text was cut before diffing. ``decision`` is the review decision stored for it
     (``keep``, ``duplicate``, ``not-duplicate``, ``stale:...`` when the file changed since).
+    ``mail`` is a mail message's subject, sender and date (display text; empty for other
+    documents), shown with its name as the explorer shows them.
     """
 
     id: str
@@ -121,6 +124,16 @@ class MemberView:
     diff_note: str = ""
     text_note: str = ""
     decision: str = ""
+    mail: MailLine | None = None
+
+
+@dataclass(frozen=True)
+class MailLine:
+    """A mail message as a list shows it: subject, sender and date (display text)."""
+
+    subject: str
+    sender: str
+    date: str
 
 
 @dataclass(frozen=True)
