@@ -70,7 +70,6 @@ computed only when the two sides are close (a banded alignment, fast for near-id
 inputs); otherwise lines are paired in order."""
 
 _TOKEN = re.compile(r"\w+|[^\w\s]", re.UNICODE)
-_SPACE = re.compile(r"\s+")
 _SPACED_TOKEN = re.compile(r"\s*(?:\w+|[^\w\s])", re.UNICODE)
 
 Opcode = tuple[str, int, int, int, int]
@@ -580,22 +579,20 @@ def _region(a: Sequence[str], b: Sequence[str], i1: int, i2: int, j1: int, j2: i
     ]
 
 
-def _line_key(line: str, ids: dict[str, int]) -> int:
-    return ids.setdefault(" ".join(_SPACE.split(line.strip())) if line else "", len(ids))
+def _same_words(x: str, y: str) -> bool:
+    """Two lines equal but for whitespace (``str.split`` splits where ``\\s`` matches)."""
+    return x == y or x.split() == y.split()
 
 
 def diff_lines(a: Sequence[str], b: Sequence[str]) -> TextDiff:
     """Align two line lists into side-by-side rows (see the module docstring)."""
     n, m = len(a), len(b)
-    ids: dict[str, int] = {}
-    ka = [_line_key(line, ids) for line in a]
-    kb = [_line_key(line, ids) for line in b]
     prefix = 0
     limit = min(n, m)
-    while prefix < limit and ka[prefix] == kb[prefix]:
+    while prefix < limit and _same_words(a[prefix], b[prefix]):
         prefix += 1
     suffix = 0
-    while suffix < limit - prefix and ka[n - 1 - suffix] == kb[m - 1 - suffix]:
+    while suffix < limit - prefix and _same_words(a[n - 1 - suffix], b[m - 1 - suffix]):
         suffix += 1
     marks = (_Marks(), _Marks())
     known: dict[tuple[int | None, int | None], tuple[list[Span], list[Span]]] = {}
@@ -604,7 +601,8 @@ def diff_lines(a: Sequence[str], b: Sequence[str]) -> TextDiff:
     if whole is not None:
         placed.extend(whole)
     else:  # too large and too different for one word diff: lines first, then words
-        mid_a, mid_b = ka[prefix:n - suffix], kb[prefix:m - suffix]
+        mid_a = [" ".join(line.split()) for line in a[prefix:n - suffix]]
+        mid_b = [" ".join(line.split()) for line in b[prefix:m - suffix]]
         ops = _align(mid_a, mid_b)
         if ops is None:  # too large and too different to align even by lines
             ops = [("replace", 0, len(mid_a), 0, len(mid_b))]
