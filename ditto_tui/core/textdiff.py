@@ -365,9 +365,10 @@ def _weights(items: Sequence[str]) -> list[int]:
 
 def _slide(segments: list[Opcode], ta: _Tokens, tb: _Tokens) -> list[Opcode]:
     """Move each run of tokens only one side has (between two equal runs) to the place, of
-    those it could equally hold, that best follows line breaks: starting a line, then
-    ending one (the words of a deleted line are then that line, not the end of one line
-    and the start of the next)."""
+    those it could equally hold, that best follows line breaks and words: starting a line,
+    then ending one (the words of a deleted line are then that line, not the end of one
+    line and the start of the next), then starting with a word rather than the mark that
+    ends one ("[long,] long ago", not "long[, long] ago")."""
     out = list(segments)
     for k in range(1, len(out) - 1):
         tag, i1, i2, j1, j2 = out[k]
@@ -388,11 +389,13 @@ def _slide(segments: list[Opcode], ta: _Tokens, tb: _Tokens) -> list[Opcode]:
         if not up and not down:
             continue
 
-        def score(shift: int, lo: int = lo, hi: int = hi, line: np.ndarray = line) -> int:
+        def score(shift: int, lo: int = lo, hi: int = hi, line: np.ndarray = line,
+                  text: list[str] = text) -> int:
             start, stop = lo + shift, hi + shift
             starts = start == 0 or line[start] != line[start - 1]
             ends = stop == len(line) or line[stop] != line[stop - 1]
-            return 2 * starts + ends
+            word = text[start][0].isalnum() or text[start][0] == "_"  # not a , or a .
+            return 4 * starts + 2 * ends + word
 
         best = max(range(-up, down + 1), key=lambda d: (score(d), -abs(d)))
         if best:
