@@ -205,10 +205,10 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Open the interactive explorer on PATH.")
     p.add_argument("path", nargs="?", default=".", metavar="PATH",
                    help="folder to explore (default: the current directory)")
-    p.add_argument("-k", type=non_negative, default=None, metavar="K",
+    p.add_argument("-k", type=integer, default=None, metavar="K",
                    help=f"initial Hamming distance (default: the k saved for this folder, "
                    f"else {DEFAULT_K})")
-    p.add_argument("--max-k", type=non_negative, default=DEFAULT_MAX_K, metavar="K",
+    p.add_argument("--max-k", type=integer, default=DEFAULT_MAX_K, metavar="K",
                    help=f"largest k the slider offers; the index is built for it (default {DEFAULT_MAX_K})")
     p.add_argument("--mode", choices=("chain", "star"), default=None,
                    help="grouping: chain = ditto's clusters, star = centre and members within k "
@@ -295,9 +295,9 @@ def build_parser() -> argparse.ArgumentParser:
                        "family list, and per family its members with bit grids and folded "
                        "side-by-side diffs against the representative.")
     p.add_argument("path", metavar="PATH", help="the corpus folder (or one file)")
-    p.add_argument("-k", type=non_negative, default=DEFAULT_K, metavar="K",
+    p.add_argument("-k", type=integer, default=DEFAULT_K, metavar="K",
                    help=f"maximum Hamming distance (default {DEFAULT_K})")
-    p.add_argument("--max-k", type=non_negative, default=DEFAULT_MAX_K, metavar="K",
+    p.add_argument("--max-k", type=integer, default=DEFAULT_MAX_K, metavar="K",
                    help=f"the chart covers k = 0..max(K, this) (default {DEFAULT_MAX_K})")
     p.add_argument("--mode", choices=("chain", "star"), default="chain",
                    help="chain = ditto's single linkage (default), star = every member within k of a centre")
@@ -736,8 +736,6 @@ def cmd_report(args: argparse.Namespace, out: Output) -> int:
     from ditto_tui.report import gather_report, render_report, write_html_report
 
     top = max(args.k, args.max_k)
-    if top > 64:
-        raise UsageError(f"k must be at most 64, got {top}")
     dest = args.output
     if dest != "-" and os.path.isdir(dest):
         raise CommandError(f"{dest}: is a folder (expected a file name)")
@@ -914,11 +912,10 @@ MAX_DISTANCE = 64
 
 def _check_ranges(args: argparse.Namespace) -> None:
     command = getattr(args, "command", None)
-    indexed = command in ("explore", "export") or (
-        command == "cluster" and (args.mode == "star" or args.tree)
-    )  # these build the banded index (or the tree's levels), which hold distances 0..64
-    if indexed:
-        for flag, value in (("-k", args.k), ("--max-k", getattr(args, "max_k", 0))):
+    if command not in ("spark", "open"):  # those take 0..32 (argtypes.k_value)
+        # one rule for every command with a distance: 0..64
+        for flag, value in (("-k", getattr(args, "k", None)),
+                            ("--max-k", getattr(args, "max_k", None))):
             if value is not None and not 0 <= value <= MAX_DISTANCE:
                 raise UsageError(
                     f"{flag} {value} is out of range: a distance is 0..{MAX_DISTANCE} "

@@ -23,7 +23,7 @@ def add_explain_parser(
 ) -> None:
     """Register ``explain`` on the subparsers ``sub``; ``add_options(p)`` adds the shared
     pipeline and corpus options."""
-    from ditto_tui.argtypes import non_negative
+    from ditto_tui.argtypes import integer, non_negative
 
     p = sub.add_parser(
         "explain", help="why two documents are near-duplicates (or not)",
@@ -42,7 +42,7 @@ def add_explain_parser(
                    help="differing bits detailed in the text report (default 8; JSON has all)")
     p.add_argument("--chain", action="store_true",
                    help="show the chain of links joining A to B inside their family at -k")
-    p.add_argument("-k", type=non_negative, default=3, metavar="K",
+    p.add_argument("-k", type=integer, default=3, metavar="K",
                    help="family distance for --chain (default 3)")
     p.add_argument("--json", action="store_true", help="one JSON object")
     add_options(p)

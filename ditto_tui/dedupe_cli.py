@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from ditto_tui.argtypes import integer
 from ditto_tui.core.keep import RULES
 from ditto_tui.core.simhash import similarity_percent
 from ditto_tui.corpus.actions import LINK_WARNING
@@ -41,8 +42,8 @@ def add_parsers(sub: Any, common: list[Callable[[argparse.ArgumentParser], None]
         "Every action is journaled: 'ditto-tui undo PATH' puts the files back.",
     )
     p.add_argument("path", metavar="PATH", help="the corpus folder")
-    p.add_argument("-k", type=non_negative, default=3, metavar="K",
-                   help="maximum Hamming distance within a family (default 3)")
+    p.add_argument("-k", type=integer, default=3, metavar="K",
+                   help="maximum Hamming distance within a family, 0..64 (default 3)")
     p.add_argument("--mode", choices=("chain", "star"), default="chain",
                    help="grouping: chain = ditto's clusters (default), star = a centre and "
                    "the members within K of it, as the explorer's g")

@@ -256,3 +256,31 @@ def test_cluster_tree_refuses_star_and_sweep(capfdbinary, chain: Path) -> None:
     assert code == 2 and "not allowed" in err
     code, _, err = run(capfdbinary, "cluster", "--tree", "-k", "65", str(chain))
     assert code == 2 and "out of range" in err
+
+
+def test_passages_are_whole_words_cut_with_an_ellipsis(capfdbinary, pair) -> None:
+    """Issue 34: passages were cut mid-word («en Kestrel Labs B.V., h»)."""
+    import re
+
+    a, _ = pair
+    code, out, _ = run(capfdbinary, "explain", str(a), str(pair[1]))
+    assert code == 0
+    shown = re.findall(r"^  line \d+: «(.*)»$", out, re.M)
+    assert shown
+    words = set(re.findall(r"\w+", TEXT + TEXT.replace("grew", "fell").replace("flat", "high")))
+    for passage in shown:
+        assert all(w in words for w in re.findall(r"\w+", passage.strip("…"))), passage
+
+
+def test_snippet_widens_to_words_and_cuts_at_a_space() -> None:
+    from ditto_tui.core.explain_text import snippet
+
+    text = "The quarterly report shows revenue grew in every region, while costs stayed flat."
+    start = text.index("arterly")
+    assert snippet(text, start, text.index("grew") + 2) == "quarterly report shows revenue grew"
+    long = snippet(text, 0, len(text), width=40)
+    assert long.endswith("…") and len(long) <= 40
+    assert text.startswith(long[:-1]) and text[len(long) - 1] == " "  # cut before a word
+    huge = "x" * 100 + " tail"
+    assert snippet(huge, 60, len(huge)).startswith("…x")  # a word too long: cut, and says so
+    assert snippet("a\x1b[31mb", 0, 7) == "a\\x1b[31mb"

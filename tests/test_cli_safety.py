@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import csv
 import io
 import json
@@ -151,3 +152,39 @@ def test_cache_help_says_it_takes_a_folder(capsys) -> None:
     assert "--cache DIR folder for the fingerprint cache databases" in help_text
     readme = (Path(__file__).parent.parent / "README.md").read_text()
     assert "--cache PATH" not in readme and "--cache DIR" in readme
+
+
+def _commands_with_k() -> list[str]:
+    parser = cli.build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return sorted(name for name, p in sub.choices.items()
+                  if any("-k" in a.option_strings for a in p._actions)
+                  and name not in ("spark", "open"))  # their k is 0..32, checked by argtypes
+
+
+@pytest.mark.parametrize("value", ["99", "65", "-1"])
+def test_every_command_refuses_k_outside_0_to_64(tmp_path: Path, capfd, value: str) -> None:
+    """Issue 34: ``dedupe -k 99`` and ``near -k 99`` were accepted (and cluster, explain);
+    one check now covers every command that takes a distance."""
+    root = tmp_path / "corpus"
+    root.mkdir()
+    (root / "a.txt").write_text("some words to fingerprint here")
+    argv = {
+        "near": ["near", str(root / "a.txt"), str(root)],
+        "cluster": ["cluster", str(root)],
+        "export": ["export", str(root)],
+        "explore": ["explore", str(root)],
+        "dedupe": ["dedupe", "--dry-run", str(root)],
+        "explain": ["explain", "--chain", "--in", str(root), "a.txt"],
+        "report": ["report", str(root), "-o", str(tmp_path / "r.html")],
+    }
+    commands = _commands_with_k()
+    assert set(commands) == set(argv), "a command with -k is not covered here"
+    for command in commands:
+        assert cli.main([*argv[command], "-k", value]) == 2, command
+        err = capfd.readouterr().err
+        assert f"-k {value} is out of range: a distance is 0..64" in err, (command, err)
+        assert len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "r.html").exists()
+    assert cli.main(["explore", "--max-k", "65", str(root)]) == 2
+    assert "--max-k 65 is out of range" in capfd.readouterr().err

@@ -85,6 +85,37 @@ def test_python_examples_run(name: str, tmp_path: Path, monkeypatch: pytest.Monk
     assert result.attempted > 0 and result.failed == 0
 
 
+#: Documented, but not run by this file: the explorer is a screen (its tests drive it),
+#: spark and open need a Spark session (their examples are run by the slow Spark tests),
+#: engine names this CPU's instruction sets (tests/core/test_engine.py runs it).
+NOT_RUN_HERE = {"explore", "spark", "open", "engine"}
+
+
+def test_the_guide_documents_and_runs_every_command() -> None:
+    """Issue 34: the guide had no section for report, explain, explain --chain. Every
+    command (and every mode with its own section) has a heading in the guide and, unless
+    it cannot run here, an example in a console block, which the test above re-runs."""
+    from ditto_tui import cli
+
+    pages = "".join(p.read_text(encoding="utf-8") for p in sorted(DOCS.glob("*.md")))
+    headings = re.findall(r"^#+ (.*)$", pages, re.M)
+    run = set()
+    for command, _ in _sessions(pages):
+        found = re.match(r"(?:\w+=\S+ )*ditto-tui ([a-z]+)(?: .*?(--chain|--sweep|--tree))?",
+                         command)
+        if found:
+            run.update({found.group(1), " ".join(filter(None, found.groups()))})
+    aliases = {"fp", "kernel"}
+    commands = set(cli.SUBCOMMANDS) - aliases
+    modes = {"explain --chain", "cluster --sweep", "cluster --tree"}
+    for name in sorted(commands | modes):
+        title = {"explore": "explorer"}.get(name, name)  # its own page, "The explorer"
+        assert any(re.search(rf"\b{re.escape(title)}\b", h) for h in headings), \
+            f"no section of the guide is about `{name}`"
+    missing = (commands | modes) - NOT_RUN_HERE - run
+    assert not missing, f"no console example runs {sorted(missing)}"
+
+
 def test_every_document_the_code_cites_is_in_the_repository() -> None:
     cited: set[str] = set()
     for folder in ("ditto_tui", "tests", "benchmarks", "examples"):

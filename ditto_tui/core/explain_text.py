@@ -64,19 +64,50 @@ def display_spans(text: str, spans: np.ndarray, *, limit: int = 5000) -> dict[in
     return out
 
 
+#: How far a passage is widened to reach the start or the end of a word it cuts.
+WORD_REACH = 24
+
+
+def _is_word(char: str) -> bool:
+    return char.isalnum() or char == "_"
+
+
 def snippet(text: str, start: int, end: int, width: int = 60) -> str:
-    """``text[start:end]`` on one line, visible, shortened to ``width`` with an ellipsis."""
+    """``text[start:end]`` on one line, visible, at most ``width`` characters, never cut
+    inside a word without saying so.
+
+    A span that starts or ends inside a word is widened to the whole word (a word longer
+    than :data:`WORD_REACH` stays cut, marked ``…``); a longer result is cut at the last
+    space that fits and ends in ``…`` (cut hard, with ``…``, only when no space is in the
+    second half of the line).
+    """
+    lead = trail = ""
+    if 0 < start < len(text) and _is_word(text[start - 1]) and _is_word(text[start]):
+        reach = start
+        while reach > 0 and start - reach < WORD_REACH and _is_word(text[reach - 1]):
+            reach -= 1
+        lead = "…" if reach > 0 and _is_word(text[reach - 1]) else ""
+        start = reach
+    if 0 < end < len(text) and _is_word(text[end - 1]) and _is_word(text[end]):
+        reach = end
+        while reach < len(text) and reach - end < WORD_REACH and _is_word(text[reach]):
+            reach += 1
+        trail = "…" if reach < len(text) and _is_word(text[reach]) else ""
+        end = reach
     piece = " ".join(text[start:end].split())
-    if len(piece) > width:
-        piece = piece[: width - 1] + "…"
-    return visible(piece)
+    if len(lead) + len(piece) + len(trail) > width:
+        room = max(width - len(lead) - 1, 1)
+        cut = piece.rfind(" ", 0, room + 1)
+        piece = piece[: cut if cut > room // 2 else room].rstrip()
+        trail = "…"
+    return visible(lead + piece + trail)
 
 
 def passages(
     text: str, spans: np.ndarray, *, limit: int = 5, width: int = 60
 ) -> list[str]:
     """The longest ``limit`` of the character ``spans`` of ``text`` as lines
-    ``"line L: «snippet»"``, in document order."""
+    ``"line L: «snippet»"`` (whole words, see :func:`snippet`), in document order."""
     if not len(spans):
         return []
     lengths = spans[:, 1] - spans[:, 0]

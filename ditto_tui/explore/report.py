@@ -15,7 +15,7 @@ from pathlib import Path
 from ditto_tui.core.clusters import Family, Mode
 from ditto_tui.core.index import NearIndex
 from ditto_tui.core.pipeline import Pipeline
-from ditto_tui.corpus.documents import Document, Skipped
+from ditto_tui.corpus.documents import Document, MailInfo, Skipped
 from ditto_tui.explore.snapshot import Snapshot
 from ditto_tui.explore.source import CorpusSource
 from ditto_tui.report.write import write_html_report
@@ -25,7 +25,7 @@ __all__ = ["write_snapshot_report"]
 
 @dataclass(frozen=True)
 class _SnapshotCorpus:
-    """A :class:`~ditto_tui.report.gather.ReportCorpus` over one snapshot of a source."""
+    """A :class:`~ditto_tui.report.gather.ReportMailCorpus` over one snapshot of a source."""
 
     source: CorpusSource
     snapshot: Snapshot
@@ -52,6 +52,9 @@ class _SnapshotCorpus:
 
     def read_text(self, id: str, *, limit: int | None = None) -> str:
         return self.source.read_text(id, limit=limit)
+
+    def mail_info(self, id: str) -> MailInfo | None:
+        return self.source.mail_info(id)
 
 
 def write_snapshot_report(

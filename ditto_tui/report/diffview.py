@@ -1,7 +1,7 @@
 """Fold a side-by-side :class:`~ditto_tui.core.textdiff.TextDiff` into what a report shows.
 
-The diff itself is the explorer's engine (line alignment, word-level spans); this module
-only chooses rows: every change with a few equal lines of context, long runs of equal lines
+The diff itself is the explorer's engine (words diffed across line breaks, spans of the
+changed words); this module only chooses rows: every change with a few equal lines of context, long runs of equal lines
 replaced by one "N equal lines" row, at most a given number of rows, and long lines cut to
 a window that keeps the first change in view. Pure functions.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ditto_tui.core.textdiff import Span, TextDiff, diff_lines, word_spans
+from ditto_tui.core.textdiff import Span, TextDiff, diff_lines
 from ditto_tui.report.model import DiffCell, DiffRow, DiffView
 
 __all__ = ["cut_line", "diff_view", "fold_diff"]
@@ -32,23 +32,6 @@ def cut_line(text: str, spans: Sequence[Span], limit: int, number: int) -> DiffC
         (max(a, start) - start, min(b, stop) - start) for a, b in spans if b > start and a < stop
     )
     return DiffCell(number, text[start:stop], clipped, cut_start=start, cut_end=stop < len(text))
-
-
-def _spans(diff: TextDiff, index: int) -> tuple[list[Span], list[Span]]:
-    """The changed spans of one row, as ``TextDiff.spans`` gives them, but computed for this
-    row alone (``TextDiff.spans`` does a whole change at once, and a report shows only the
-    first rows of a long one)."""
-    row = diff.rows[index]
-    if row.kind == "changed":
-        assert row.left is not None and row.right is not None
-        return word_spans(diff.a[row.left], diff.b[row.right])
-    if row.kind == "deleted":
-        assert row.left is not None
-        return [(0, len(diff.a[row.left]))], []
-    if row.kind == "inserted":
-        assert row.right is not None
-        return [], [(0, len(diff.b[row.right]))]
-    return [], []
 
 
 def _windows(diff: TextDiff, context: int) -> list[tuple[int, int, int]]:
@@ -85,7 +68,7 @@ def fold_diff(diff: TextDiff, *, context: int = 2, max_rows: int = 80,
                 cut = True
                 break
             row = diff.rows[index]
-            left_spans, right_spans = _spans(diff, index)
+            left_spans, right_spans = diff.spans(index)
             left = right = None
             if row.left is not None:
                 left = cut_line(diff.a[row.left], left_spans, line_chars, row.left + 1)
@@ -109,6 +92,7 @@ def fold_diff(diff: TextDiff, *, context: int = 2, max_rows: int = 80,
         hunks=len(diff.hunks),
         hunks_shown=hunks_shown,
         rows_cut=cut,
+        same_text=diff.same_text,
     )
 
 

@@ -20,7 +20,7 @@ from typing import Protocol
 
 from ditto_tui import __version__
 from ditto_tui.core.clusters import Family, Mode
-from ditto_tui.core.display import excerpt, html_text, visible, visible_lines
+from ditto_tui.core.display import excerpt, html_text, mail_excerpt, visible, visible_lines
 from ditto_tui.core.id_filter import id_matcher
 from ditto_tui.report.diffview import diff_view
 from ditto_tui.report.model import (
@@ -28,14 +28,15 @@ from ditto_tui.report.model import (
     ChartPoint,
     DiffView,
     FamilyView,
+    MailLine,
     MemberView,
     Report,
     ReportLimits,
     SkipView,
 )
 
-__all__ = ["ReportCorpus", "ReportIndex", "chart_points", "display_name", "gather_report",
-           "id_matcher"]
+__all__ = ["ReportCorpus", "ReportIndex", "ReportMailCorpus", "chart_points", "display_name",
+           "gather_report", "id_matcher", "mail_line"]
 
 EXCERPT_BYTES = 4096
 _ROW_COST = 60  # markup bytes per diff row, for the diff budget
@@ -54,6 +55,15 @@ class _Skip(Protocol):
     def id(self) -> str: ...
     @property
     def reason(self) -> str: ...
+
+
+class _Mail(Protocol):
+    @property
+    def subject(self) -> str: ...
+    @property
+    def sender(self) -> str: ...
+    @property
+    def date(self) -> str: ...
 
 
 class _Pipeline(Protocol):
@@ -75,6 +85,33 @@ class ReportCorpus(Protocol):
     @property
     def skipped(self) -> Sequence[_Skip]: ...
     def read_text(self, id: str, *, limit: int | None = None) -> str: ...
+
+
+class ReportMailCorpus(ReportCorpus, Protocol):
+    """A corpus that also reads mail headers (a ``CorpusSession`` fits): the report then
+    shows mail messages by subject, sender and date, as the explorer does."""
+
+    def mail_info(self, id: str) -> _Mail | None: ...
+
+
+MAIL_KINDS = ("maildir", "mbox")
+
+
+def mail_line(corpus: ReportCorpus, doc_id: str) -> MailLine | None:
+    """Subject, sender and date of a mail document, made visible; None for any other
+    document, a corpus that cannot read mail headers, or a message without them."""
+    doc = corpus.documents.get(doc_id)
+    reader = getattr(corpus, "mail_info", None)
+    if doc is None or doc.kind not in MAIL_KINDS or reader is None:
+        return None
+    try:
+        info = reader(doc_id)
+    except (OSError, KeyError):
+        return None
+    if info is None or not (info.subject or info.sender):
+        return None
+    return MailLine(*(visible(" ".join(value.split())) for value in
+                      (info.subject or "(no subject)", info.sender, info.date)))
 
 
 class ReportIndex(Protocol):
@@ -198,6 +235,7 @@ def gather_report(
     for number, family in enumerate(chosen, start=1):
         centre_fp = int(fps[family.centre])
         rep_name = name(family.centre)
+        rep_mail = mail_line(corpus, family.centre)
         if number > limits.families:
             try:
                 head = corpus.read_text(family.centre, limit=EXCERPT_BYTES)
@@ -207,18 +245,23 @@ def gather_report(
                 snippet = excerpt(head, limits.excerpt_chars)
             except (OSError, KeyError):
                 snippet = ""
+            if rep_mail is not None:
+                snippet = mail_excerpt(rep_mail.subject, rep_mail.sender, limits.excerpt_chars)
             out.append(FamilyView(number, family.size, family.diameter, family.diameter_exact,
                                   family.centre, rep_name, centre_fp, snippet, (),
                                   omitted=family.size, detailed=False))
             continue
         rep_lines, rep_note = texts.lines(family.centre)
         snippet = excerpt("\n".join(rep_lines), limits.excerpt_chars) if rep_lines else ""
+        if rep_mail is not None:  # what the message is about, not its Received: lines
+            snippet = mail_excerpt(rep_mail.subject, rep_mail.sender, limits.excerpt_chars)
         others = sorted(
             ((int(fps[m]) ^ centre_fp).bit_count(), m) for m in family.members if m != family.centre
         )
         decided = decisions or {}
         members = [MemberView(family.centre, rep_name, centre_fp, 0, representative=True,
-                              text_note=rep_note, decision=decided.get(family.centre, ""))]
+                              text_note=rep_note, decision=decided.get(family.centre, ""),
+                              mail=rep_mail)]
         for position, (distance, member) in enumerate(others[: max(limits.members - 1, 0)]):
             fp = int(fps[member])
             view: DiffView | None = None
@@ -241,7 +284,8 @@ def gather_report(
                     budget -= _view_cost(view, len(rep_name) + len(name(member)))
             members.append(MemberView(member, name(member), fp, distance, diff=view,
                                       diff_note=diff_note, text_note=text_note,
-                                      decision=decided.get(member, "")))
+                                      decision=decided.get(member, ""),
+                                      mail=mail_line(corpus, member)))
         out.append(FamilyView(
             number, family.size, family.diameter, family.diameter_exact, family.centre,
             rep_name, centre_fp, snippet, tuple(members),

@@ -17,6 +17,7 @@ __all__ = [
     "DiffRow",
     "DiffView",
     "FamilyView",
+    "MailLine",
     "MemberView",
     "Report",
     "ReportLimits",
@@ -82,7 +83,9 @@ class DiffView:
     """A folded side-by-side diff: the rows to show plus line counts of the whole diff.
 
     ``hunks`` changes exist, ``hunks_shown`` of them are (partly) in ``rows``;
-    ``rows_cut`` is True when the row limit cut the diff short.
+    ``rows_cut`` is True when the row limit cut the diff short. Words are compared across
+    line breaks: a diff without a change (``identical``) may still join two texts that
+    differ in spacing or line breaks (``same_text`` False).
     """
 
     rows: tuple[DiffRow, ...]
@@ -92,9 +95,11 @@ class DiffView:
     hunks: int
     hunks_shown: int
     rows_cut: bool = False
+    same_text: bool = True
 
     @property
     def identical(self) -> bool:
+        """No word differs."""
         return self.hunks == 0
 
 
@@ -106,6 +111,8 @@ class MemberView:
     then says why (limit reached, unreadable document...). ``text_note`` tells when the
     member's text was cut before diffing. ``decision`` is the review decision stored for it
     (``keep``, ``duplicate``, ``not-duplicate``, ``stale:...`` when the file changed since).
+    ``mail`` is a mail message's subject, sender and date (display text; empty for other
+    documents), shown with its name as the explorer shows them.
     """
 
     id: str
@@ -117,6 +124,16 @@ class MemberView:
     diff_note: str = ""
     text_note: str = ""
     decision: str = ""
+    mail: MailLine | None = None
+
+
+@dataclass(frozen=True)
+class MailLine:
+    """A mail message as a list shows it: subject, sender and date (display text)."""
+
+    subject: str
+    sender: str
+    date: str
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from html import escape
 
 from ditto_tui.core.family_notes import chain_too_wide
 from ditto_tui.report.chart import chart_svg
-from ditto_tui.report.model import DiffCell, DiffView, FamilyView, MemberView, Report
+from ditto_tui.report.model import DiffCell, DiffView, FamilyView, MailLine, MemberView, Report
 
 __all__ = ["CSP", "SCRIPT", "STYLE", "bits_html", "content_security_policy", "esc",
            "render_report"]
@@ -262,7 +262,8 @@ def diff_table(view: DiffView, left_name: str, right_name: str) -> str:
 
 def _diff_summary(view: DiffView) -> str:
     if view.identical:
-        return "Same text as the representative"
+        return ("Same text as the representative" if view.same_text else
+                "Same words as the representative; only spacing or line breaks differ")
     parts = [f"{n:,} {what}" for n, what in ((view.changed, "changed"), (view.inserted, "added"),
                                               (view.deleted, "removed")) if n]
     total = view.changed + view.inserted + view.deleted
@@ -284,7 +285,8 @@ def _member_rows(family: FamilyView, member: MemberView, index: int, rep_name: s
                      None if member.representative else member.fingerprint)
     decision = f'<td class="decision">{esc(member.decision)}</td>' if decisions else ""
     row = (
-        f'<tr{cls} id="{anchor}"><td class="name">{esc(member.name)}{tag}{notes}</td>'
+        f'<tr{cls} id="{anchor}"><td class="name">{esc(member.name)}{tag}'
+        f"{_mail_html(member.mail)}{notes}</td>"
         f'<td class="num">{member.distance}</td><td class="num">{_similarity(member.distance)}</td>'
         f'<td><code>{member.fingerprint:016x}</code></td><td>{bits}</td>{decision}</tr>'
     )
@@ -300,6 +302,15 @@ def _member_rows(family: FamilyView, member: MemberView, index: int, rep_name: s
         f"<summary>{_diff_summary(view)} (representative left, this member right)</summary>"
         f"{diff_table(view, rep_name, member.name)}</details></td></tr>"
     )
+
+
+def _mail_html(mail: MailLine | None) -> str:
+    """A mail message's subject, then its sender and date, under its (file) name."""
+    if mail is None:
+        return ""
+    by = " · ".join(esc(v) for v in (mail.sender, mail.date) if v)
+    return (f'<span class="mail"><br><b>{esc(mail.subject)}</b>'
+            + (f'<br><span class="note">{by}</span>' if by else "") + "</span>")
 
 
 def too_wide(family: FamilyView, k: int, mode: str) -> bool:
@@ -319,7 +330,8 @@ def family_section(family: FamilyView, *, decisions: bool = False, k: int = 0,
         f"<h3>Family {family.number} · {_plural(family.size, 'member')} · "
         f"diameter {family.diameter}{approx}</h3>",
         f'<p>Representative: <span class="name mono">{esc(rep_name)}</span> '
-        f"<code>{family.representative_fp:016x}</code></p>",
+        f"<code>{family.representative_fp:016x}</code>"
+        f"{_mail_html(family.members[0].mail if family.members else None)}</p>",
     ]
     if too_wide(family, k, mode):
         out.append(

@@ -305,3 +305,32 @@ def test_membership_sieve_equals_a_set_lookup(wanted: list[int], seed: int, n: i
     assert (_member(values, sorted_set) == expected).all()
     first = _first_occurrences(values, sorted_set)
     assert first.tolist() == [values.tolist().index(int(w)) for w in sorted_set.tolist()]
+
+
+def test_the_documented_tie_rules_are_the_ones_that_rebuild_every_vector() -> None:
+    """Issue 34: the README called a bit "the sign of the vote"; read as ``vote > 0``, some
+    html-distance fingerprints do not rebuild. Each pipeline's rule (ditto/2: ``> 0``, a
+    tie gives 0; html-distance: ``>= 0``, a tie gives 1) is stated where votes are shown."""
+
+    def pack(bits: np.ndarray) -> str:
+        return f"{sum(1 << i for i, bit in enumerate(bits.tolist()) if bit):016x}"
+
+    for v in DITTO:
+        feats = document_features(Featurizer(char_n=v["charN"], word_n=v["wordN"]), _raw(v))
+        assert pack(feats.votes > 0) == v["fp"], v["id"]
+    ties = 0
+    for v, shingle in HTML_CASES:
+        feats = document_features(HtmlStructure(shingle=shingle), base64.b64decode(v["b64"]))
+        if not len(feats.hashes):
+            continue  # a page without tokens: ffffffffffffffff, a special case
+        assert pack(feats.votes >= 0) == v[f"shingle{shingle}"], v["id"]
+        ties += pack(feats.votes > 0) != v[f"shingle{shingle}"]
+    assert ties >= 5  # the vectors hold ties: "the sign of the vote" would miss them
+    root = Path(__file__).parents[2]
+    readme = " ".join((root / "README.md").read_text(encoding="utf-8").split())
+    assert "`votes[i] > 0` with ditto/2 (a tie gives 0)" in readme
+    assert "`votes[i] >= 0` with html-distance (a tie gives 1)" in readme
+    assert "sign of its vote" not in readme
+    guide = (root / "docs" / "cli.md").read_text(encoding="utf-8")
+    assert "| ditto/2 (default) | the vote is above 0 (`2·S > W`) | 0 |" in guide
+    assert "| html-distance (`--pipeline html`) | the vote is 0 or more | 1 |" in guide

@@ -79,8 +79,8 @@ def test_standard_output(corpus, capfd):
     [
         (["report", "{missing}", "-o", "{dest}"], 1, "{missing}: no such file or directory"),
         (["report", "{corpus}"], 2, "error: the following arguments are required: -o/--output"),
-        (["report", "{corpus}", "-o", "{dest}", "-k", "-1"], 2, "must be at least 0"),
-        (["report", "{corpus}", "-o", "{dest}", "-k", "65"], 2, "k must be at most 64"),
+        (["report", "{corpus}", "-o", "{dest}", "-k", "-1"], 2, "-k -1 is out of range"),
+        (["report", "{corpus}", "-o", "{dest}", "-k", "65"], 2, "-k 65 is out of range"),
         (["report", "{corpus}", "-o", "{tmp}/no/such/dir/r.html"], 1,
          "{tmp}/no/such/dir/r.html: no such folder"),
         (["report", "{corpus}", "-o", "{tmp}"], 1, "{tmp}: is a folder"),

@@ -29,7 +29,7 @@ def test_changes_keep_context_and_hide_equal_runs():
     assert changed.left.number == 11 and changed.right.number == 11
     assert changed.right.text == "line 10 changed here"
     # word level: only the added words are marked on the right, nothing on the left
-    assert [changed.right.text[a:b] for a, b in changed.right.spans] == [" changed here"]
+    assert [changed.right.text[a:b] for a, b in changed.right.spans] == ["changed here"]
     assert changed.left.spans == ()
     assert (view.changed, view.hunks, view.hunks_shown, view.rows_cut) == (2, 2, 2, False)
 
@@ -105,3 +105,25 @@ def test_spans_are_the_explorer_spans(a, b):
         left, right = (tuple((x, y) for x, y in spans if y > x) for spans in full.spans(index))
         assert (row.left.spans if row.left else ()) == left
         assert (row.right.spans if row.right else ()) == right
+
+
+def test_a_reflowed_copy_is_the_same_words_not_changed_lines():
+    """Issue 34: two files at distance 0, one wrapped at 60 columns and the other at 78,
+    showed "7 changed lines" for one changed word; the report now says what differs."""
+    import textwrap
+
+    from ditto_tui.report.model import DiffView
+    from ditto_tui.report.render import _diff_summary
+
+    words = " ".join(f"word{i}" for i in range(120))
+    left, right = textwrap.wrap(words, 60), textwrap.wrap(words, 78)
+    view = diff_view(left, right)
+    assert view.identical and not view.same_text and view.rows == ()
+    assert _diff_summary(view) == ("Same words as the representative; only spacing or line "
+                                   "breaks differ")
+    edited = textwrap.wrap(words.replace("word50 ", "changed "), 78)
+    view = diff_view(left, edited)
+    assert (view.changed, view.inserted, view.deleted) in ((1, 0, 0), (2, 0, 0))
+    marked = [c.text[a:b] for r in view.rows for c in (r.left, r.right) if c for a, b in c.spans]
+    assert sorted(marked) == ["changed", "word50"]
+    assert _diff_summary(DiffView((), 0, 0, 0, 0, 0)) == "Same text as the representative"

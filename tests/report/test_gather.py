@@ -155,3 +155,34 @@ def test_diff_budget_bounds_the_page(corpus):
                             flags=re.S)]
         assert sizes and sum(sizes) - max(sizes) <= budget  # the last diff may cross it
         assert sum(sizes) >= budget * 0.5 or len(sizes) == 8  # and the estimate is not lavish
+
+
+def test_mail_members_show_subject_sender_and_date_not_received_lines(tmp_path):
+    """Issue 34: mail members showed their ``Received:`` headers as the excerpt and the
+    maildir file names alone; the report now shows them as the explorer does."""
+    from tests.report.shapes import make_mail
+
+    root = make_mail(tmp_path / "mail", messages=6)
+    with CorpusSession(root, make_pipeline(), use_cache=False, jobs=1) as session:
+        session.scan()
+        fps = session.fingerprints
+        index = NearIndex(max_k=8)
+        index.add_many(list(fps), np.array([int(f) for f in fps.values()], np.uint64))
+        report = gather_report(session, index, k=8, created="now")
+    assert report.families, "the messages should be near-duplicates"
+    family = report.families[0]
+    assert "Received" not in family.excerpt and "Quarterly figures, take" in family.excerpt
+    assert "Ada Sender" in family.excerpt
+    for member in family.members:
+        assert member.mail is not None
+        number = member.mail.subject.rsplit(" ", 1)[1]
+        assert member.mail.subject == f"Quarterly figures, take {number}"
+        assert member.mail.sender == f'"Ada Sender {number}" <ada{number}@example.org>'
+        assert member.mail.date.startswith(f"Mon, {int(number) + 1} Jan 2024")
+    page = render_report(report)
+    check_html(page, script=SCRIPT)
+    listed = page.split('id="family-list"', 1)[1].split("</table>", 1)[0]
+    assert "Received" not in listed and "Quarterly figures, take" in listed
+    section = page.split('<section class="family"', 1)[1]
+    assert section.count('<span class="mail">') == len(family.members) + 1  # + the heading
+    assert "&quot;Ada Sender" in section and "Mon, " in section

@@ -157,7 +157,8 @@ class CompareScreen(FindBarHolder, Screen):
             return
         text = Text(no_wrap=True, overflow="ellipsis")
         if diff.identical:
-            text.append("texts identical", style="bold")
+            text.append("texts identical" if diff.same_text
+                        else "same words (only spacing or line breaks differ)", style="bold")
         else:
             text.append(f"+{diff.inserted} inserted", style="bold")
             text.append(f"  -{diff.deleted} deleted", style="bold")
