@@ -6,8 +6,8 @@
   key's frame is painted; rows on screen without an excerpt are still read at once.
 - The frame is drawn as soon as the widgets asked for it, not at the screen's next refresh
   tick.
-- ``ditto_tui.ui.urgency``: begin and end come in pairs, nest, and turn the collector back
-  on only if they turned it off.
+- ``ditto_tui.ui.internals``: pausing and resuming collections come in pairs, nest, and
+  turn the collector back on only if they turned it off.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from textual.screen import Screen
 
 from ditto_tui.explore import MemorySource
 from ditto_tui.explore import explorer as explorer_module
-from ditto_tui.ui import urgency
+from ditto_tui.ui import internals
 from ditto_tui.ui.app import DittoApp
 from ditto_tui.ui.screens import main as main_module
 from tests.ui.conftest import wait_for
@@ -114,7 +114,7 @@ async def test_no_collection_runs_while_a_key_waits_for_its_frame(monkeypatch: A
 
 
 async def test_collections_resume_when_keys_keep_frames_waiting(monkeypatch: Any) -> None:
-    monkeypatch.setattr(urgency, "MAX_S", 0.2)
+    monkeypatch.setattr(internals, "COLLECTION_PAUSE_MAX_S", 0.2)
     monkeypatch.setattr(main_module, "HOLD_FRAMES_S", 30.0)  # frames wait for the view...
     app = make_app(k=3)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -122,11 +122,11 @@ async def test_collections_resume_when_keys_keep_frames_waiting(monkeypatch: Any
         screen = app.main_screen
         screen.explorer.request_view = lambda request: None  # type: ignore[method-assign]
         await pilot.press("right_square_bracket")  # ...which never comes
-        assert urgency.active() and not gc.isenabled()
+        assert internals.collections_paused() and not gc.isenabled()
         await asyncio.sleep(0.4)
         await pilot.pause()
         assert app._batch_count == 1  # (still waiting)
-        assert not urgency.active() and gc.isenabled()
+        assert not internals.collections_paused() and gc.isenabled()
 
 
 def _fingerprints() -> dict[str, int]:
@@ -198,23 +198,23 @@ async def test_the_keys_frame_does_not_wait_for_the_refresh_tick(monkeypatch: An
 
 
 def test_urgency_nests_and_puts_back_what_it_changed() -> None:
-    assert not urgency.active() and gc.isenabled()
-    urgency.begin()
-    urgency.begin()
-    assert urgency.active() and not gc.isenabled()
-    urgency.end()
-    assert urgency.active() and not gc.isenabled()  # (one is still waiting)
-    urgency.end()
-    assert not urgency.active() and gc.isenabled()
-    urgency.end()  # (an end too many changes nothing)
-    assert gc.isenabled() and not urgency.active()
+    assert not internals.collections_paused() and gc.isenabled()
+    internals.pause_collections()
+    internals.pause_collections()
+    assert internals.collections_paused() and not gc.isenabled()
+    internals.resume_collections()
+    assert internals.collections_paused() and not gc.isenabled()  # (one is still waiting)
+    internals.resume_collections()
+    assert not internals.collections_paused() and gc.isenabled()
+    internals.resume_collections()  # (an end too many changes nothing)
+    assert gc.isenabled() and not internals.collections_paused()
 
 
 def test_urgency_leaves_a_collector_its_caller_disabled_off() -> None:
     gc.disable()
     try:
-        urgency.begin()
-        urgency.end()
+        internals.pause_collections()
+        internals.resume_collections()
         assert not gc.isenabled()
     finally:
         gc.enable()

@@ -33,7 +33,7 @@ from ditto_tui.explore.explorer import Explorer
 from ditto_tui.explore.review import ReviewState, key_of
 from ditto_tui.explore.snapshot import Snapshot
 from ditto_tui.explore.view import SORT_KEYS, FamilyView, SortKey, ViewRequest
-from ditto_tui.ui import urgency
+from ditto_tui.ui import internals
 from ditto_tui.ui.fit import Part
 from ditto_tui.ui.listing import FamilyLike, shown
 from ditto_tui.ui.screens.compare import CompareScreen
@@ -338,7 +338,7 @@ class MainScreen(Screen):
         self._held: Any = None  # the app's batch update while frames wait for a view
         self._hold_timer: Any = None
         self._awaiting_excerpts = False  # frames held until the rows on screen have theirs
-        self._urgent = False  # a key waits for its frame (see ditto_tui.ui.urgency)
+        self._urgent = False  # a key waits for its frame (see ditto_tui.ui.internals)
         self._urgent_timer: Any = None
         self._read_ahead_later = False  # excerpts to read once the key's frame is painted
         self._paint_now = False  # the frames held for a key were released: draw at once
@@ -474,9 +474,11 @@ class MainScreen(Screen):
         self._held = held
         self._hold_timer = self.set_timer(HOLD_FRAMES_S, self._view_is_late)
         if not self._urgent:
-            urgency.begin()
+            internals.pause_collections()
             self._urgent = True
-            self._urgent_timer = self.set_timer(urgency.MAX_S, self._urgency_expired)
+            self._urgent_timer = self.set_timer(
+                internals.COLLECTION_PAUSE_MAX_S, self._urgency_expired
+            )
 
     def _view_is_late(self) -> None:
         """The frames held for a view wait no longer: "clustering…" is drawn (only now: a
@@ -509,7 +511,7 @@ class MainScreen(Screen):
         self._read_put_off_excerpts()
 
     def _urgency_expired(self) -> None:
-        """Keys have kept frames waiting for urgency.MAX_S: collections resume even while
+        """Keys have kept frames waiting for COLLECTION_PAUSE_MAX_S: collections resume even while
         keys keep coming (the next key begins anew)."""
         self._urgent_timer = None
         self._end_urgent()
@@ -529,7 +531,7 @@ class MainScreen(Screen):
             timer.stop()
         if self._urgent:
             self._urgent = False
-            urgency.end()
+            internals.resume_collections()
 
     async def _on_idle(self, event: events.Idle) -> None:
         """The frame that answers a key is drawn as soon as the widgets have asked for
@@ -540,12 +542,11 @@ class MainScreen(Screen):
         if (
             self._paint_now
             and self.is_current
-            and not self.app._batch_count
-            and (self._dirty_widgets or self._layout_required or self._repaint_required)
+            and internals.frame_waiting(self)
         ):
             self._paint_now = False
             event.prevent_default()
-            self._on_timer_update()
+            internals.draw_frame(self)
 
     def on_unmount(self) -> None:
         self._end_urgent()

@@ -36,6 +36,7 @@ from textual.worker import get_current_worker
 
 from ditto_tui.core.family_tree import TreeNode, family_tree
 from ditto_tui.ui.fit import Part, fit_parts
+from ditto_tui.ui.internals import number_tree_lines, redraw_tree_lines
 from ditto_tui.ui.listing import shown
 
 __all__ = ["CHILD_LIMIT", "FamilyTreeView", "node_label_parts"]
@@ -254,7 +255,7 @@ class FamilyTreeView(Tree[Item]):
             if item is not None and item.node is not None and id(item.node) in where:
                 line.data = Item(by_order[where[id(item.node)]])
             stack.extend(line.children)
-        self._invalidate()
+        redraw_tree_lines(self)
 
     def _fill(self, line: UINode[Item]) -> None:
         """Add the children of the family on ``line`` (once)."""
@@ -295,7 +296,7 @@ class FamilyTreeView(Tree[Item]):
             if found is None:
                 return 0
             line = found
-        self._tree_lines  # noqa: B018 (builds the lines: each node's line number)
+        number_tree_lines(self)  # (each node's line number)
         return max(0, line.line)
 
     def render_label(self, node: UINode[Item], base_style: Style, style: Style) -> Text:
@@ -353,7 +354,7 @@ class FamilyTreeView(Tree[Item]):
     def choose(self, node: TreeNode | None) -> None:
         """Make ``node`` the chosen one (None: none) and say so up."""
         self.chosen = node
-        self._invalidate()
+        redraw_tree_lines(self)
         self.post_message(self.Chosen(node))
 
     def action_expand_or_child(self) -> None:

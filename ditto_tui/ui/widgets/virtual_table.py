@@ -28,6 +28,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from ditto_tui.ui.fit import left_crop, middle_crop, right_crop
+from ditto_tui.ui.internals import refresh_scrollbars
 from ditto_tui.ui.widgets.columns import CELL_PADDING, ColumnSpec, fit_columns
 from ditto_tui.ui.widgets.scrollbar import SteadyScrollBars
 from ditto_tui.ui.widgets.styles import CachedStyles
@@ -207,7 +208,7 @@ class VirtualTable(CachedStyles, SteadyScrollBars, ScrollView, can_focus=True):
         """Textual's ``_scroll_update`` for a new row count (no horizontal bar), less its
         unconditional repaint of the vertical bar: the bar (a :class:`SteadyScrollBar`)
         repaints itself when the thumb it draws moves."""
-        self._refresh_scrollbars()
+        refresh_scrollbars(self)
         if self.show_vertical_scrollbar and self.styles.scrollbar_size_vertical:
             bar = self.vertical_scrollbar
             bar.window_virtual_size = size.height
