@@ -33,7 +33,7 @@ from ditto_tui.explore.snapshot import Snapshot
 from ditto_tui.explore.source import CorpusSource
 from ditto_tui.ui.commands import DittoCommands
 from ditto_tui.ui.internals import release_drawn_lines
-from ditto_tui.ui.messages import ExplorerMessage
+from ditto_tui.ui.messages import ExplorerMessage, OpenExternal
 from ditto_tui.ui.screens.help import HelpScreen
 from ditto_tui.ui.screens.main import MainScreen
 from ditto_tui.ui.screens.notices import NoticesScreen
@@ -428,7 +428,7 @@ class DittoApp(App):
         )
 
     # -- outside the terminal -------------------------------------------------------------------
-    def on_main_screen_open_external(self, message: MainScreen.OpenExternal) -> None:
+    def on_open_external(self, message: OpenExternal) -> None:
         """Open the document's file in $EDITOR or $PAGER, suspending the UI meanwhile."""
         doc = self.explorer.snapshot.documents.get(message.doc_id)
         if doc is None:

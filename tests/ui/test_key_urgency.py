@@ -25,7 +25,8 @@ from ditto_tui.explore import MemorySource
 from ditto_tui.explore import explorer as explorer_module
 from ditto_tui.ui import internals
 from ditto_tui.ui.app import DittoApp
-from ditto_tui.ui.screens import main as main_module
+from ditto_tui.ui.screens.main import excerpts as excerpts_module
+from ditto_tui.ui.screens.main import frame_pacing
 from tests.ui.conftest import wait_for
 from tests.ui.test_one_frame import corpus, make_app, quiet
 
@@ -115,7 +116,7 @@ async def test_no_collection_runs_while_a_key_waits_for_its_frame(monkeypatch: A
 
 async def test_collections_resume_when_keys_keep_frames_waiting(monkeypatch: Any) -> None:
     monkeypatch.setattr(internals, "COLLECTION_PAUSE_MAX_S", 0.2)
-    monkeypatch.setattr(main_module, "HOLD_FRAMES_S", 30.0)  # frames wait for the view...
+    monkeypatch.setattr(frame_pacing, "HOLD_FRAMES_S", 30.0)  # frames wait for the view...
     app = make_app(k=3)
     async with app.run_test(size=(120, 40)) as pilot:
         await quiet(pilot)
@@ -149,7 +150,7 @@ E_FAMILY = ("e1.txt", "e2.txt", "e3.txt", "e4.txt")
 
 
 async def test_excerpts_read_ahead_wait_for_the_keys_frame(monkeypatch: Any) -> None:
-    monkeypatch.setattr(main_module, "NEIGHBOUR_EXCERPT_ROWS", 3)  # (k=4: b, a and d)
+    monkeypatch.setattr(excerpts_module, "NEIGHBOUR_EXCERPT_ROWS", 3)  # (k=4: b, a and d)
     fps = _fingerprints()
     texts = {doc: f"text of {doc}" for doc in fps}
     app = DittoApp(MemorySource(fps, texts=texts), watch=False, max_k=8, k=3)
@@ -160,23 +161,23 @@ async def test_excerpts_read_ahead_wait_for_the_keys_frame(monkeypatch: Any) -> 
         )
         await quiet(pilot)
         screen = app.main_screen
-        assert not any(doc in screen.excerpts for doc in E_FAMILY)
+        assert not any(doc in screen.excerpt_reader.excerpts for doc in E_FAMILY)
         with Frames() as frames:
             started: list[tuple[list[str], int]] = []
-            load = screen.load_excerpts
+            load = screen.excerpt_reader.load
 
             def loading(missing: list[str], first: int = 0) -> Any:
                 started.append((list(missing), len(frames.drawn)))
                 return load(missing, first)
 
-            screen.load_excerpts = loading  # type: ignore[method-assign]
+            screen.excerpt_reader.load = loading  # type: ignore[method-assign]
             await pilot.press("right_square_bracket")
             await wait_for(pilot, lambda: bool(started))
             await quiet(pilot)
         (missing, drawn_before), *_ = started
         assert any(doc in missing for doc in E_FAMILY)  # k=5's first row
         assert 4 in frames.drawn[:drawn_before]  # after the frame of k=4, not before
-        assert any(doc in screen.excerpts for doc in E_FAMILY)
+        assert any(doc in screen.excerpt_reader.excerpts for doc in E_FAMILY)
 
 
 async def test_the_keys_frame_does_not_wait_for_the_refresh_tick(monkeypatch: Any) -> None:

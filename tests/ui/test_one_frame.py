@@ -32,8 +32,7 @@ from ditto_tui.explore import MemorySource
 from ditto_tui.explore import explorer as explorer_module
 from ditto_tui.explore.view import ViewRequest, build_view, family_notes, filter_families
 from ditto_tui.ui.app import DittoApp
-from ditto_tui.ui.screens import main as main_module
-from ditto_tui.ui.screens.main import MainScreen
+from ditto_tui.ui.screens.main import MainScreen, frame_pacing
 from ditto_tui.ui.widgets.detail_pane import DetailPane
 from ditto_tui.ui.widgets.family_table import FamilyTable
 from ditto_tui.ui.widgets.member_table import MemberTable
@@ -311,14 +310,14 @@ async def test_the_first_k_step_finds_its_excerpts_read(monkeypatch: Any) -> Non
         await quiet(pilot)
         assert not any("d1.txt" in f.members for f in screen.table.rows)
         loads = 0
-        original = screen.load_excerpts
+        original = screen.excerpt_reader.load
 
         def counted(*args: Any) -> Any:
             nonlocal loads
             loads += 1
             return original(*args)
 
-        screen.load_excerpts = counted  # type: ignore[method-assign]
+        screen.excerpt_reader.load = counted  # type: ignore[method-assign]
         await pilot.press("right_square_bracket")
         await wait_for(pilot, lambda: screen.view_current() and screen.k == 4)
         row = next(i for i, f in enumerate(screen.table.rows) if "d1.txt" in f.members)
@@ -338,7 +337,7 @@ class SlowSource(MemorySource):
 async def test_a_filter_showing_unread_rows_draws_them_once_with_their_excerpts(
     monkeypatch: Any,
 ) -> None:
-    monkeypatch.setattr(main_module, "HOLD_FRAMES_S", 1.0)  # (a loaded machine is slow)
+    monkeypatch.setattr(frame_pacing, "HOLD_FRAMES_S", 1.0)  # (a loaded machine is slow)
     bases = [(i * 0x9E37_79B9_7F4A_7C15) & FAR for i in range(1, 261)]
     fps = {}
     for i, base in enumerate(bases):  # 260 families: the first 200 rows are read ahead
@@ -351,7 +350,7 @@ async def test_a_filter_showing_unread_rows_draws_them_once_with_their_excerpts(
         screen = app.main_screen
         await pilot.press("slash", "x")
         await quiet(pilot)
-        assert "x250a.txt" not in screen.excerpts
+        assert "x250a.txt" not in screen.excerpt_reader.excerpts
         with Frames() as frames:  # x200 to x259: rows never read
             await pilot.press("2")
             await quiet(pilot)
@@ -430,5 +429,5 @@ async def test_excerpts_arriving_while_the_app_closes_are_dropped() -> None:
         screen = app.main_screen
         await screen.table.remove()  # as when the app tears its widgets down
         screen.listing_warmed(4, "chain")  # a listing computed ahead meanwhile
-        screen._set_excerpts([("a1.txt", "late")])  # and a read that ends then
+        screen.excerpt_reader.set_excerpts([("a1.txt", "late")])  # and a read that ends then
         await pilot.pause()

@@ -9,7 +9,7 @@ UI thread on I/O or on work proportional to the corpus.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 from rich.text import Text
@@ -28,7 +28,7 @@ from ditto_tui.explore.snapshot import Snapshot
 from ditto_tui.ui.fit import Part, fit_parts
 from ditto_tui.ui.listing import FamilyLike, format_size, shown
 from ditto_tui.ui.widgets.borders import set_border_subtitle, set_border_title
-from ditto_tui.ui.widgets.family_tree import FamilyTreeView
+from ditto_tui.ui.widgets.family_tree import FamilyTreeView, TreeContext
 from ditto_tui.ui.widgets.find_bar import FindBar, FindBarHolder
 from ditto_tui.ui.widgets.member_table import (
     SORT_LABELS,
@@ -176,10 +176,7 @@ class DetailPane(FindBarHolder, Vertical):
         #: the family tree: open or not, and what the screen shows (k, grouping, the
         #: ignored pairs of the review when they cut families)
         self.tree_open = False
-        self.tree_k = 0
-        self.tree_mode = "chain"
-        self.tree_partners: Mapping[str, frozenset[str]] = {}
-        self.tree_partners_serial = 0
+        self.tree_context = TreeContext()
         #: the chosen node of the tree: the member list shows only its members
         self.tree_node: TreeNode | None = None
 
@@ -330,13 +327,10 @@ class DetailPane(FindBarHolder, Vertical):
         self._set_title()
 
     # -- family tree --------------------------------------------------------------------
-    def set_tree_context(
-        self, *, k: int, mode: str, partners: Mapping[str, frozenset[str]], serial: int
-    ) -> None:
+    def set_tree_context(self, context: TreeContext) -> None:
         """What the tree follows: the view's k and grouping, and the ignored pairs that cut
         its families (empty when they do not)."""
-        self.tree_k, self.tree_mode = k, mode
-        self.tree_partners, self.tree_partners_serial = partners, serial
+        self.tree_context = context
 
     def open_tree(self) -> None:
         """Show the family tree beside the members (computed in a worker) and focus it."""
@@ -381,7 +375,8 @@ class DetailPane(FindBarHolder, Vertical):
         """Compute the tree of the family on screen (when it changed), or close it."""
         if not self.tree_open:
             return
-        if self.tree_mode != "chain":
+        context = self.tree_context
+        if context.mode != "chain":
             self.close_tree("Closed: the tree shows chain families (g groups as chains again).")
             return
         family, snapshot = self.family, self.snapshot
@@ -389,10 +384,9 @@ class DetailPane(FindBarHolder, Vertical):
             self.close_tree("Closed: no family is selected.")
             return
         tree = self.family_tree
-        set_border_title(tree, f"Tree · k={self.tree_k}")
+        set_border_title(tree, f"Tree · k={context.k}")
         set_border_subtitle(tree, "enter: members · esc: all")
-        tree.show(family.members, snapshot, self.tree_k, self.tree_partners,
-                  self.tree_partners_serial)
+        tree.show(family.members, snapshot, context.k, context.partners, context.partners_serial)
 
     @on(FamilyTreeView.Chosen)
     def tree_node_chosen(self, event: FamilyTreeView.Chosen) -> None:
@@ -476,6 +470,27 @@ class DetailPane(FindBarHolder, Vertical):
         self._refresh_members()
         self.member_table.focus()
         return True
+
+    def step_back(self) -> None:
+        """Esc outside the family filter: clear the member filter (when in its box), else
+        show all the members of a chosen tree node, else close the tree (when focused)."""
+        if self.clear_member_filter():
+            return
+        if self.clear_tree_node():  # the members of a tree node: all of them again
+            return
+        if self.tree_open and self.family_tree.has_focus:
+            self.close_tree()
+
+    def next_member(self) -> None:
+        """Move the member cursor one row down (it stays on the last)."""
+        table = self.member_table
+        if table.cursor_row < len(table.rows) - 1:
+            table.move_cursor(row=table.cursor_row + 1)
+
+    def toggle_html_source(self) -> None:
+        """Show HTML as readable text, or as its source (the preview is read again)."""
+        self.html_source = not self.html_source
+        self.show_preview(self.selected_member(), force=True)
 
     def _refresh_members(self) -> None:
         if self.family is not None and self.snapshot is not None:

@@ -22,7 +22,7 @@ in its middle with an ellipsis.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from rich.style import Style
@@ -39,12 +39,25 @@ from ditto_tui.ui.fit import Part, fit_parts
 from ditto_tui.ui.internals import number_tree_lines, redraw_tree_lines
 from ditto_tui.ui.listing import shown
 
-__all__ = ["CHILD_LIMIT", "FamilyTreeView", "node_label_parts"]
+__all__ = ["CHILD_LIMIT", "FamilyTreeView", "TreeContext", "node_label_parts"]
 
 #: children shown under one node; the rest are summed up on one line
 CHILD_LIMIT = 200
 #: a computed tree opens level by level while it shows at most this many lines
 OPEN_LINES = 30
+
+
+@dataclass(frozen=True)
+class TreeContext:
+    """What the tree of the family on screen follows: the view's ``k`` and grouping
+    (``mode``), and the review's ignored pairs when they cut families (``partners``: each
+    document's ignored partners, empty when they do not cut; ``partners_serial`` changes
+    with them)."""
+
+    k: int = 0
+    mode: str = "chain"
+    partners: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    partners_serial: int = 0
 
 
 @dataclass(frozen=True, eq=False)
