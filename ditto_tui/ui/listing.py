@@ -11,24 +11,22 @@ from __future__ import annotations
 import time
 from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
+from ditto_tui.core.clusters import FamilyLike
 from ditto_tui.core.display import visible
 from ditto_tui.core.id_filter import GLOB_CHARS, id_matcher
-from ditto_tui.explore.view import (
-    SORT_KEYS,
-    DocumentLike,
-    FamilyLike,
-    SortKey,
-    newest_change,
-)
+from ditto_tui.explore.view import SORT_KEYS, DocumentLike, SortKey, newest_change
 from ditto_tui.ui.fit import split_path
 
 __all__ = [
     "GLOB_CHARS",
+    "MAIL_KINDS",
     "SORT_KEYS",
     "Counts",
     "DocumentLike",
     "FamilyLike",
+    "ShownFamily",
     "SortKey",
     "family_delta",
     "filter_families",
@@ -40,6 +38,19 @@ __all__ = [
     "shown",
     "sort_families",
 ]
+
+
+#: the kinds of document that are mail messages (their lists show subject and sender)
+MAIL_KINDS = ("maildir", "mbox")
+
+
+class ShownFamily(FamilyLike, Protocol):
+    """A family as the lists show it (:class:`~ditto_tui.core.clusters.Family` meets it):
+    its members, representative and diameter, and whether that diameter is exact (an
+    upper bound, shown ``≤``, for a very large family)."""
+
+    @property
+    def diameter_exact(self) -> bool: ...
 
 
 def path_cell(doc_id: str, key: str, shown_keys: Container[str]) -> str:

@@ -33,9 +33,9 @@ from ditto_tui.explore import explorer as explorer_module
 from ditto_tui.explore.view import ViewRequest, build_view, family_notes, filter_families
 from ditto_tui.ui.app import DittoApp
 from ditto_tui.ui.screens.main import MainScreen, frame_pacing
-from ditto_tui.ui.widgets.detail_pane import DetailPane
 from ditto_tui.ui.widgets.family_table import FamilyTable
 from ditto_tui.ui.widgets.member_table import MemberTable
+from ditto_tui.ui.widgets.preview import Preview
 from tests.properties import examples
 from tests.ui.conftest import wait_for
 
@@ -81,9 +81,9 @@ class Counts:
         self.shows = 0
         self.previews = 0
         table = screen.query_one(MemberTable)
-        detail = screen.query_one(DetailPane)
+        preview = screen.query_one(Preview)
         original_show = table.show
-        original_load = detail.load_preview
+        original_read = preview.read
 
         def show(*args: Any, **kwargs: Any) -> Any:
             self.shows += 1
@@ -91,10 +91,10 @@ class Counts:
 
         def load(*args: Any, **kwargs: Any) -> Any:
             self.previews += 1
-            return original_load(*args, **kwargs)
+            return original_read(*args, **kwargs)
 
         table.show = show  # type: ignore[method-assign]
-        detail.load_preview = load  # type: ignore[method-assign]
+        preview.read = load  # type: ignore[method-assign]
 
 
 async def select_family_of(pilot: Any, doc: str) -> None:

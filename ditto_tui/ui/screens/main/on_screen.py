@@ -17,7 +17,7 @@ from ditto_tui.explore.explorer import Explorer
 from ditto_tui.explore.review import ReviewState
 from ditto_tui.explore.snapshot import Snapshot
 from ditto_tui.explore.view import FamilyView
-from ditto_tui.ui.listing import FamilyLike
+from ditto_tui.ui.listing import ShownFamily
 
 __all__ = ["OnScreen"]
 
@@ -61,7 +61,7 @@ class OnScreen(Protocol):
         """The member under the member list's cursor."""
         ...
 
-    def selected_family(self) -> FamilyLike | None:
+    def selected_family(self) -> ShownFamily | None:
         """The family under the family list's cursor (singletons too)."""
         ...
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ditto_tui.explore.review import key_of
-from ditto_tui.ui.listing import FamilyLike, shown
+from ditto_tui.ui.listing import ShownFamily, shown
 from ditto_tui.ui.screens.main.on_screen import OnScreen
 
 __all__ = ["ReviewCommands"]
@@ -184,7 +184,7 @@ class ReviewCommands:
             return False
         return True
 
-    def _family(self) -> FamilyLike | None:
+    def _family(self) -> ShownFamily | None:
         """The selected family, when it has something to review (two members or more)."""
         family = self._host.selected_family()
         return family if family is not None and family.size > 1 else None

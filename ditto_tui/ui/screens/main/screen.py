@@ -30,7 +30,7 @@ from ditto_tui.explore.explorer import Explorer
 from ditto_tui.explore.review import ReviewState
 from ditto_tui.explore.snapshot import Snapshot
 from ditto_tui.explore.view import SORT_KEYS, FamilyView, SortKey
-from ditto_tui.ui.listing import FamilyLike
+from ditto_tui.ui.listing import ShownFamily
 from ditto_tui.ui.screens.main.document_commands import DocumentCommands
 from ditto_tui.ui.screens.main.excerpts import ExcerptReader
 from ditto_tui.ui.screens.main.frame_pacing import FramePacer
@@ -53,6 +53,7 @@ from ditto_tui.ui.widgets.member_table import MemberTable
 from ditto_tui.ui.widgets.scan_progress import ScanProgress
 from ditto_tui.ui.widgets.status_bar import StatusBar
 from ditto_tui.ui.widgets.title_line import TitleLine
+from ditto_tui.ui.widgets.tree_control import TreeShown
 
 __all__ = ["MainScreen"]
 
@@ -192,12 +193,12 @@ class MainScreen(Screen[None]):
     @property
     def tree_node(self) -> TreeNode | None:
         """The node of the family tree whose members the member list shows, if any."""
-        return self.detail.tree_node
+        return self.detail.tree_control.node
 
     def selected_member(self) -> str | None:
         return self.detail.selected_member()
 
-    def selected_family(self) -> FamilyLike | None:
+    def selected_family(self) -> ShownFamily | None:
         return self.table.selected
 
     @property
@@ -238,7 +239,7 @@ class MainScreen(Screen[None]):
             self.families_pane.show_waiting()
 
     @property
-    def all_families(self) -> list[FamilyLike]:
+    def all_families(self) -> list[ShownFamily]:
         """Every family at the current k of the latest snapshot (singletons included)."""
         listing = self.snapshot.listing(self.k, self.mode)
         return list(listing) if listing is not None else []
@@ -340,7 +341,7 @@ class MainScreen(Screen[None]):
     def family_highlighted(self, event: FamilyTable.Highlighted) -> None:
         self._show_family(event.family)
 
-    def _show_family(self, family: FamilyLike | None) -> None:
+    def _show_family(self, family: ShownFamily | None) -> None:
         self.selection.show_family(family, view=self.view, snapshot=self.snapshot,
                                    pattern=self.pattern, tree=self._tree_context())
 
@@ -367,8 +368,8 @@ class MainScreen(Screen[None]):
     def filter_submitted(self) -> None:
         self.table.focus()
 
-    @on(DetailPane.TreeShown)
-    def tree_shown(self, event: DetailPane.TreeShown) -> None:
+    @on(TreeShown)
+    def tree_shown(self, event: TreeShown) -> None:
         self.set_class(event.shown, "-tree")
 
     # -- view actions ---------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from ditto_tui.explore.explorer import Explorer
 from ditto_tui.explore.review import ReviewState
 from ditto_tui.explore.snapshot import Snapshot
 from ditto_tui.explore.view import FamilyView
-from ditto_tui.ui.listing import FamilyLike
+from ditto_tui.ui.listing import ShownFamily
 from ditto_tui.ui.screens.main.view_settings import ViewSettings
 from ditto_tui.ui.widgets.detail_pane import DetailPane
 from ditto_tui.ui.widgets.families_pane import FamiliesPane
@@ -90,7 +90,7 @@ class Selection:
 
     def show_family(
         self,
-        family: FamilyLike | None,
+        family: ShownFamily | None,
         *,
         view: FamilyView | None,
         snapshot: Snapshot,
@@ -110,7 +110,7 @@ class Selection:
         if family is not None and view is not None:
             note = view.notes.get(family.centre)
         detail = panes.detail
-        detail.set_tree_context(tree)
+        detail.tree_control.context = tree
         detail.show_family(family, snapshot, pattern=pattern, note=note)
         self.moved()
 
@@ -128,9 +128,9 @@ class Selection:
         """Open the family tree of the selected family beside its members (chain grouping,
         ``mode``, only; ``tree`` says what it follows), or close it."""
         panes = self._panes
-        detail = panes.detail
-        if detail.tree_open:
-            detail.close_tree()
+        control = panes.detail.tree_control
+        if control.is_open:
+            control.close()
             return
         if mode != "chain":
             panes.notify("The family tree shows chain families: press g to group as chains.",
@@ -139,5 +139,5 @@ class Selection:
         if panes.table.selected is None:
             panes.notify("Select a family first.", markup=False)
             return
-        detail.set_tree_context(tree())
-        detail.open_tree()
+        control.context = tree()
+        control.open()
