@@ -107,7 +107,7 @@ def contrast_boost(theme: Theme, variables: Mapping[str, str]) -> dict[str, str]
     return {"boost": boost.hex}
 
 
-class DittoApp(App):
+class DittoApp(App[None]):
     """Near-duplicate explorer over a corpus ``source`` (a :class:`CorpusSource`).
 
     The app never closes ``source``: its owner does. ``k`` is the initial threshold
@@ -386,7 +386,7 @@ class DittoApp(App):
             self.push_screen(HelpScreen())
 
     # -- screenshots ------------------------------------------------------------------------------
-    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """Textual's palette commands, with a Screenshot that says where it saved."""
         for command in super().get_system_commands(screen):
             if command.title == "Screenshot":

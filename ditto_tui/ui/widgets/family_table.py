@@ -41,7 +41,7 @@ def list_note(note: str) -> str:
     return note
 
 
-class FamilyTable(VirtualTable):
+class FamilyTable(VirtualTable[ShownFamily]):
     """The family list. ``families`` holds what is shown, in display order."""
 
     COLUMNS = COLUMNS

@@ -93,7 +93,15 @@ def node_label_parts(node: TreeNode, *, chosen: bool = False) -> list[Part]:
     return parts
 
 
-def _shape(node: TreeNode) -> tuple:
+#: what a tree shows, node by node in walk order: k, size, diameter (exact or not),
+#: representative, a leaf's documents and the number of children
+Shape = tuple[tuple[int, int, int, bool, str, tuple[str, ...], int], ...]
+#: what a tree is computed from: the members, k, the snapshot's generation and epoch, and
+#: the serial of the ignored pairs
+TreeKey = tuple[tuple[str, ...], int, int, int, int]
+
+
+def _shape(node: TreeNode) -> Shape:
     """What a tree shows, comparable (the same family computed again compares equal)."""
     return tuple((n.k, n.size, n.diameter, n.diameter_exact, n.representative, n.leaf_members,
                   len(n.children)) for n in node.walk())
@@ -145,9 +153,9 @@ class FamilyTreeView(Tree[Item]):
         self.result: TreeNode | None = None
         self.chosen: TreeNode | None = None
         self.computing = False
-        self._key: tuple | None = None
+        self._key: TreeKey | None = None
         self._serial = 0
-        self._shape: tuple | None = None
+        self._shape: Shape | None = None
         self._filled: set[int] = set()
 
     # -- input ----------------------------------------------------------------------------
@@ -190,7 +198,7 @@ class FamilyTreeView(Tree[Item]):
         present = [m for m in members if m in fps]
         root: TreeNode | None = None
         chosen: TreeNode | None = None
-        shape: tuple | None = None
+        shape: Shape | None = None
         if present:
             ignored: list[tuple[str, str]] = []
             if partners:
@@ -205,7 +213,7 @@ class FamilyTreeView(Tree[Item]):
             self.app.call_from_thread(self._show_result, serial, root, chosen, keep, shape)
 
     def _show_result(self, serial: int, root: TreeNode | None, chosen: TreeNode | None,
-                     keep: tuple[str, ...] | None, shape: tuple | None) -> None:
+                     keep: tuple[str, ...] | None, shape: Shape | None) -> None:
         if serial != self._serial:
             return  # asked for another family meanwhile
         self.computing = False
