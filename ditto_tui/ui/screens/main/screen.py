@@ -4,13 +4,20 @@ The screen holds the view state (k, grouping, sort, singletons, filter) as react
 changing any of them sends a :class:`~ditto_tui.explore.view.ViewRequest` to the explorer,
 whose view thread builds the listing; :meth:`MainScreen.show_view` swaps the result in.
 The panes (:class:`FamiliesPane`, :class:`DetailPane`) paint; nothing here is O(corpus) on
-the UI thread and no file is read here. Its parts, each in its own module:
+the UI thread and no file is read here. The screen holds the layout, the reactives, the
+handlers of its widgets' messages and one-line actions; its parts, one module each:
 
-- ``keys``: the key map; ``status``: what the status line and the empty list say;
-- ``frame_pacing``: a key is answered in one frame; ``excerpts``: the list's excerpts,
-  read ahead in a worker;
-- ``compare_pair``: which two documents `c` compares; ``review_commands``: decisions,
-  keep rules, actions, undo, export; ``session``: the view saved on exit.
+- ``keys``: the key map; ``view_settings``: the view state as one value, and the
+  request it makes; ``latest_view``: only the newest request's view is shown;
+- ``frame_pacing``: a key is answered in one frame; ``excerpts``: the family list's
+  excerpts, read ahead in a worker;
+- ``selection``: the family and member picked, kept across views, and the family tree's
+  context; ``status``: what the status line, the view options and the empty list say;
+  ``session``: the view saved on exit and restored;
+- ``document_commands`` (mark, compare, neighbours, links, open, copy; the pair from
+  ``compare_pair``) and ``review_commands`` (decisions, reviewed and ignored families,
+  ignored pairs, keep rules, actions, undo, export), both reading the screen through
+  ``on_screen.OnScreen``.
 """
 
 from __future__ import annotations
