@@ -713,7 +713,8 @@ def cmd_export(args: argparse.Namespace, out: Output) -> int:
 
 def _review_decisions(args: argparse.Namespace, session) -> dict[str, str]:
     """Review decisions of the session's documents by id; a stale one is ``stale:<value>``."""
-    from ditto_tui.corpus.review import ReviewStore, identity_of
+    from ditto_tui.core.decisions import identity_of
+    from ditto_tui.corpus.review import ReviewStore
 
     notices: list[str] = []
     try:

@@ -438,7 +438,7 @@ def export_decisions(path: str, args: argparse.Namespace) -> dict[str, str]:
     """Decisions of the documents under folder ``path`` keyed by export id
     (``go_join(path, rel)``); a stale one is written ``stale:<decision>``."""
     from ditto_tui.cli import CommandError, _pipeline, _scan_options
-    from ditto_tui.corpus.review import identity_of
+    from ditto_tui.core.decisions import identity_of
     from ditto_tui.corpus.session import CorpusSession
     from ditto_tui.corpus.stream import go_join
 

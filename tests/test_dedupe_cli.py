@@ -15,9 +15,10 @@ from pathlib import Path
 import pytest
 
 from ditto_tui import cli
+from ditto_tui.core.decisions import identity_of
 from ditto_tui.corpus.actions import PAUSE_ENV
 from ditto_tui.corpus.journal import journals
-from ditto_tui.corpus.review import ReviewStore, identity_of
+from ditto_tui.corpus.review import ReviewStore
 from ditto_tui.corpus.session import CorpusSession
 
 TEXT = "Your Apple ID has been locked. Please verify your account now, today. " * 8

@@ -17,13 +17,11 @@ from ditto_tui._lib.pipelines import (
     ditto,
 )
 from ditto_tui._lib.pipelines import pipeline as pipeline_from_identity
-from ditto_tui.core.clusters import Family
+from ditto_tui.core.clusters import MODES, Family, Mode
 from ditto_tui.core.index import Match, NearIndex
 from ditto_tui.core.simhash import Fingerprint, as_fingerprint, as_fingerprint_array
 
 __all__ = ["Index", "check_k", "load_index"]
-
-_MODES = ("chain", "star")
 
 
 def check_k(k: object, what: str = "k", *, low: int | None = None, high: int | None = None) -> int:
@@ -170,7 +168,7 @@ class Index:
         return self._engine.near(value, k, scan_above=True)
 
     def clusters(
-        self, k: int | None = None, min_size: int = 2, *, mode: str = "chain"
+        self, k: int | None = None, min_size: int = 2, *, mode: Mode = "chain"
     ) -> list[Family]:
         """Near-duplicate families at distance ``k`` (default: the build k), keeping
         those with at least ``min_size`` members (``min_size <= 1`` includes singletons).
@@ -188,7 +186,7 @@ class Index:
         every pair within k, so build an ``Index(k)`` for them (what it costs grows with
         k, see the class). ``TypeError`` for a non-integer ``k`` or ``min_size``.
         """
-        if mode not in _MODES:
+        if mode not in MODES:
             raise ValueError(f"mode must be 'chain' or 'star', got {mode!r}")
         k = self.k if k is None else check_k(k)
         min_size = check_k(min_size, "min_size")

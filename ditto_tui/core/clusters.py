@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Literal, Protocol
 
 import numpy as np
 
@@ -18,7 +18,10 @@ from ditto_tui.core.pairs import all_pairs, unique_pairs
 from ditto_tui.core.simhash import popcount64
 
 __all__ = [
+    "MODES",
     "FamilyLike",
+    "Mode",
+    "as_mode",
     "EXACT_STATS_LIMIT",
     "Family",
     "all_pairs",
@@ -28,6 +31,21 @@ __all__ = [
     "family_diameter",
     "order_groups",
 ]
+
+
+#: How near documents are grouped into families: ``chain`` (connected components: a
+#: family holds every document reachable in steps of at most k bits, as ditto's
+#: ``Clusters``) or ``star`` (each family within k of its centre).
+Mode = Literal["chain", "star"]
+MODES: tuple[Mode, ...] = ("chain", "star")
+
+
+def as_mode(value: str) -> Mode:
+    """``value`` as a :data:`Mode`; ValueError naming the modes otherwise."""
+    for mode in MODES:
+        if value == mode:
+            return mode
+    raise ValueError(f"mode must be one of {MODES}, got {value!r}")
 
 
 class FamilyLike(Protocol):
@@ -87,7 +105,8 @@ def components(n: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
     graph = coo_matrix((np.ones(len(a), np.int8), (a, b)), shape=(n, n)).tocsr()
     _, labels = connected_components(graph, directed=False)
-    return labels.astype(np.int32, copy=False)
+    found: np.ndarray = labels.astype(np.int32, copy=False)
+    return found
 
 
 def order_groups(groups: list[list[str]]) -> list[list[str]]:

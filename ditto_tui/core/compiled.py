@@ -47,7 +47,8 @@ class CompiledDitto:
         offsets, sizes = table[:, 0].copy(), table[:, 1].copy()
         threads = max(1, min(threads, len(spans)))
         if threads == 1:
-            return self.fingerprint_array(data, offsets, sizes, char_n, word_n).tolist()
+            found: list[int] = self.fingerprint_array(data, offsets, sizes, char_n, word_n).tolist()
+            return found
         from concurrent.futures import ThreadPoolExecutor  # (costs a command's start 0.03 s)
 
         ends = np.cumsum(sizes)
@@ -59,7 +60,8 @@ class CompiledDitto:
 
         with ThreadPoolExecutor(max_workers=threads) as pool:
             parts = list(pool.map(run, cuts[:-1], cuts[1:]))
-        return np.concatenate(parts).tolist()
+        joined: list[int] = np.concatenate(parts).tolist()
+        return joined
 
     def mbox_parts(self, data: bytes, char_n: int, word_n: int, threads: int = 1) -> MboxParts:
         """The messages of the mbox ``data`` (as ``corpus.mail.split_mbox`` finds them) and

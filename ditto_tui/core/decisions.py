@@ -20,20 +20,23 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Literal, NamedTuple, Protocol
 
 __all__ = [
     "DECISIONS",
+    "Decision",
     "Identity",
     "Record",
     "Resolution",
     "family_key",
+    "identity_of",
     "resolve",
     "review_progress",
 ]
 
 #: Per-document decisions: keep it, act on it (a duplicate), or not a duplicate at all.
-DECISIONS = ("keep", "duplicate", "not-duplicate")
+Decision = Literal["keep", "duplicate", "not-duplicate"]
+DECISIONS: tuple[Decision, ...] = ("keep", "duplicate", "not-duplicate")
 
 
 class Identity(NamedTuple):
@@ -43,6 +46,24 @@ class Identity(NamedTuple):
     mtime_ns: int
     inode: int
     fp: int
+
+
+class Stat(Protocol):
+    """What an identity is made of (``corpus.documents.Document`` meets it)."""
+
+    @property
+    def size(self) -> int: ...
+
+    @property
+    def mtime_ns(self) -> int: ...
+
+    @property
+    def inode(self) -> int: ...
+
+
+def identity_of(doc: Stat, fp: int) -> Identity:
+    """The content identity of a document with fingerprint ``fp``."""
+    return Identity(int(doc.size), int(doc.mtime_ns), int(doc.inode), int(fp))
 
 
 class Record(NamedTuple):

@@ -46,7 +46,7 @@ _CHUNK = 1 << 16  # windows hashed per numpy pass: bounds memory, keeps arrays i
 _PY_TAIL = 32  # finish span hashing in Python once fewer windows than this are still open
 
 
-def fnv1a64(data: bytes, h: int = FNV_OFFSET) -> int:
+def fnv1a64(data: bytes | memoryview, h: int = FNV_OFFSET) -> int:
     """FNV-1a 64 of ``data``, continuing from state ``h`` (default: a fresh hash)."""
     for byte in data:
         h = ((h ^ byte) * FNV_PRIME) & _MASK64

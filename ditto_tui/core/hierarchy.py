@@ -84,7 +84,8 @@ def _contract(n: int, base: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndar
     np.minimum.at(rep, comp, nodes)
     remap = np.arange(n, dtype=np.int32)
     remap[nodes] = rep[comp]
-    return remap[base]
+    merged: np.ndarray = remap[base]
+    return merged
 
 
 def level_labels(n: int, a: np.ndarray, b: np.ndarray, d: np.ndarray, top: int) -> np.ndarray:

@@ -121,7 +121,8 @@ class FeatureTable:
                 last = int(np.searchsorted(tokens, MAX_TOKENS))  # the key of the last token
                 # The cut may fall between a raw-text tag and its text.
                 flat = flat[: int(ends[last]) - int(tokens[last] > MAX_TOKENS)]
-        return flat
+        kept: np.ndarray = flat
+        return kept
 
     def _intern(self, feature: bytes) -> int:
         i = self._number.get(feature)

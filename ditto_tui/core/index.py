@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, cast
 import numpy as np
 
 from ditto_tui.core import engine
-from ditto_tui.core.clusters import Family, describe_family, family_diameter
+from ditto_tui.core.clusters import MODES, Family, Mode, describe_family, family_diameter
 from ditto_tui.core.family_listing import FamilyListing
 from ditto_tui.core.hierarchy import Growable, Hierarchy, grow, merge_order
 from ditto_tui.core.pairs import PairsLookup, UniquePairs, fingerprints_digest
@@ -56,7 +56,6 @@ _VECTOR_FAMILY = 64  # families up to this size get their statistics in one nump
 _FAMILY_CACHE = 40  # listings kept for the current generation (every k, both modes)
 _PATCH_LIMIT = 256  # at most this many changed documents: a listing is patched
 _JOURNAL_LIMIT = 8192  # more changes than this since the listings: compute them afresh
-_MODES = ("chain", "star")
 # The all-pairs join of a rebuild runs its tables on this many threads (numpy and the
 # compiled join release the GIL); with numpy up to this many distinct fingerprints (each
 # thread holds its tables' arrays, about 50 bytes per fingerprint: beyond, memory matters
@@ -550,7 +549,7 @@ class NearIndex:
         self._labels[k] = got  # most recently used last
         return got
 
-    def families(self, k: int, *, mode: str = "chain", min_size: int = 1) -> list[Family]:
+    def families(self, k: int, *, mode: Mode = "chain", min_size: int = 1) -> list[Family]:
         """Group every document into families at distance ``k``.
 
         ``mode="chain"``: connected components of "distance <= k" (ditto's Clusters,
@@ -565,18 +564,18 @@ class NearIndex:
         The last few results are cached per ``(k, mode, min_size, generation)``; the
         returned list is the caller's to keep or modify.
         """
-        if mode not in _MODES:
-            raise ValueError(f"mode must be one of {_MODES}, got {mode!r}")
+        if mode not in MODES:
+            raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
         if not self._slot_of:
             return []
         return list(self.family_listing(k, mode=mode, min_size=min_size))
 
-    def family_listing(self, k: int, *, mode: str = "chain", min_size: int = 1) -> FamilyListing:
+    def family_listing(self, k: int, *, mode: Mode = "chain", min_size: int = 1) -> FamilyListing:
         """:meth:`families` as an immutable :class:`FamilyListing` shared with the index's
         family cache (the one cache of listings: every k and mode of the current
         generation). Singletons are held as ids (see :mod:`core.family_listing`)."""
-        if mode not in _MODES:
-            raise ValueError(f"mode must be one of {_MODES}, got {mode!r}")
+        if mode not in MODES:
+            raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
         if k < 0:
             if min_size > 1 or not self._slot_of:
                 return FamilyListing()
@@ -716,7 +715,7 @@ class NearIndex:
             for d, x, y in zip(md.tolist(), ma.tolist(), mb.tolist(), strict=True)
         ]
 
-    def family_counts(self, mode: str = "chain") -> list[int]:
+    def family_counts(self, mode: Mode = "chain") -> list[int]:
         """Number of families of 2+ documents at every k in ``0..max_k`` (the k sweep)."""
         if mode == "star":
             return [

@@ -203,12 +203,14 @@ class Keepers:
     @property
     def kept(self) -> np.ndarray:
         """Mask of the keepers."""
-        return self.keeper == np.arange(len(self.keeper))
+        mask: np.ndarray = self.keeper == np.arange(len(self.keeper))
+        return mask
 
     @property
     def taken(self) -> np.ndarray:
         """Mask of the members taken by a keeper other than themselves."""
-        return (self.keeper >= 0) & ~self.kept
+        mask: np.ndarray = (self.keeper >= 0) & ~self.kept
+        return mask
 
 
 def keepers(

@@ -192,7 +192,7 @@ def _collapse_spaces(arr: np.ndarray) -> np.ndarray:
     space = arr == 0x20
     keep = ~space
     keep[1:] |= keep[:-1].copy()  # a space is kept only right after a non-space
-    out = arr[keep]
+    out: np.ndarray = arr[keep]
     if len(out) and out[-1] == 0x20:
         out = out[:-1]
     return out

@@ -57,7 +57,6 @@ __all__ = [
 
 _U64 = np.uint64
 _ALL = (1 << 64) - 1
-_BITWISE_COUNT = getattr(np, "bitwise_count", None)  # numpy >= 2.0
 # Rough per-element costs (seconds) used only to rank designs; measured on one core.
 _COST_SORT = 35e-9  # per fingerprint per table: key extraction + packed sort + run split
 _COST_CAND = 12e-9  # per candidate pair in a short run: gather, xor, popcount, filter
@@ -144,7 +143,7 @@ def _permute_bits(u: np.ndarray, order: tuple[int, ...]) -> np.ndarray:
         byte, pos = divmod(bit, 8)
         lut[byte, (values >> pos) & 1 == 1] |= _U64(1 << j)
     as_bytes = _bytes_le(u)
-    out = lut[0][as_bytes[:, 0]]
+    out: np.ndarray = lut[0][as_bytes[:, 0]]
     for byte in range(1, 8):
         out |= lut[byte][as_bytes[:, byte]]
     return out
@@ -153,14 +152,6 @@ def _permute_bits(u: np.ndarray, order: tuple[int, ...]) -> np.ndarray:
 def _bytes_le(u: np.ndarray) -> np.ndarray:
     """``(n, 8)`` uint8 view of uint64 values, least significant byte first."""
     return np.ascontiguousarray(u, dtype="<u8").view(np.uint8).reshape(-1, 8)
-
-
-def _popcount_into(x: np.ndarray, out: np.ndarray) -> np.ndarray:
-    """Popcount of uint64 ``x`` written into the uint8 array ``out`` (same length)."""
-    if _BITWISE_COUNT is not None:
-        return _BITWISE_COUNT(x, out=out)
-    out[:] = popcount64(x)
-    return out
 
 
 def _block_mask(off: int, width: int) -> int:
@@ -182,7 +173,8 @@ def _pair_sample(u: np.ndarray) -> np.ndarray:
     rng = np.random.default_rng(0x5EED)
     a = rng.integers(0, n, _SAMPLE_PAIRS)
     b = (a + rng.integers(1, n, _SAMPLE_PAIRS)) % n
-    return u[a] ^ u[b]
+    sample: np.ndarray = u[a] ^ u[b]
+    return sample
 
 
 def _balanced_layout(m: int, pdiff: np.ndarray) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -396,7 +388,8 @@ def _first_table(x: np.ndarray, test: tuple[np.uint64, np.uint64, np.uint64]) ->
     y = x | others
     y -= low
     y &= high
-    return (y & x) == y
+    passed: np.ndarray = (y & x) == y
+    return passed
 
 
 class _Pairs:
@@ -466,7 +459,7 @@ def _verify(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Distances of the XORed candidates ``x`` (into ``dbuf``) and the positions within
     ``k`` that this table reports (``test``: only where it is the pair's first table)."""
-    dist = _popcount_into(x, dbuf)
+    dist = popcount64(x, dbuf)
     hits = np.flatnonzero(np.less_equal(dist, k, out=hbuf))
     if test is not None and len(hits):
         hits = hits[_first_table(x[hits], test)]

@@ -129,7 +129,8 @@ class ProbeTable:
         nz = lens > 0
         lo, lens = lo[nz], lens[nz]
         idx = np.arange(total) - np.repeat(np.cumsum(lens) - lens - lo, lens)
-        return self.slots[idx]
+        found: np.ndarray = self.slots[idx]
+        return found
 
     @property
     def nbytes(self) -> int:

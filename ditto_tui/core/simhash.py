@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import operator
 import re
+from collections.abc import Callable
 
 import numpy as np
 
@@ -188,18 +189,23 @@ def similarity_percent(d: int) -> str:
     return f"{(1.0 - d / 64) * 100:.2f}%"
 
 
-_BITWISE_COUNT = getattr(np, "bitwise_count", None)  # numpy >= 2.0
+_BITWISE_COUNT: Callable[..., np.ndarray] | None = getattr(np, "bitwise_count", None)  # numpy>=2
 
 
-def popcount64(a: np.ndarray) -> np.ndarray:
-    """Vectorised popcount of a uint64 array (same shape, small unsigned ints)."""
+def popcount64(a: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """Vectorised popcount of a uint64 array (same shape, small unsigned ints); written
+    into the uint8 array ``out`` (same shape) when given."""
     a = np.asarray(a, dtype=np.uint64)
     if _BITWISE_COUNT is not None:
-        return _BITWISE_COUNT(a)
+        return _BITWISE_COUNT(a) if out is None else _BITWISE_COUNT(a, out=out)
+    if out is not None:
+        out[...] = popcount64(a)
+        return out
     x = a - ((a >> np.uint64(1)) & np.uint64(0x5555555555555555))
     x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
     x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-    return ((x * np.uint64(0x0101010101010101)) >> np.uint64(56)).astype(np.uint8)
+    counts: np.ndarray = ((x * np.uint64(0x0101010101010101)) >> np.uint64(56)).astype(np.uint8)
+    return counts
 
 
 # Vertical (per bit position) counting. Short arrays go straight to 8-bit SWAR fields:
@@ -216,7 +222,10 @@ def _row_counts(rows: np.ndarray) -> np.ndarray:
     """Per-bit counts (int64, shape (R, 64)) of each row of an (R, L<=255) uint64 array."""
     # fields[r, s] holds, in byte k, the number of words of row r with bit 8k+s set
     fields = ((rows[:, None, :] >> _SHIFTS8) & _LOW_BYTES).sum(axis=2, dtype=np.uint64)
-    return fields.view(np.uint8).reshape(-1, 8, 8).transpose(0, 2, 1).reshape(-1, 64).astype(np.int64)
+    counts: np.ndarray = (
+        fields.view(np.uint8).reshape(-1, 8, 8).transpose(0, 2, 1).reshape(-1, 64).astype(np.int64)
+    )
+    return counts
 
 
 def _tree_counts(words: np.ndarray) -> np.ndarray:
@@ -240,7 +249,8 @@ def _tree_counts(words: np.ndarray) -> np.ndarray:
         summed.append(carry)
         planes = summed
     weights = np.left_shift(np.int64(1), np.arange(len(planes), dtype=np.int64))
-    return weights @ _row_counts(np.stack(planes))
+    counts: np.ndarray = weights @ _row_counts(np.stack(planes))
+    return counts
 
 
 class BitTally:

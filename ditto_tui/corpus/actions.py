@@ -64,7 +64,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 from ditto_tui.core.simhash import similarity_percent
 from ditto_tui.corpus.fsops import exchange, rename_noreplace
@@ -83,6 +83,7 @@ from ditto_tui.corpus.trash import (
 
 __all__ = [
     "ACTIONS",
+    "ActionName",
     "LINK_WARNING",
     "PLAN_VERSION",
     "Failed",
@@ -93,6 +94,7 @@ __all__ = [
     "Step",
     "Target",
     "TrashUnavailable",
+    "damaged",
     "execute",
     "load_plan",
     "plan_action",
@@ -101,10 +103,14 @@ __all__ = [
     "save_plan",
     "undo_journal",
     "undo_last",
+    "undoable",
     "write_removal_list",
 ]
 
-ACTIONS = ("trash", "move", "link", "list")
+#: What can be done to the duplicates: to the trash, into a quarantine folder, replaced
+#: by hard links to their keepers, or only listed (a removal list; nothing is touched).
+ActionName = Literal["trash", "move", "link", "list"]
+ACTIONS: tuple[ActionName, ...] = ("trash", "move", "link", "list")
 MAIL_KINDS = ("maildir", "mbox")
 PAUSE_ENV = "DITTO_TUI_ACTION_PAUSE_AFTER"
 MAIL_REASON = "a mail message: mailboxes are never modified in place (export it instead)"
@@ -1212,7 +1218,7 @@ def _is_original(at: _At, op: dict[str, Any], *, same_inode: bool = True) -> boo
             return False
         if same_inode and st.st_ino != op["inode"]:
             return False
-        return _hash_at(at.fd, at.name)[0] == op["sha256"]
+        return bool(_hash_at(at.fd, at.name)[0] == op["sha256"])
     except (OSError, Refused):
         return False
 

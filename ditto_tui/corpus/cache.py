@@ -11,7 +11,7 @@ all-pairs join (:class:`UniquePairs`, keyed by the digest of the distinct finger
 reopening an unchanged corpus skips the join; storing one replaces the previous one.
 
 Durability: WAL journal, writes in batched transactions (``BATCH_ROWS`` rows or
-``BATCH_SECONDS``), so a crash or kill at any moment loses at most the last batch and never
+``FLUSH_SECONDS``), so a crash or kill at any moment loses at most the last batch and never
 corrupts the file. A database that is corrupt or of another schema (``PRAGMA user_version``
 and the ``meta`` table) is renamed ``<name>.corrupt-<timestamp>`` and rebuilt, with a
 notice appended to ``notices``; an error that says nothing about the file (disk full, out of
@@ -46,7 +46,7 @@ _UPGRADABLE = (1,)  # older versions whose tables are a subset of the current sc
 MAX_PAIRS_BYTES = 256 * 1024 * 1024
 APPLICATION = "ditto-tui corpus cache"
 BATCH_ROWS = 2000
-BATCH_SECONDS = 1.0
+FLUSH_SECONDS = 1.0
 _U64 = 1 << 64
 _I64 = 1 << 63
 
@@ -403,7 +403,7 @@ class FingerprintCache:
             self._pending.append((identity, result))
             if (
                 len(self._pending) >= BATCH_ROWS
-                or time.monotonic() - self._last_flush >= BATCH_SECONDS
+                or time.monotonic() - self._last_flush >= FLUSH_SECONDS
             ):
                 self.flush()
 

@@ -16,14 +16,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ditto_tui.core.decisions import Identity, Resolution, family_key
+from ditto_tui.core.decisions import Identity, Resolution, family_key, identity_of
 from ditto_tui.core.keep import DocumentTable, by_folder, by_glob, preview, too_wide
 from ditto_tui.core.linkage import ignore_aware_labels
 from ditto_tui.core.pairs import UniquePairs
 from ditto_tui.core.star import star_centres
 from ditto_tui.corpus.actions import Target
 from ditto_tui.corpus.documents import Document
-from ditto_tui.corpus.review import ReviewStore, identity_of
+from ditto_tui.corpus.review import ReviewStore
 
 __all__ = ["Selection", "select"]
 

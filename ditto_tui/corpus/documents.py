@@ -9,6 +9,7 @@ escapes for the screen.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -144,28 +145,46 @@ class ScanProgress:
     elapsed: float
 
 
+class FixedDocuments(Mapping[str, "Document"]):
+    """A read-only id -> :class:`Document` mapping whose records never change (a stored
+    result set). A source may hand one whole to every :class:`ChangeBatch` instead of a
+    record per batch: readers then look up only the ids they hold fingerprints of, and no
+    record is copied (a lazy mapping makes its records on access)."""
+
+
 @dataclass(slots=True)
 class ChangeBatch:
     """A set of corpus changes to apply in one go.
 
     ``added`` and ``changed`` map ids to their new fingerprints, ``removed`` lists ids that
     left the corpus (including documents that became skipped), ``skipped`` lists the new
-    skips. ``rescan`` is True when the batch comes from a full rescan (after a watcher
-    overflow or a failed watch) rather than from individual events.
+    skips. ``documents`` holds the record each fingerprint of ``added`` and ``changed`` was
+    computed from, and the new record of a document re-read with an unchanged fingerprint
+    (touched, or grown by bytes the pipeline ignores): a reader that applies the batches in
+    order keeps records and fingerprints of the same moment. A source whose records never
+    change may pass one :class:`FixedDocuments` instead. ``rescan`` is True when the batch
+    comes from a full rescan (after a watcher overflow or a failed watch) rather than from
+    individual events.
     """
 
     added: dict[str, Fingerprint] = field(default_factory=dict)
     changed: dict[str, Fingerprint] = field(default_factory=dict)
     removed: list[str] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
+    documents: Mapping[str, Document] = field(default_factory=dict)
     rescan: bool = False
 
     def __bool__(self) -> bool:
         """True when the batch changes anything (a rescan batch always counts)."""
-        return bool(self.added or self.changed or self.removed or self.skipped or self.rescan)
+        return bool(
+            self.added or self.changed or self.removed or self.skipped or self.rescan
+            or (self.documents and not isinstance(self.documents, FixedDocuments))
+        )
 
     def extend(self, other: ChangeBatch) -> None:
-        """Fold a later batch into this one (later facts win per id)."""
+        """Fold a later batch into this one (later facts win per id). Batches of
+        :class:`FixedDocuments` fold only with batches of the same mapping."""
+        self.documents = _fold_records(self.documents, other.documents, other.removed)
         for id_ in other.removed:
             self.added.pop(id_, None)
             self.changed.pop(id_, None)
@@ -183,6 +202,22 @@ class ChangeBatch:
         self.removed.extend(i for i in other.removed if i not in self.removed)
         self.skipped.extend(other.skipped)
         self.rescan = self.rescan or other.rescan
+
+
+def _fold_records(
+    mine: Mapping[str, Document], later: Mapping[str, Document], removed: list[str]
+) -> Mapping[str, Document]:
+    if isinstance(mine, FixedDocuments) or isinstance(later, FixedDocuments):
+        if mine is later or not mine:
+            return later
+        if not later:
+            return mine
+        raise ValueError("a batch of fixed documents folds only with batches of the same")
+    records = mine if isinstance(mine, dict) else dict(mine)
+    for id_ in removed:
+        records.pop(id_, None)
+    records.update(later)
+    return records
 
 
 def display_id(id_: str) -> str:

@@ -70,7 +70,8 @@ class _CsvWriter:
         self._handle.write(",".join(csv_cell(v) for v in row) + "\n")
 
 
-def _write(handle, families: Iterable[FamilyLike], fmt: str, k: int, mode: str, fp_of,
+def _write(handle: IO[str], families: Iterable[FamilyLike], fmt: str, k: int, mode: str,
+           fp_of: Callable[[str], int],
            decisions: Mapping[str, str] | None = None) -> int:
     count = 0
     writer = _CsvWriter(handle) if fmt == "csv" else None

@@ -17,6 +17,8 @@ from collections.abc import Iterator
 
 from ditto_tui.corpus.documents import MailInfo
 
+#: Bytes of a message read for its Subject, From and Date (a header block is far shorter).
+MAIL_HEAD_BYTES = 256 * 1024
 MAILDIR_PARTS = ("cur", "new", "tmp")
 #: Folders of a maildir whose files are messages.
 MESSAGE_FOLDERS = ("cur", "new")

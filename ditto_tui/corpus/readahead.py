@@ -5,7 +5,8 @@ program on one core, then reads the file (0.04 s for 58 MB, mostly the kernel co
 it and faulting in fresh memory). The program's entry point (``launch``) calls
 :func:`start` before those imports: one thread reads each large regular file named on
 the command line (a read releases the GIL, so it runs on another core meanwhile).
-When the walk later opens the same file, :func:`take` hands over those bytes instead of
+When the walk later opens the same file, :func:`~ditto_tui.corpus.early_bytes.take`
+hands over those bytes instead of
 a second read, if the file is the same one (device and inode) and unchanged (size and
 modification time, checked before and after the early read and again at the open). Both
 readers take them: the one of ``--no-cache`` runs (``read_walked``) and the careful one
@@ -25,7 +26,12 @@ import stat
 import threading
 from collections.abc import Iterable
 
-__all__ = ["BUDGET", "MAX_SIZE", "MIN_SIZE", "start", "take"]
+from ditto_tui.corpus import early_bytes
+from ditto_tui.corpus.early_bytes import Early
+from ditto_tui.corpus.reading import SkipFile, read_document_bytes
+from ditto_tui.corpus.rootdir import RootDir
+
+__all__ = ["BUDGET", "MAX_SIZE", "MIN_SIZE", "start"]
 
 #: Files smaller than this are read when needed (their read is short).
 MIN_SIZE = 8 << 20
@@ -35,26 +41,10 @@ MAX_SIZE = 64 << 20
 BUDGET = 128 << 20
 
 
-class _Early:
-    __slots__ = ("path", "done", "data", "size", "mtime_ns")
-
-    def __init__(self, path: str) -> None:
-        self.path = path
-        self.done = threading.Event()
-        self.data: bytes | None = None
-        self.size = self.mtime_ns = -1
-
-
-_early: dict[tuple[int, int], _Early] = {}  # (device, inode) -> its early read
-_owner = 0  # the process that started the reads (a forked child never takes them)
-_reader: threading.Thread | None = None  # the thread reading them (it takes none itself)
-
-
 def start(paths: Iterable[str]) -> int:
     """Read, in a background thread, each of ``paths`` that is a regular file (not a
     symlink) of ``MIN_SIZE`` to ``MAX_SIZE`` bytes, within ``BUDGET``; how many."""
-    global _owner, _reader
-    chosen: list[_Early] = []
+    chosen: dict[tuple[int, int], Early] = {}
     total = 0
     for path in paths:
         try:
@@ -63,24 +53,19 @@ def start(paths: Iterable[str]) -> int:
             continue
         key = (st.st_dev, st.st_ino)
         if (not stat.S_ISREG(st.st_mode) or not MIN_SIZE <= st.st_size <= MAX_SIZE
-                or total + st.st_size > BUDGET or key in _early):
+                or total + st.st_size > BUDGET or key in chosen or early_bytes.known(key)):
             continue
         total += st.st_size
-        early = _Early(path)
-        _early[key] = early
-        chosen.append(early)
+        chosen[key] = Early(path)
     if chosen:
-        _owner = os.getpid()
-        _reader = threading.Thread(target=_read, args=(chosen,), name="ditto-tui read-ahead",
-                                   daemon=True)
-        _reader.start()
+        reader = threading.Thread(target=_read, args=(list(chosen.values()),),
+                                  name="ditto-tui read-ahead", daemon=True)
+        early_bytes.register(chosen, reader)
+        reader.start()
     return len(chosen)
 
 
-def _read(chosen: list[_Early]) -> None:
-    from ditto_tui.corpus.reading import SkipFile, read_document_bytes
-    from ditto_tui.corpus.rootdir import RootDir
-
+def _read(chosen: list[Early]) -> None:
     for early in chosen:
         try:
             root = RootDir.for_file(early.path)
@@ -91,19 +76,3 @@ def _read(chosen: list[_Early]) -> None:
             pass
         finally:
             early.done.set()
-
-
-def take(st: os.stat_result) -> bytes | None:
-    """The bytes read early of the file whose ``fstat`` (taken at its open) is ``st``,
-    waiting for that read to end; None when it was not read early, was not read to the
-    end, or has changed since."""
-    if not _early or _owner != os.getpid() or threading.current_thread() is _reader:
-        return None
-    early = _early.pop((st.st_dev, st.st_ino), None)
-    if early is None:
-        return None
-    early.done.wait()
-    data, early.data = early.data, None
-    if data is None or (early.size, early.mtime_ns) != (st.st_size, st.st_mtime_ns):
-        return None
-    return data

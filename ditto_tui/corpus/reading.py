@@ -12,7 +12,7 @@ from __future__ import annotations
 import errno
 import os
 
-from ditto_tui.corpus import readahead
+from ditto_tui.corpus import early_bytes
 from ditto_tui.corpus.rootdir import Refused, RootDir, kind_reason
 
 __all__ = [
@@ -112,7 +112,7 @@ def read_document_bytes(
             if st.st_size > max_size:
                 raise SkipFile(too_large(st.st_size, max_size))
             try:
-                early = readahead.take(st)
+                early = early_bytes.take(st)
                 if early is not None:
                     if not want_binary and is_binary(early[:BINARY_PROBE]):
                         return early[:BINARY_PROBE], st, True
@@ -158,7 +158,7 @@ def read_walked(root: RootDir, rel: str, inode: int, max_size: int) -> tuple[byt
     try:
         if st.st_size > max_size:
             return None
-        data = readahead.take(st)
+        data = early_bytes.take(st)
         if data is None:
             data = os.read(fd, st.st_size + 1)
         if len(data) != st.st_size:

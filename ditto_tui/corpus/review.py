@@ -43,7 +43,7 @@ from ditto_tui.corpus.cache import (
 )
 from ditto_tui.corpus.journal import journal_folder
 
-__all__ = ["ReviewStore", "SessionState", "identity_of", "review_path_for"]
+__all__ = ["ReviewStore", "SessionState", "review_path_for"]
 
 SCHEMA_VERSION = 1
 APPLICATION = "ditto-tui review store"
@@ -66,12 +66,7 @@ CREATE TABLE state(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 
 
-def identity_of(doc: Any, fp: int) -> Identity:
-    """The content identity of a :class:`~ditto_tui.corpus.documents.Document`."""
-    return Identity(int(doc.size), int(doc.mtime_ns), int(doc.inode), int(fp))
-
-
-def review_path_for(root: str | Path, cache_dir: str | Path | None = None) -> Path:
+def review_path_for(root: str | Path, cache_dir: str | os.PathLike[str] | None = None) -> Path:
     """``review-<root digest>.sqlite`` beside the root's default fingerprint cache, or in
     ``cache_dir``; ValueError when that lies inside the root."""
     name = f"review-{root_digest(root)}.sqlite"
@@ -152,7 +147,7 @@ class ReviewStore:
         self._conn = self._open()
 
     @classmethod
-    def for_root(cls, root: str | Path, *, cache_dir: str | Path | None = None,
+    def for_root(cls, root: str | Path, *, cache_dir: str | os.PathLike[str] | None = None,
                  fresh: bool = False, notices: list[str] | None = None) -> ReviewStore:
         """The store of a corpus root (see :func:`review_path_for`)."""
         return cls(review_path_for(root, cache_dir), fresh=fresh, notices=notices)

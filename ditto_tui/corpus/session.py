@@ -33,12 +33,12 @@ from ditto_tui.corpus.documents import (
     ScanProgress,
     Skipped,
 )
-from ditto_tui.corpus.mail import mail_info
+from ditto_tui.corpus.mail import MAIL_HEAD_BYTES, mail_info
 from ditto_tui.corpus.reading import SkipFile, read_document_bytes, read_head, read_range
 from ditto_tui.corpus.records import CachedFile, FileEntry, Resolved
 from ditto_tui.corpus.scan import refused_reason, resolve_entries
 from ditto_tui.corpus.walk import Walker, walk_order_key
-from ditto_tui.corpus.watch import RECONCILE_SECONDS, FolderWatcher
+from ditto_tui.corpus.watch import RECONCILE_SECONDS, FolderWatcher, WatchState
 
 if TYPE_CHECKING:
     from ditto_tui.core.pipeline import Pipeline
@@ -48,7 +48,6 @@ __all__ = ["ChangeBatch", "CorpusSession", "ScanProgress"]
 T = TypeVar("T")
 PROGRESS_SECONDS = 0.1
 BATCH_SECONDS = 0.25
-MAIL_HEAD_BYTES = 256 * 1024
 #: Bytes read from the start of a document for its excerpt.
 EXCERPT_BYTES = 16 * 1024
 
@@ -107,7 +106,7 @@ class CorpusSession:
         self._skipped_list: list[Skipped] = []
         self._watcher: FolderWatcher | None = None
         self._on_change: Callable[[ChangeBatch], None] | None = None
-        self._on_state: Callable[[str], None] | None = None
+        self._on_state: Callable[[WatchState], None] | None = None
         self._closed = False
 
     # -- snapshots ----------------------------------------------------------------------
@@ -127,7 +126,7 @@ class CorpusSession:
         return list(self._skipped_list)
 
     @property
-    def watch_state(self) -> str:
+    def watch_state(self) -> WatchState:
         """``"watching"``, ``"paused"``, ``"rescanning"`` or ``"off"``."""
         return self._watcher.state if self._watcher is not None else "off"
 
@@ -230,9 +229,10 @@ class CorpusSession:
             total = sum(1 for i in walked if isinstance(i, FileEntry))
             rows = loader.result() if loader is not None else None
 
-            old_fps = self._fps
+            old_fps, old_docs = self._fps, self._docs
             batch = ChangeBatch(rescan=rescan)
-            piece = ChangeBatch()
+            records: dict[str, Document] = {}
+            piece = ChangeBatch(documents=records)
             new_files: dict[str, Resolved] = {}
             new_skips: dict[str, Skipped] = {}
             new_fps: dict[str, Fingerprint] = {}
@@ -259,6 +259,11 @@ class CorpusSession:
                             piece.added[doc.id] = fingerprint
                         elif old != fp:
                             piece.changed[doc.id] = fingerprint
+                        else:
+                            known_doc = old_docs.get(doc.id)
+                            if known_doc is doc or known_doc == doc:
+                                continue  # nothing new about this document
+                        records[doc.id] = doc
                 if skip is not None:
                     skip_order.append(skip)
                     if self._skips.get(skip.id) != skip:
@@ -274,7 +279,8 @@ class CorpusSession:
                     last_batch = now
                     batch.extend(piece)
                     on_batch(piece)
-                    piece = ChangeBatch()
+                    records = {}
+                    piece = ChangeBatch(documents=records)
             complete = not cancelled()
             # What disappeared: known documents in scope that the walk did not produce.
             removed_files: list[str] = []
@@ -459,7 +465,7 @@ class CorpusSession:
         on_change: Callable[[ChangeBatch], None],
         *,
         poll: bool = False,
-        on_state: Callable[[str], None] | None = None,
+        on_state: Callable[[WatchState], None] | None = None,
     ) -> None:
         """Follow the root live; ``on_change`` gets each non-empty ChangeBatch (and every
         rescan batch) in the watcher thread, holding the update lock, so batches from

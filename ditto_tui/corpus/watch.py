@@ -7,8 +7,8 @@ that never leaves the root nor follows a symlink; plus its own delivery thread. 
 once a burst goes quiet for ``quiet`` seconds, or at the latest ``max_delay`` seconds after
 the first pending event while a long burst goes on.
 
-Nothing is missed: an inotify queue overflow (reported by watchdog's logging, and by a probe
-this module installs because watchdog 6 drops the overflow event silently), a watch that
+Nothing is missed: an inotify queue overflow (reported by watchdog's logging, and by the
+probe of :mod:`~ditto_tui.corpus.library_patches`: watchdog 6 drops the overflow event), a watch that
 cannot be added (inotify limits: the watcher then falls back to polling), or too many pending
 paths all turn into a full rescan (``deliver(set(), "rescan")``). A periodic reconcile
 (``deliver(set(), "reconcile")`` every ``reconcile_every`` seconds) catches anything else.
@@ -23,6 +23,7 @@ import threading
 import time
 import weakref
 from collections.abc import Callable
+from typing import Literal
 
 from watchdog.events import (
     DirModifiedEvent,
@@ -31,79 +32,28 @@ from watchdog.events import (
     FileSystemEvent,
     FileSystemEventHandler,
 )
+from watchdog.observers.api import BaseObserver
 
+from ditto_tui.corpus.library_patches import install_overflow_probe
 from ditto_tui.corpus.poll import TreePoller
 from ditto_tui.corpus.rootdir import RootDir
+
+#: What a watcher is doing: following events, paused (events held), rescanning (after a
+#: lost event), or nothing.
+WatchState = Literal["watching", "paused", "rescanning", "off"]
 
 QUIET_SECONDS = 0.2
 MAX_DELAY_SECONDS = 0.8
 RECONCILE_SECONDS = 30.0
 MAX_PENDING = 200_000
-OVERFLOW_MESSAGE = "Inotify queue overflowed"
-WATCHDOG_LOGGER = "watchdog.observers"
 
 _log = logging.getLogger(__name__)
 _watchers: weakref.WeakSet[FolderWatcher] = weakref.WeakSet()
-_probe_installed = False
-_probe_lock = threading.Lock()
 
 
 def _notify_overflow() -> None:
     for watcher in list(_watchers):
         watcher.request_rescan("the event queue overflowed")
-
-
-class _OverflowLogHandler(logging.Handler):
-    """Turns watchdog's overflow log records into rescans of every live watcher."""
-
-    def emit(self, record: logging.LogRecord) -> None:
-        try:
-            message = record.getMessage()
-        except Exception:  # noqa: BLE001 - a malformed record must not break logging
-            return
-        if "overflow" in message.lower():
-            _notify_overflow()
-
-
-_overflow_handler = _OverflowLogHandler(level=logging.DEBUG)
-
-
-def install_overflow_probe() -> None:
-    """Make inotify overflows visible (idempotent).
-
-    Attaches a handler to the ``watchdog.observers`` logger (records whose message mentions
-    an overflow trigger rescans) and wraps watchdog's inotify event parser so that an
-    ``IN_Q_OVERFLOW`` event, which watchdog 6 discards, logs ``"Inotify queue overflowed"``
-    on ``watchdog.observers.inotify_c`` and triggers the rescan directly.
-    """
-    global _probe_installed
-    with _probe_lock:
-        if _probe_installed:
-            return
-        _probe_installed = True
-        wd_logger = logging.getLogger(WATCHDOG_LOGGER)
-        if _overflow_handler not in wd_logger.handlers:
-            wd_logger.addHandler(_overflow_handler)
-        try:
-            from watchdog.observers import inotify_c
-        except (ImportError, OSError):  # not Linux: no inotify
-            return
-        inotify_cls = getattr(inotify_c, "Inotify", None)
-        original = getattr(inotify_cls, "_parse_event_buffer", None)
-        if inotify_cls is None or original is None:
-            return
-        overflow_mask = inotify_c.InotifyConstants.IN_Q_OVERFLOW
-        c_logger = logging.getLogger("watchdog.observers.inotify_c")
-
-        def parse(event_buffer: bytes):
-            for event in original(event_buffer):
-                wd, mask = event[0], event[1]
-                if wd == -1 and mask & overflow_mask:
-                    _notify_overflow()
-                    c_logger.warning(OVERFLOW_MESSAGE)
-                yield event
-
-        inotify_cls._parse_event_buffer = staticmethod(parse)
 
 
 class _Handler(FileSystemEventHandler):
@@ -142,7 +92,7 @@ class FolderWatcher:
         quiet: float = QUIET_SECONDS,
         max_delay: float = MAX_DELAY_SECONDS,
         reconcile_every: float | None = RECONCILE_SECONDS,
-        on_state: Callable[[str], None] | None = None,
+        on_state: Callable[[WatchState], None] | None = None,
         notices: list[str] | None = None,
     ) -> None:
         self.root = os.path.abspath(root)
@@ -167,9 +117,9 @@ class FolderWatcher:
         self._reconcile_due = False
         self._last_reconcile = time.monotonic()
         self._stopping = False
-        self._observer = None
+        self._observer: BaseObserver | TreePoller | None = None
         self._thread: threading.Thread | None = None
-        self.state = "off"
+        self.state: WatchState = "off"
 
     # -- event intake (observer threads) ------------------------------------------------
     def _rel(self, path: str) -> str | None:
@@ -212,7 +162,7 @@ class FolderWatcher:
     # -- lifecycle ----------------------------------------------------------------------
     def start(self) -> None:
         """Start the observer and the delivery thread (falls back to polling on OSError)."""
-        install_overflow_probe()
+        install_overflow_probe(_notify_overflow)
         _watchers.add(self)
         self._stopping = False
         self._last_reconcile = time.monotonic()
@@ -223,7 +173,7 @@ class FolderWatcher:
         self._thread.start()
         self._set_state("paused" if self._paused else "watching")
 
-    def _start_observer(self):
+    def _start_observer(self) -> BaseObserver | TreePoller:
         from watchdog.observers import Observer
 
         handler = _Handler(self)
@@ -285,7 +235,7 @@ class FolderWatcher:
         _watchers.discard(self)
         self._set_state("off")
 
-    def _set_state(self, state: str) -> None:
+    def _set_state(self, state: WatchState) -> None:
         self.state = state
         if self._on_state is not None:
             try:
@@ -344,7 +294,7 @@ class FolderWatcher:
                 self._set_state("paused" if self._paused else "watching")
 
 
-def with_suppressed_stop(observer) -> None:
+def with_suppressed_stop(observer: BaseObserver | TreePoller) -> None:
     """Stop and join a watchdog observer, ignoring errors of a half-started one."""
     try:
         observer.stop()

@@ -13,11 +13,13 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
 from types import MappingProxyType
-from typing import Any
 
+from ditto_tui.core.pipeline import Pipeline, make_pipeline
 from ditto_tui.core.simhash import Fingerprint
 from ditto_tui.corpus.documents import ChangeBatch, Document, MailInfo, ScanProgress, Skipped
+from ditto_tui.corpus.watch import WatchState
 
 
 def _never() -> bool:
@@ -27,7 +29,8 @@ def _never() -> bool:
 class MemorySource:
     """An in-memory corpus (see module docstring). ``texts`` gives document texts (a
     default line otherwise); ``batch`` documents per scan batch, ``delay`` seconds of
-    sleep per batch (to imitate reading)."""
+    sleep per batch (to imitate reading). ``pipeline`` is only named (the fingerprints
+    are given, not computed); ditto's default when not given."""
 
     def __init__(
         self,
@@ -37,11 +40,11 @@ class MemorySource:
         batch: int = 2000,
         delay: float = 0.0,
         root: str = "memory",
-        pipeline: Any = None,
+        pipeline: Pipeline | None = None,
         skipped: Iterable[Skipped] = (),
     ) -> None:
-        self.root = root
-        self.pipeline = pipeline
+        self.root = Path(root)
+        self.pipeline = pipeline if pipeline is not None else make_pipeline()
         self.notices: list[str] = []
         self.texts = dict(texts or {})
         self.batch = batch
@@ -53,7 +56,7 @@ class MemorySource:
         self._docs: dict[str, Document] = {}
         self._skipped = list(skipped)
         self._on_change: Callable[[ChangeBatch], None] | None = None
-        self._state = "off"
+        self._state: WatchState = "off"
         self._held: set[str] = set()
         self._clock = len(self.disk)
 
@@ -71,7 +74,7 @@ class MemorySource:
         return list(self._skipped)
 
     @property
-    def watch_state(self) -> str:
+    def watch_state(self) -> WatchState:
         return self._state
 
     # -- scanning -------------------------------------------------------------------------
@@ -112,7 +115,8 @@ class MemorySource:
         self, ids: Iterable[str], fps: dict[str, Fingerprint], docs: dict[str, Document]
     ) -> ChangeBatch:
         """Make the state of ``ids`` in ``fps``/``docs`` equal the disk; the change."""
-        piece = ChangeBatch()
+        records: dict[str, Document] = {}
+        piece = ChangeBatch(documents=records)
         for doc_id in ids:
             fp = self.disk.get(doc_id)
             old = fps.get(doc_id)
@@ -125,7 +129,9 @@ class MemorySource:
             if old == fp:
                 continue
             value = fps[doc_id] = Fingerprint(fp)  # one object, shared with the batch
-            docs[doc_id] = Document(doc_id, "/" + doc_id, "text", 1000, self._mtime.get(doc_id, 0), 0)
+            docs[doc_id] = records[doc_id] = Document(
+                doc_id, "/" + doc_id, "text", 1000, self._mtime.get(doc_id, 0), 0
+            )
             if old is None:
                 piece.added[doc_id] = value
             else:
@@ -186,7 +192,7 @@ class MemorySource:
         on_change: Callable[[ChangeBatch], None],
         *,
         poll: bool = False,
-        on_state: Callable[[str], None] | None = None,
+        on_state: Callable[[WatchState], None] | None = None,
     ) -> None:
         with self._lock:
             self._on_change = on_change

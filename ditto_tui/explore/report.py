@@ -11,10 +11,10 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from ditto_tui.core.clusters import Family
+from ditto_tui.core.clusters import Family, Mode
 from ditto_tui.core.index import NearIndex
+from ditto_tui.core.pipeline import Pipeline
 from ditto_tui.corpus.documents import Document, Skipped
 from ditto_tui.explore.snapshot import Snapshot
 from ditto_tui.explore.source import CorpusSource
@@ -32,10 +32,10 @@ class _SnapshotCorpus:
 
     @property
     def root(self) -> Path:
-        return Path(str(self.source.root or "."))
+        return self.source.root
 
     @property
-    def pipeline(self) -> Any:
+    def pipeline(self) -> Pipeline:
         return self.source.pipeline
 
     @property
@@ -61,7 +61,7 @@ def write_snapshot_report(
     *,
     families: Sequence[Family],
     k: int,
-    mode: str,
+    mode: Mode,
     pattern: str = "",
     overwrite: bool = False,
 ) -> int:

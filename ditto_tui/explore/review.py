@@ -15,12 +15,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Generic, NamedTuple, TypeVar
+from typing import Generic, NamedTuple, TypeVar
 
 import numpy as np
 
-from ditto_tui.core.clusters import Family, describe_family, family_diameter
-from ditto_tui.core.decisions import Identity, family_key
+from ditto_tui.core.clusters import Family, Mode, describe_family, family_diameter
+from ditto_tui.core.decisions import Decision, Stat, family_key, identity_of
 from ditto_tui.core.family_notes import chain_too_wide
 from ditto_tui.core.keep import (
     DocumentTable,
@@ -34,6 +34,7 @@ from ditto_tui.core.keep import (
 from ditto_tui.core.linkage import family_groups, ignore_aware_labels
 from ditto_tui.core.pairs import UniquePairs
 from ditto_tui.core.simhash import popcount64
+from ditto_tui.corpus.documents import Document
 
 EMPTY: Mapping[str, str] = MappingProxyType({})
 T = TypeVar("T")
@@ -80,13 +81,8 @@ class ReviewState:
         return self._partners
 
 
-def identity(doc: Any, fp: int) -> Identity:
-    """The content identity of a document (size, mtime, inode, fingerprint)."""
-    return Identity(int(doc.size), int(doc.mtime_ns), int(getattr(doc, "inode", 0)), int(fp))
-
-
 def key_of(
-    members: Iterable[str], documents: Mapping[str, Any], fingerprints: Mapping[str, int]
+    members: Iterable[str], documents: Mapping[str, Stat], fingerprints: Mapping[str, int]
 ) -> str:
     """The family key of ``members`` (members unknown to ``documents`` are left out)."""
     idents = []
@@ -94,7 +90,7 @@ def key_of(
         doc = documents.get(m)
         fp = fingerprints.get(m)
         if doc is not None and fp is not None:
-            idents.append(identity(doc, fp))
+            idents.append(identity_of(doc, fp))
     return family_key(idents)
 
 
@@ -210,30 +206,6 @@ def leave_stars(
     return tuple(out)
 
 
-def open_review(
-    source: Any,
-    *,
-    cache_dir: Any = None,
-    fresh: bool = False,
-    notices: list[str] | None = None,
-) -> Any:
-    """The :class:`~ditto_tui.corpus.review.ReviewStore` of a folder source (a
-    ``CorpusSession``), or None for other sources (in memory, Spark results) and when the
-    store cannot be placed (its folder inside the root: said in ``notices``). ``fresh``
-    sets the previous review aside (journals are kept, so undo still works)."""
-    from ditto_tui.corpus.review import ReviewStore
-    from ditto_tui.corpus.session import CorpusSession
-
-    if not isinstance(source, CorpusSession):
-        return None
-    try:
-        return ReviewStore.for_root(source.root, cache_dir=cache_dir, fresh=fresh, notices=notices)
-    except (ValueError, OSError) as exc:
-        if notices is not None:
-            notices.append(f"No review store (decisions will not be kept): {exc}")
-        return None
-
-
 # -- keep rules and bulk marking -----------------------------------------------------------
 #: ``MarkPreview.rows``: (member id, mark, family number, keeper id or "", bits from it or -1)
 MarkRow = tuple[str, str, int, str, int]
@@ -249,7 +221,7 @@ class MarkPreview:
     unmarked); ``split`` families that needed more than one keeper and ``too_wide`` those
     whose diameter exceeds 2k (a drift, not one duplicate set)."""
 
-    marks: Mapping[str, str]
+    marks: Mapping[str, Decision]
     families: int
     skipped: int
     rows: Sequence[MarkRow]
@@ -287,7 +259,7 @@ def nearest_kept(labels: np.ndarray, fps: np.ndarray, dup: np.ndarray,
 
 def preview_marks(
     families: Sequence[Sequence[str]],
-    documents: Mapping[str, Any],
+    documents: Mapping[str, Document],
     state: ReviewState,
     fingerprints: Mapping[str, int],
     k: int,
@@ -354,7 +326,7 @@ def preview_marks(
         far = dup & (keeper < 0)
         unkept = int(far.sum())
         dup &= ~far
-    marks: dict[str, str] = {}
+    marks: dict[str, Decision] = {}
     rows: list[MarkRow] = []
     touched = np.zeros(len(groups), bool)
     if n:
@@ -363,7 +335,7 @@ def preview_marks(
         lab = int(labels[x])
         if not touched[lab]:
             continue
-        value = "duplicate" if dup[x] else "keep"
+        value: Decision = "duplicate" if dup[x] else "keep"
         if not dup[x] and state.decisions.get(m) == "not-duplicate":
             value = "not-duplicate"
         marks[m] = value
@@ -391,16 +363,16 @@ class ActionTargets(NamedTuple, Generic[T]):
 
 
 def action_targets(
-    families: Sequence[Family], documents: Mapping[str, Any], state: ReviewState,
-    fingerprints: Mapping[str, int], k: int, grouping: str = "chain",
-) -> ActionTargets[tuple[Any, str, int]]:
+    families: Sequence[Family], documents: Mapping[str, Document], state: ReviewState,
+    fingerprints: Mapping[str, int], k: int, grouping: Mode = "chain",
+) -> ActionTargets[tuple[Document, str, int]]:
     """(document, keeper id, bits from it) for every member decided ``duplicate`` (current
     decisions only; stale ones are never acted on) in ``families``, grouped at distance
     ``k``: its keeper is the nearest member decided ``keep``, else the family's
     representative when that is not itself decided duplicate, **within k of it**. A
     duplicate with no such member within ``k`` is not a target (``far``: the dry run says
     why); see :class:`ActionTargets`."""
-    out: list[tuple[Any, str, int]] = []
+    out: list[tuple[Document, str, int]] = []
     far: list[str] = []
     stale = too_wide = 0
     for family in families:

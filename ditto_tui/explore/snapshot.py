@@ -22,8 +22,6 @@ from ditto_tui.core.index import Match
 from ditto_tui.core.simhash import Fingerprint, popcount64
 from ditto_tui.corpus.documents import Document, Skipped
 
-EMPTY: Mapping = MappingProxyType({})
-
 
 @dataclass(frozen=True, eq=False)
 class Snapshot:
@@ -37,12 +35,12 @@ class Snapshot:
     generation: int
     epoch: int
     max_k: int
-    fingerprints: Mapping[str, int] = field(default_factory=lambda: EMPTY)
-    documents: Mapping[str, Document] = field(default_factory=lambda: EMPTY)
+    fingerprints: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
+    documents: Mapping[str, Document] = field(default_factory=lambda: MappingProxyType({}))
     skipped: Sequence[Skipped] = ()
     scanning: bool = False
     listings: dict[tuple[int, str], FamilyListing] = field(default_factory=dict)
-    _arrays: list = field(default_factory=list, repr=False)
+    _arrays: list[tuple[list[str], np.ndarray]] = field(default_factory=list, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def __repr__(self) -> str:
@@ -88,5 +86,5 @@ class Snapshot:
             if not self._arrays:
                 ids = list(self.fingerprints)
                 fps = np.fromiter(self.fingerprints.values(), np.uint64, len(ids))
-                self._arrays.extend((ids, fps))
-            return self._arrays[0], self._arrays[1]
+                self._arrays.append((ids, fps))
+            return self._arrays[0]

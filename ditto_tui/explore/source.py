@@ -2,30 +2,48 @@
 
 ``CorpusSession`` (a folder), ``ResultsSession`` (Spark results) and
 :class:`~ditto_tui.explore.memory.MemorySource` meet it. Capabilities a source may add
-are separate protocols checked with ``isinstance``: stored near pairs (:class:`PairStore`)
-and re-indexing with another pipeline (:class:`PipelineSwitchable`).
+are separate runtime-checkable protocols, checked with ``isinstance`` (never probed by
+name): stored near pairs (:class:`PairStore`), re-indexing with another pipeline
+(:class:`PipelineSwitchable`), scan options (:class:`HasOptions`) and rescanning with
+others (:class:`OptionsSwitchable`), one-line excerpts for lists (:class:`Excerpts`),
+forgetting cached fingerprints found stale (:class:`ForgetsCached`).
 
 Ordering contract: every ``on_batch`` / ``on_change`` call a source makes describes the
 change from the state of the previous call to its own, and calls are made one at a time
 in the order the source's state changed (a source holds its update lock while calling).
-Applying the batches in call order therefore reproduces the source's state exactly.
+Applying the batches in call order therefore reproduces the source's state exactly;
+each batch carries the document records of the fingerprints it brings
+(:class:`~ditto_tui.corpus.documents.ChangeBatch`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Protocol, runtime_checkable
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Protocol, runtime_checkable
 
 from ditto_tui.core.pairs import UniquePairs
-from ditto_tui.corpus.documents import ChangeBatch, Document, MailInfo, ScanProgress, Skipped
+from ditto_tui.core.pipeline import Pipeline
+from ditto_tui.corpus.documents import (
+    ChangeBatch,
+    Document,
+    MailInfo,
+    ScanOptions,
+    ScanProgress,
+    Skipped,
+)
+from ditto_tui.corpus.watch import WatchState
 
 
 @runtime_checkable
 class CorpusSource(Protocol):
-    """A corpus the explorer can scan, watch and read from."""
+    """A corpus the explorer can scan, watch and read from.
 
-    root: Any
-    pipeline: Any
+    ``root`` is where its documents live; ``pipeline`` made its fingerprints; ``notices``
+    collects messages for the user (the explorer shows the new ones)."""
+
+    root: Path
+    pipeline: Pipeline
     notices: list[str]
 
     @property
@@ -38,7 +56,7 @@ class CorpusSource(Protocol):
     def skipped(self) -> Sequence[Skipped]: ...
 
     @property
-    def watch_state(self) -> str: ...
+    def watch_state(self) -> WatchState: ...
 
     def scan(
         self,
@@ -57,7 +75,7 @@ class CorpusSource(Protocol):
         on_change: Callable[[ChangeBatch], None],
         *,
         poll: bool = False,
-        on_state: Callable[[str], None] | None = None,
+        on_state: Callable[[WatchState], None] | None = None,
     ) -> None: ...
 
     def pause_watching(self) -> None: ...
@@ -82,4 +100,33 @@ class PairStore(Protocol):
 class PipelineSwitchable(Protocol):
     """A source that can open a sibling over the same corpus with another pipeline."""
 
-    def with_pipeline(self, pipeline: Any) -> CorpusSource: ...
+    def with_pipeline(self, pipeline: Pipeline) -> CorpusSource: ...
+
+
+@runtime_checkable
+class HasOptions(Protocol):
+    """A source that walks its root with scan options (shown in the status line)."""
+
+    options: ScanOptions
+
+
+@runtime_checkable
+class OptionsSwitchable(HasOptions, Protocol):
+    """A source that can open a sibling over the same corpus with other scan options."""
+
+    def with_options(self, options: ScanOptions) -> CorpusSource: ...
+
+
+@runtime_checkable
+class Excerpts(Protocol):
+    """A source that can say in one line what a document is (for lists; reads a little
+    of the file: call off the UI thread)."""
+
+    def excerpt(self, id: str, width: int = 80) -> str: ...
+
+
+@runtime_checkable
+class ForgetsCached(Protocol):
+    """A source with a fingerprint cache that can drop entries found stale."""
+
+    def forget_cached(self, ids: Iterable[str]) -> None: ...

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from ditto_tui.core.clusters import Family, FamilyLike
+from ditto_tui.core.clusters import Family, FamilyLike, Mode
 from ditto_tui.core.family_listing import FamilyListing
 from ditto_tui.core.family_notes import (
     EMPTY,
@@ -62,7 +62,7 @@ class ViewRequest:
     """What the user asked to see. ``serial`` orders requests (a newer one wins)."""
 
     k: int
-    mode: str = "chain"
+    mode: Mode = "chain"
     pattern: str = ""
     sort: SortKey = "size"
     singletons: bool = False
@@ -523,7 +523,7 @@ def family_notes(
             # all empty files have the same fingerprint: only such a family can be empty
             cached = _EMPTY.get(id(family))
             if cached is None or cached[0] is not family:
-                sizes = [getattr(documents.get(m), "size", 1) for m in family.members]
+                sizes = [documents[m].size for m in family.members]
                 note = family_note(family, k=k, mode=mode, sizes=sizes)
                 cached = _EMPTY[id(family)] = (family, note == EMPTY)
             notes[family.centre] = EMPTY if cached[1] else IDENTICAL
@@ -552,7 +552,7 @@ def listing_notes(
         return cached[1]
     notes: dict[str, str] = {}
     chain = mode == "chain"
-    get = documents.get
+    get = documents.__getitem__
     old_notes: Mapping[str, str] = {}
     kept: set[int] = set()
     if previous is not None and previous._notes is not None and previous._notes[0] == key:
@@ -564,11 +564,8 @@ def listing_notes(
             if note is not None:
                 notes[family.centre] = note
             continue
-        first = get(family.members[0])
-        if (
-            first is not None
-            and first.size == 0
-            and all(getattr(get(m), "size", 1) == 0 for m in family.members)
+        if get(family.members[0]).size == 0 and all(
+            get(m).size == 0 for m in family.members
         ):
             notes[family.centre] = EMPTY
         elif not family.diameter_exact:

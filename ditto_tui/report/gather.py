@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Protocol
 
 from ditto_tui import __version__
-from ditto_tui.core.clusters import Family
+from ditto_tui.core.clusters import Family, Mode
 from ditto_tui.core.display import excerpt, html_text, visible, visible_lines
 from ditto_tui.core.id_filter import id_matcher
 from ditto_tui.report.diffview import diff_view
@@ -82,7 +82,7 @@ class ReportIndex(Protocol):
 
     max_k: int
 
-    def families(self, k: int, *, mode: str = "chain", min_size: int = 1) -> list[Family]: ...
+    def families(self, k: int, *, mode: Mode = "chain", min_size: int = 1) -> list[Family]: ...
 
 
 
@@ -110,7 +110,7 @@ def _size(n: int) -> str:
     raise AssertionError
 
 
-def chart_points(index: ReportIndex, mode: str, top_k: int) -> tuple[ChartPoint, ...]:
+def chart_points(index: ReportIndex, mode: Mode, top_k: int) -> tuple[ChartPoint, ...]:
     """Families of at least two documents, the documents in them, the largest family and
     the largest diameter at each k in ``0..top_k`` (clamped to the index's ``max_k``)."""
     points = []
@@ -161,7 +161,7 @@ def gather_report(
     index: ReportIndex,
     *,
     k: int,
-    mode: str = "chain",
+    mode: Mode = "chain",
     min_size: int = 2,
     pattern: str = "",
     chart_k: int | None = None,

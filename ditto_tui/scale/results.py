@@ -33,11 +33,13 @@ from ditto_tui.core.simhash import Fingerprint
 from ditto_tui.corpus.documents import (
     ChangeBatch,
     Document,
+    FixedDocuments,
     MailInfo,
     ScanOptions,
     ScanProgress,
     Skipped,
 )
+from ditto_tui.corpus.watch import WatchState
 from ditto_tui.scale.layout import DOCS_RANK, FAMILIES, FINGERPRINTS, SKIPPED, meta_name
 
 if TYPE_CHECKING:
@@ -46,7 +48,6 @@ if TYPE_CHECKING:
 __all__ = ["Results", "ResultsSession", "load_results", "local_root"]
 
 BATCH_DOCS = 50_000
-MAIL_HEAD_BYTES = 256 * 1024
 
 
 def local_root(root_uri: str) -> str | None:
@@ -311,6 +312,10 @@ class _Lazy(Mapping[str, Any]):
         return len(self._results)
 
 
+class _Documents(_Lazy, FixedDocuments):
+    """Every document of :class:`Results` by id, made on access; never changes."""
+
+
 class ResultsSession:
     """A read-only, CorpusSession-like view of :class:`Results` for the explorer.
 
@@ -336,7 +341,7 @@ class ResultsSession:
             )
         base = str(self.root)
         self._base = base
-        self._docs = _Lazy(results, self._document)
+        self._docs = _Documents(results, self._document)
         self._fps: Mapping[str, Fingerprint] | None = None
         self._skipped = [
             Skipped(s_id, os.path.join(base, *s_id.split("/")), reason)
@@ -371,7 +376,7 @@ class ResultsSession:
     def skipped(self) -> list[Skipped]:
         return list(self._skipped)
 
-    watch_state = "off"
+    watch_state: WatchState = "off"
 
     def scan(
         self,
@@ -394,10 +399,10 @@ class ResultsSession:
             )
             added.update(chunk)
             if on_batch is not None:
-                on_batch(ChangeBatch(added=chunk))
+                on_batch(ChangeBatch(added=chunk, documents=self._docs))
             if on_progress is not None:
                 on_progress(ScanProgress(len(added), n, 0, 0.0))
-        return ChangeBatch(added=added, skipped=list(self._skipped))
+        return ChangeBatch(added=added, skipped=list(self._skipped), documents=self._docs)
 
     def read_bytes(self, id: str) -> bytes:
         """The document's bytes from the local root; KeyError for an unknown id, OSError
@@ -427,7 +432,7 @@ class ResultsSession:
 
     def mail_info(self, id: str) -> MailInfo | None:
         """Headers of an mbox message; None for other kinds or when unreadable."""
-        from ditto_tui.corpus.mail import mail_info
+        from ditto_tui.corpus.mail import MAIL_HEAD_BYTES, mail_info
 
         doc = self._docs.get(id)
         if doc is None or doc.kind != "mbox":

@@ -26,9 +26,8 @@ from textual.screen import Screen
 from textual.theme import Theme
 
 from ditto_tui.core import engine
-from ditto_tui.explore import Explorer
-from ditto_tui.explore import explorer as events
-from ditto_tui.explore.explorer import MODES
+from ditto_tui.core.clusters import MODES, as_mode
+from ditto_tui.explore import Explorer, events
 from ditto_tui.explore.snapshot import Snapshot
 from ditto_tui.explore.source import CorpusSource
 from ditto_tui.ui.commands import DittoCommands
@@ -150,8 +149,7 @@ class DittoApp(App[None]):
     ) -> None:
         super().__init__()
         prepare_worker_processes()
-        if mode is not None and mode not in MODES:
-            raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+        chosen = as_mode(mode) if mode is not None else None
         self.root_label = str(root if root is not None else getattr(source, "root", ""))
         pipeline = pipeline if pipeline is not None else getattr(source, "pipeline", None)
         self.pipeline = pipeline
@@ -164,7 +162,7 @@ class DittoApp(App[None]):
         store = None
         self._review_notices: list[str] = []
         if review:  # decisions, ignore list, sessions and actions: folder sources only
-            from ditto_tui.explore.review import open_review
+            from ditto_tui.explore.review_service import open_review
 
             store = open_review(source, cache_dir=review_dir, fresh=fresh,
                                 notices=self._review_notices)
@@ -172,16 +170,17 @@ class DittoApp(App[None]):
         # what the command line gives wins over the saved view, which wins over the defaults
         if session is not None:
             k = k if k is not None else session.k
-            mode = mode or (session.mode if session.mode in MODES else None)
+            if chosen is None and session.mode in MODES:
+                chosen = as_mode(session.mode)
         k = DEFAULT_K if k is None else k
-        mode = mode or "chain"
         self.initial_k = max(0, min(k, max_k))
         self.explorer = Explorer(
             source, max_k=max_k, watch=watch, poll=poll, on_event=self._explorer_event,
             review=store,
         )
         self.main_screen = MainScreen(
-            self.explorer, k=max(0, min(k, max_k)), mode=mode, root_label=self.root_label
+            self.explorer, k=max(0, min(k, max_k)), mode=chosen or "chain",
+            root_label=self.root_label
         )
         if session is not None:
             self.main_screen.restore_session(session)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from textual.message import Message
 
-from ditto_tui.explore.explorer import ExplorerEvent, ScanProgressed, ViewBuilt
+from ditto_tui.explore.events import ExplorerEvent, ScanProgressed, ViewBuilt
 
 
 class ExplorerMessage(Message):

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from ditto_tui.core import Featurizer
-from ditto_tui.corpus import readahead
+from ditto_tui.corpus import early_bytes, readahead
 from ditto_tui.corpus.bulk import fingerprint_batches
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -23,7 +23,7 @@ def _small_bounds(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(readahead, "MIN_SIZE", 1000)
     monkeypatch.setattr(readahead, "MAX_SIZE", 100_000)
     monkeypatch.setattr(readahead, "BUDGET", 250_000)
-    monkeypatch.setattr(readahead, "_early", {})
+    monkeypatch.setattr(early_bytes, "_early", {})
 
 
 def _mbox(messages: int, word: str = "alpha") -> bytes:
@@ -43,7 +43,7 @@ def _fingerprints(path: Path) -> list[tuple[str, int]]:
 
 def _wait(path: Path) -> None:
     st = os.stat(path)
-    assert readahead._early[st.st_dev, st.st_ino].done.wait(10)
+    assert early_bytes._early[st.st_dev, st.st_ino].done.wait(10)
 
 
 def test_only_regular_files_within_the_bounds_are_read_early(tmp_path: Path) -> None:
@@ -56,13 +56,13 @@ def test_only_regular_files_within_the_bounds_are_read_early(tmp_path: Path) -> 
     (tmp_path / "folder").mkdir()
     names = [*sizes, "link", "pipe", "folder", "missing", "first", "bad\0name"]
     assert readahead.start(str(tmp_path / name) for name in names) == 3  # (the budget: 250 KB)
-    read = sorted(early.path for early in readahead._early.values())
+    read = sorted(early.path for early in early_bytes._early.values())
     assert read == sorted(str(tmp_path / name) for name in ("first", "second", "third"))
     for name in ("first", "second", "third"):
         st = os.stat(tmp_path / name)
-        assert readahead.take(st) == (tmp_path / name).read_bytes()
-        assert readahead.take(st) is None  # handed over once
-    assert readahead.take(os.stat(tmp_path / "small")) is None
+        assert early_bytes.take(st) == (tmp_path / name).read_bytes()
+        assert early_bytes.take(st) is None  # handed over once
+    assert early_bytes.take(os.stat(tmp_path / "small")) is None
 
 
 def test_a_file_changed_after_its_early_read_is_read_again(tmp_path: Path) -> None:
@@ -76,13 +76,13 @@ def test_a_file_changed_after_its_early_read_is_read_again(tmp_path: Path) -> No
     os.utime(mbox, ns=(before.st_atime_ns, before.st_mtime_ns + 1_000_000_000))
     changed = _fingerprints(mbox)
     assert changed == _fingerprints_fresh(mbox)
-    readahead._early.clear()
+    early_bytes._early.clear()
     mbox.write_bytes(_mbox(40))
     assert changed != _fingerprints(mbox)  # (the change is one the fingerprints show)
 
 
 def _fingerprints_fresh(path: Path) -> list[tuple[str, int]]:
-    readahead._early.clear()
+    early_bytes._early.clear()
     return _fingerprints(path)
 
 
@@ -105,7 +105,7 @@ def test_the_walk_takes_the_bytes_read_early_for_the_same_unchanged_file(
     monkeypatch.setattr(os, "read", counted)
     assert _fingerprints(mbox) == expected
     assert read_twice == []  # no second read of the whole file
-    assert not readahead._early
+    assert not early_bytes._early
 
 
 def test_a_replaced_file_is_not_given_the_old_files_bytes(tmp_path: Path) -> None:
@@ -125,8 +125,8 @@ def test_a_forked_child_never_waits_for_the_parents_early_reads(tmp_path: Path) 
     big.write_bytes(b"word " * 1000)
     assert readahead.start([str(big)]) == 1
     _wait(big)
-    readahead._owner = -1  # as in a child forked from the process that started the reads
-    assert readahead.take(os.stat(big)) is None
+    early_bytes._owner = -1  # as in a child forked from the process that started the reads
+    assert early_bytes.take(os.stat(big)) is None
 
 
 def test_the_careful_reader_takes_them_too_and_sees_a_binary_file(tmp_path: Path) -> None:
@@ -145,7 +145,7 @@ def test_the_careful_reader_takes_them_too_and_sees_a_binary_file(tmp_path: Path
         head, _st, is_binary = read_document_bytes(root, "data.bin", max_size=1 << 20,
                                                    want_binary=False)
         assert (head, is_binary) == (binary.read_bytes()[:BINARY_PROBE], True)
-    assert not readahead._early
+    assert not early_bytes._early
 
 
 @pytest.mark.parametrize("cache", [False, True])
@@ -154,12 +154,12 @@ def test_the_command_line_gives_the_same_lines_with_and_without_early_reads(
 ) -> None:
     mbox = tmp_path / "mail.mbox"
     mbox.write_bytes(_mbox(3000))
-    code = ("import sys\nfrom ditto_tui import launch\nfrom ditto_tui.corpus import readahead\n"
+    code = ("import sys\nfrom ditto_tui import launch\nfrom ditto_tui.corpus import early_bytes, readahead\n"
             "readahead.MIN_SIZE = {min_size}\n"
             "launch.quick_exit = lambda code: None\n"
             "sys.argv = ['ditto-tui', 'fingerprint', {options}{path!r}]\n"
             "launch.main()\n"
-            "print('read early and taken:', readahead._owner != 0 and not readahead._early)")
+            "print('read early and taken:', early_bytes._owner != 0 and not early_bytes._early)")
     options = "" if cache else "'--no-cache', "
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
     outputs = []

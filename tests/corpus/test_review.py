@@ -10,8 +10,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ditto_tui.core.decisions import Identity, Record, family_key, resolve, review_progress
-from ditto_tui.corpus.review import ReviewStore, SessionState, identity_of, review_path_for
+from ditto_tui.core.decisions import (
+    Identity,
+    Record,
+    family_key,
+    identity_of,
+    resolve,
+    review_progress,
+)
+from ditto_tui.corpus.review import ReviewStore, SessionState, review_path_for
 from ditto_tui.corpus.session import CorpusSession
 from tests.properties import examples
 

@@ -46,6 +46,7 @@ def test_rescan_reports_only_differences(root: Path, pipeline) -> None:
             changed={"edit.txt": pipeline.fingerprint((TEXT_B + " v2").encode())},
             removed=["gone.txt", "turns-binary.txt"],
             skipped=[Skipped("turns-binary.txt", str(root / "turns-binary.txt"), "binary file")],
+            documents={i: s.documents[i] for i in ("edit.txt", "new.txt")},
         )
         assert not s.scan()  # nothing changed since
 

@@ -12,7 +12,8 @@ import pytest
 from ditto_tui.core.pipeline import make_pipeline
 from ditto_tui.corpus.session import CorpusSession
 from ditto_tui.explore import Explorer, MemorySource, ViewRequest
-from ditto_tui.explore.explorer import ExplorerStopped, ViewBuilt
+from ditto_tui.explore.events import ViewBuilt
+from ditto_tui.explore.writer import ExplorerStopped
 
 from ..core.index_reference import ref_clusters, ref_near
 
@@ -87,14 +88,14 @@ def test_the_writer_waits_while_a_scan_runs():
     disk = {f"d{i}": i * 0x9E3779B97F4A7C15 % 2**64 for i in range(40)}
     explorer = Explorer(MemorySource(disk, batch=4, delay=0.05), max_k=4, watch=False)
     polls = 0
-    get = explorer._ops.get
+    get = explorer._writer._ops.get
 
     def counting_get(*args, **kwargs):
         nonlocal polls
         polls += 1
         return get(*args, **kwargs)
 
-    explorer._ops.get = counting_get  # type: ignore[method-assign]
+    explorer._writer._ops.get = counting_get  # type: ignore[method-assign]
     explorer.request_view(ViewRequest(k=2, serial=1))
     explorer.start()
     try:

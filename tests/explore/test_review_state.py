@@ -182,8 +182,8 @@ def test_decisions_go_through_the_writer_in_order_and_are_stored(tmp_path):
     from ditto_tui.core.pipeline import make_pipeline
     from ditto_tui.corpus.session import CorpusSession
     from ditto_tui.explore import Explorer, ViewRequest
-    from ditto_tui.explore.explorer import Notice, ReviewChanged
-    from ditto_tui.explore.review import open_review
+    from ditto_tui.explore.events import Notice, ReviewChanged
+    from ditto_tui.explore.review_service import open_review
 
     root = tmp_path / "c"
     root.mkdir()

@@ -15,10 +15,10 @@ def test_a_snapshot_keeps_its_fingerprints_and_shares_them_until_a_change():
         assert explorer.wait_idle()
         first = explorer.snapshot
         assert dict(first.fingerprints) == disk
-        explorer.call(explorer._publish)  # a publication without a change
+        explorer.call(explorer._writer._publish)  # a publication without a change
         second = explorer.snapshot
         assert second.generation > first.generation
-        assert explorer._fps_published
+        assert explorer._writer.contents.published
         source.write({"d0": 12345, "new": 99})
         source.delete(["d1"])
         assert explorer.wait_idle()
@@ -34,7 +34,7 @@ def test_a_scan_about_to_end_is_applied_in_one_index_rebuild(monkeypatch):
     """Scan batches arriving faster than the scan will last wait for its end: one bulk
     rebuild of the index, not one each time the content doubles."""
     from ditto_tui.core.index import NearIndex
-    from ditto_tui.explore import explorer as explorer_module
+    from ditto_tui.explore import pacing
 
     rebuilds: list[int] = []
     original = NearIndex._rebuild
@@ -44,7 +44,7 @@ def test_a_scan_about_to_end_is_applied_in_one_index_rebuild(monkeypatch):
         return original(self, ids, fps, given)
 
     monkeypatch.setattr(NearIndex, "_rebuild", counting)
-    monkeypatch.setattr(explorer_module, "HOLD_BULK", 400)  # (10,000 in the app)
+    monkeypatch.setattr(pacing, "HOLD_BULK", 400)  # (10,000 in the app)
     disk = {f"d{i:05d}": (i * 0x9E3779B97F4A7C15) % (1 << 64) for i in range(6000)}
     explorer = Explorer(MemorySource(disk, batch=500), max_k=3, watch=False)
     explorer.start()

@@ -10,11 +10,11 @@ from collections.abc import Iterator
 
 import pytest
 
-import ditto_tui.explore.explorer as explorer_module
+from ditto_tui.core.decisions import identity_of
 from ditto_tui.core.family_listing import FamilyListing
-from ditto_tui.explore import Explorer, MemorySource
-from ditto_tui.explore.explorer import _Identities
-from ditto_tui.explore.review import ReviewState, identity, key_of
+from ditto_tui.explore import Explorer, MemorySource, listings, process_tuning
+from ditto_tui.explore.review import ReviewState, key_of
+from ditto_tui.explore.review_service import _Identities
 from ditto_tui.explore.snapshot import Snapshot
 from ditto_tui.explore.view import ViewRequest, build_view
 
@@ -46,7 +46,7 @@ def test_the_heap_is_frozen_while_a_scan_loads_and_handed_back_after() -> None:
     try:
         assert explorer.wait_idle(30)
         assert max(count for count, _ in seen) > 0  # frozen while loading
-        assert max(t[2] for _, t in seen) >= explorer_module.GC_BULK_FULL
+        assert max(t[2] for _, t in seen) >= process_tuning.GC_BULK_FULL
         # a small corpus, no UI: handed back at the end, thresholds as they were
         assert gc.get_freeze_count() == 0
         assert gc.get_threshold() == thresholds
@@ -86,15 +86,15 @@ def test_cyclic_garbage_made_during_a_scan_is_still_collected() -> None:
 
 def test_a_large_corpus_stays_frozen_once_warm(monkeypatch: pytest.MonkeyPatch) -> None:
     gc.unfreeze()
-    monkeypatch.setattr(explorer_module, "FREEZE_FROM", 100)
-    monkeypatch.setattr(explorer_module, "WARM_AFTER", 0.0)
+    monkeypatch.setattr(process_tuning, "FREEZE_FROM", 100)
+    monkeypatch.setattr(listings, "WARM_AFTER", 0.0)
     explorer = Explorer(MemorySource(fingerprints(300), batch=100), watch=False, max_k=2)
     explorer.request_view(ViewRequest(k=1))
     explorer.start()
     try:
         assert explorer.wait_idle(30)
         deadline = time.monotonic() + 30
-        while explorer._warm_more and time.monotonic() < deadline:
+        while explorer._writer.warming and time.monotonic() < deadline:
             time.sleep(0.01)
         explorer.wait_idle(30)
         assert gc.get_freeze_count() > 0
@@ -112,21 +112,21 @@ def test_garbage_alive_when_a_warm_corpus_settles_again_is_still_collected(
         pass
 
     gc.unfreeze()
-    monkeypatch.setattr(explorer_module, "FREEZE_FROM", 100)
-    monkeypatch.setattr(explorer_module, "WARM_AFTER", 0.0)
+    monkeypatch.setattr(process_tuning, "FREEZE_FROM", 100)
+    monkeypatch.setattr(listings, "WARM_AFTER", 0.0)
     freezes: list[int] = []  # (the count of frozen objects may even drop: the k=1 view's
-    freeze_heap = explorer_module._freeze_heap  # frozen objects die when k=2 replaces it)
+    freeze_heap = process_tuning.freeze_heap  # frozen objects die when k=2 replaces it)
 
     def counted(documents: int) -> None:
         freezes.append(documents)
         freeze_heap(documents)
 
-    monkeypatch.setattr(explorer_module, "_freeze_heap", counted)
+    monkeypatch.setattr(process_tuning, "freeze_heap", counted)
     explorer = Explorer(MemorySource(fingerprints(300), batch=100), watch=False, max_k=2)
 
     def settle() -> None:
         deadline = time.monotonic() + 30
-        while explorer._warm_more and time.monotonic() < deadline:
+        while explorer._writer.warming and time.monotonic() < deadline:
             time.sleep(0.01)
         assert explorer.wait_idle(30)
 
@@ -162,10 +162,9 @@ def test_garbage_alive_when_a_warm_corpus_settles_again_is_still_collected(
 def test_identities_are_computed_on_access_and_equal_the_full_map() -> None:
     source = MemorySource(fingerprints(50))
     source.scan()
-    docs, fps = source.documents, dict(source.fingerprints)
-    fps["gone"] = 7  # a fingerprint without a document is left out
+    docs, fps = source.documents, dict(source.fingerprints)  # (the same ids: one moment)
     lazy = _Identities(docs, fps)
-    full = {i: identity(docs[i], fp) for i, fp in fps.items() if i in docs}
+    full = {i: identity_of(docs[i], fp) for i, fp in fps.items()}
     assert dict(lazy.items()) == full
     assert len(lazy) == len(full) and "gone" not in lazy and lazy.get("gone") is None
     assert lazy["d/00007"] == full["d/00007"]

@@ -21,8 +21,7 @@ from typing import Any
 import textual.screen
 from textual.screen import Screen
 
-from ditto_tui.explore import MemorySource
-from ditto_tui.explore import explorer as explorer_module
+from ditto_tui.explore import MemorySource, view_builder
 from ditto_tui.ui import internals
 from ditto_tui.ui.app import DittoApp
 from ditto_tui.ui.screens.main import excerpts as excerpts_module
@@ -63,7 +62,7 @@ class Garbage:
 
 async def test_no_collection_runs_while_a_key_waits_for_its_frame(monkeypatch: Any) -> None:
     # the view thread makes enough objects per view to set off young collections
-    build = explorer_module.build_view
+    build = view_builder.build_view
     cycles: list[weakref.ref] = []
 
     def allocating_build(*args: Any, **kwargs: Any) -> Any:
@@ -72,7 +71,7 @@ async def test_no_collection_runs_while_a_key_waits_for_its_frame(monkeypatch: A
         del junk
         return build(*args, **kwargs)
 
-    monkeypatch.setattr(explorer_module, "build_view", allocating_build)
+    monkeypatch.setattr(view_builder, "build_view", allocating_build)
     app = make_app(k=3)
     async with app.run_test(size=(120, 40)) as pilot:
         await quiet(pilot)

@@ -5,15 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ditto_tui.explore import Explorer, MemorySource
-from ditto_tui.ui.listing import (
-    Counts,
-    family_delta,
-    filter_families,
-    format_mtime,
-    format_size,
-    shown,
-    sort_families,
-)
+from ditto_tui.explore.view import filter_families
+from ditto_tui.ui.listing import format_mtime, format_size, shown
 from ditto_tui.ui.widgets.columns import ColumnSpec, fit_columns
 from ditto_tui.ui.widgets.preview import wrap_points
 from ditto_tui.ui.widgets.scan_progress import describe
@@ -61,13 +54,6 @@ def test_filter_by_substring_glob_and_singletons():
     assert filter_families(FAMS, "nothing", singletons=True) == []
 
 
-def test_sort_keys():
-    assert sort_families(FAMS, "size", DOCS) == [FAMS[0], FAMS[1], FAMS[2]]
-    assert sort_families(FAMS, "diameter", DOCS) == [FAMS[1], FAMS[0], FAMS[2]]
-    assert sort_families(FAMS, "name", DOCS) == [FAMS[0], FAMS[1], FAMS[2]]
-    assert sort_families(FAMS, "newest", DOCS) == [FAMS[1], FAMS[0], FAMS[2]]
-
-
 def test_display_strings_escape_controls_and_undecodable_names():
     assert shown("ok[bold]") == "ok[bold]"
     assert shown("bad\x1b[2J") == "bad\\x1b[2J"
@@ -75,14 +61,6 @@ def test_display_strings_escape_controls_and_undecodable_names():
     assert format_size(512) == "512 B" and format_size(1536) == "1.5 KB"
     assert format_mtime(1_750_000_000 * 10**9) == "2025-06-15 15:06"
     assert format_mtime(0) == ""
-
-
-def test_change_notification_wording():
-    new, gone = family_delta(FAMS, [FAMS[0], Fam(("q", "r"), "q", 1)])
-    assert (new, gone) == (1, 1)
-    counts = Counts(changed=2, added=0, removed=0, new_families=1, gone_families=0)
-    assert counts.describe() == "2 changed, 1 new family"
-    assert Counts(0, 0, 0, 0, 0).describe() == "no visible change"
 
 
 def test_snapshot_listings_belong_to_one_generation():

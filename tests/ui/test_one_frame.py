@@ -28,8 +28,9 @@ from textual.screen import Screen
 from ditto_tui.core.clusters import Family
 from ditto_tui.core.family_listing import FamilyListing
 from ditto_tui.core.family_notes import family_note
-from ditto_tui.explore import MemorySource
-from ditto_tui.explore import explorer as explorer_module
+from ditto_tui.corpus.documents import Document
+from ditto_tui.explore import MemorySource, listings
+from ditto_tui.explore import writer as writer_module
 from ditto_tui.explore.view import ViewRequest, build_view, family_notes, filter_families
 from ditto_tui.ui.app import DittoApp
 from ditto_tui.ui.screens.main import MainScreen, frame_pacing
@@ -283,9 +284,9 @@ async def test_filtering_draws_the_list_once_and_the_pane_only_when_it_changes()
 async def test_the_first_k_step_finds_its_excerpts_read(monkeypatch: Any) -> None:
     # the other k are computed ahead only once the list at k=3 is on screen (as when a
     # large corpus settles): their first rows' excerpts cannot be read with that view
-    monkeypatch.setattr(explorer_module, "WARM_AFTER", 0.0)
+    monkeypatch.setattr(listings, "WARM_AFTER", 0.0)
     warming = threading.Event()
-    warm_one = explorer_module.Explorer._warm_one
+    warm_one = writer_module.IndexWriter._warm_one
 
     def warm_when_allowed(self: Any) -> None:
         if warming.is_set():
@@ -293,7 +294,7 @@ async def test_the_first_k_step_finds_its_excerpts_read(monkeypatch: Any) -> Non
         else:
             time.sleep(0.01)
 
-    monkeypatch.setattr(explorer_module.Explorer, "_warm_one", warm_when_allowed)
+    monkeypatch.setattr(writer_module.IndexWriter, "_warm_one", warm_when_allowed)
     d = 0x0F0F_0F0F_0F0F_0F0F
     fps = corpus() | {"d1.txt": d, "d2.txt": d ^ 0b1111}  # a family from k=4 only
     texts = {doc: f"text of {doc}" for doc in fps}
@@ -406,7 +407,9 @@ def test_view_notes_equal_the_rule(
 def test_a_filter_view_carries_identities_and_shares_the_listing() -> None:
     multi = [fam([f"d{i}/a", f"d{i}/b"], 1) for i in range(30)]
     listing = FamilyListing(multi, ["x/single"])
-    documents: dict[str, Any] = {}
+    documents: dict[str, Any] = {
+        m: Document(m, "/" + m, "text", 10, 0, 0) for f in multi for m in f.members
+    }
     first = build_view(listing, ViewRequest(k=3), documents, generation=1, epoch=1, total=61)
     assert first.families is listing.multi  # every family: the listing's own tuple
     ident = dict(zip((f.centre for f in first.families), first.identity, strict=True))

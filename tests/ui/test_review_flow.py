@@ -145,7 +145,7 @@ async def test_edited_file_shows_a_stale_decision(places, sessions):
         screen.table.move_cursor(row=row)
         await settle(pilot)
         assert decision_cell(app, doc) == "stale duplicate"
-        targets, _far, stale, _wide = app.explorer.action_targets(screen.k, screen.mode)
+        targets, _far, stale, _wide = app.explorer.actions.targets(screen.k, screen.mode)
         assert doc not in [t.id for t in targets] and stale == 1  # never applied
 
 

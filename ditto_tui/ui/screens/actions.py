@@ -1,7 +1,7 @@
 """ActionsScreen (act on the documents decided duplicate) and UndoScreen (undo the last).
 
 Both get the explorer in the constructor and do every file operation through it, in
-thread workers: the dry run (:meth:`Explorer.plan_action`, nothing touched), then, after a
+thread workers: the dry run (:meth:`ActionService.plan`, nothing touched), then, after a
 confirmation, the action itself with a progress bar and one result row per file (a
 failure is listed and never stops the rest). Undo asks first and reports what it restored.
 
@@ -200,7 +200,7 @@ class ActionsScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="act")
     def find_targets(self) -> None:
         try:
-            found = self.explorer.action_targets(self.k, self.mode)
+            found = self.explorer.actions.targets(self.k, self.mode)
         except Exception as exc:  # the explorer is closing
             self.app.call_from_thread(self._summary, f"Cannot list the duplicates: {exc}")
             return
@@ -266,12 +266,9 @@ class ActionsScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="act")
     def plan_in_worker(self, action: str, dest: str) -> None:
-        import os
 
         try:
-            plan = self.explorer.plan_action(action, self.targets or [], dest or None)
-            if action == "list":
-                plan.quarantine = os.path.abspath(dest)  # the list's prefix, for execute
+            plan = self.explorer.actions.plan(action, self.targets or [], dest or None)
         except Exception as exc:  # a bad quarantine folder and the like: say why
             self.app.call_from_thread(self._summary, f"Cannot plan: {exc}")
             return
@@ -330,7 +327,7 @@ class ActionsScreen(Screen[None]):
                 self.app.call_from_thread(self.query_one(ProgressBar).update, progress=done)
 
         try:
-            report = self.explorer.execute(plan, on_progress=progress)
+            report = self.explorer.actions.execute(plan, on_progress=progress)
         except Exception as exc:  # e.g. the list files exist: nothing was done
             self.app.call_from_thread(self._failed, str(exc))
             return
@@ -392,7 +389,7 @@ class UndoScreen(ModalScreen[None]):
 
     @work(thread=True, exclusive=True)
     def find(self) -> None:
-        journal = self.explorer.can_undo()
+        journal = self.explorer.actions.undoable()
         self.app.call_from_thread(self._found, journal)
 
     def _found(self, journal: Any) -> None:
@@ -415,7 +412,7 @@ class UndoScreen(ModalScreen[None]):
     @work(thread=True, exclusive=True)
     def undo(self) -> None:
         try:
-            report = self.explorer.undo_last()
+            report = self.explorer.actions.undo_last()
         except Exception as exc:  # another process holds the journal, ...
             self.app.call_from_thread(self._say, f"Cannot undo: {exc}  (esc closes)")
             return

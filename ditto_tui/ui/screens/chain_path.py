@@ -28,7 +28,7 @@ from ditto_tui.core.family_paths import (
     family_nodes,
     split_points,
 )
-from ditto_tui.explore.explorer import ExplorerStopped
+from ditto_tui.explore.writer import ExplorerStopped
 from ditto_tui.ui.listing import shown
 from ditto_tui.ui.live_index import LiveIndex
 from ditto_tui.ui.screens.compare import CompareScreen

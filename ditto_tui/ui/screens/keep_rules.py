@@ -23,6 +23,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Button, Input, Label, Select, Static
 
+from ditto_tui.core.decisions import Decision
 from ditto_tui.core.keep import RULES
 from ditto_tui.core.simhash import similarity_percent
 from ditto_tui.explore.review import MarkRow, preview_marks
@@ -74,7 +75,7 @@ class MarkTable(VirtualTable[MarkRow]):
         return shown(doc_id)
 
 
-class KeepRulesScreen(Screen[dict[str, str] | None]):
+class KeepRulesScreen(Screen[dict[str, Decision] | None]):
     """Keep rules and bulk marking over ``families`` (or the ``selected`` family).
 
     ``scope_label`` names the ``selected`` scope when it is not the selected family (the

@@ -12,6 +12,7 @@ from typing import Any, Protocol
 from textual.app import App
 from textual.message import Message
 
+from ditto_tui.core.clusters import Mode
 from ditto_tui.core.family_tree import TreeNode
 from ditto_tui.explore.explorer import Explorer
 from ditto_tui.explore.review import ReviewState
@@ -42,7 +43,7 @@ class OnScreen(Protocol):
     def k(self) -> int: ...
 
     @property
-    def mode(self) -> str: ...
+    def mode(self) -> Mode: ...
 
     @property
     def marked(self) -> list[str]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ditto_tui.core.decisions import Decision
 from ditto_tui.explore.review import key_of
 from ditto_tui.ui.listing import ShownFamily, shown
 from ditto_tui.ui.screens.main.on_screen import OnScreen
@@ -29,7 +30,7 @@ class ReviewCommands:
     def __init__(self, host: OnScreen) -> None:
         self._host = host
 
-    def decide(self, value: str) -> bool:
+    def decide(self, value: Decision) -> bool:
         """Record ``value`` ("keep", "duplicate", "not-duplicate") for the highlighted
         member; the same value again clears it. True when something was recorded (the
         screen then moves on to the next member, as in a mail reader)."""
@@ -107,7 +108,7 @@ class ReviewCommands:
             scope_label = f"The chosen tree node (k={node.k}, {node.size:,} documents)"
         explorer = host.explorer
 
-        def applied(marks: dict[str, str] | None) -> None:
+        def applied(marks: dict[str, Decision] | None) -> None:
             if marks:
                 explorer.set_marks(marks)
                 host.notify(f"Recorded {len(marks):,} decisions.", markup=False)

@@ -31,6 +31,8 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input
 
+from ditto_tui.core.clusters import Mode
+from ditto_tui.core.decisions import Decision
 from ditto_tui.core.family_tree import TreeNode
 from ditto_tui.corpus.review import SessionState
 from ditto_tui.explore.explorer import Explorer
@@ -81,7 +83,7 @@ class MainScreen(Screen[None]):
     # (repaint=False: their watchers update the widgets that show them; a repaint of the
     # whole screen per key costs more than everything else a k step does)
     k: reactive[int] = reactive(3, init=False, repaint=False)
-    mode: reactive[str] = reactive("chain", init=False, repaint=False)
+    mode: reactive[Mode] = reactive("chain", init=False, repaint=False)
     sort_key: reactive[SortKey] = reactive("size", init=False, repaint=False)
     singletons: reactive[bool] = reactive(False, init=False, repaint=False)
     pattern: reactive[str] = reactive("", init=False, repaint=False)
@@ -89,7 +91,7 @@ class MainScreen(Screen[None]):
     show_ignored: reactive[bool] = reactive(False, init=False, repaint=False)
 
     def __init__(
-        self, explorer: Explorer, *, k: int = 3, mode: str = "chain", root_label: str = ""
+        self, explorer: Explorer, *, k: int = 3, mode: Mode = "chain", root_label: str = ""
     ) -> None:
         super().__init__()
         self.explorer = explorer
@@ -437,7 +439,7 @@ class MainScreen(Screen[None]):
         self.document_commands.copy_path()
 
     # -- review and act (see review_commands) -------------------------------------------------
-    def action_decide(self, value: str) -> None:
+    def action_decide(self, value: Decision) -> None:
         """Record ``value`` for the highlighted member (again: clear it), then move on."""
         if self.review_commands.decide(value):
             self.detail.next_member()  # as in a mail reader: a family decided key after key

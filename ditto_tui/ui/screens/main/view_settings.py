@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ditto_tui.core.clusters import Mode
 from ditto_tui.explore.view import SortKey, ViewRequest
 
 __all__ = ["ViewSettings"]
@@ -21,7 +22,7 @@ class ViewSettings:
     the review's two filters (unreviewed families only; ignored ones shown again)."""
 
     k: int = 3
-    mode: str = "chain"
+    mode: Mode = "chain"
     sort_key: SortKey = "size"
     singletons: bool = False
     pattern: str = ""
