@@ -31,7 +31,8 @@ from ditto_tui.explore import Explorer, events
 from ditto_tui.explore.snapshot import Snapshot
 from ditto_tui.explore.source import CorpusSource
 from ditto_tui.ui.commands import DittoCommands
-from ditto_tui.ui.messages import ExplorerMessage
+from ditto_tui.ui.internals import release_drawn_lines
+from ditto_tui.ui.messages import ExplorerMessage, OpenExternal
 from ditto_tui.ui.screens.help import HelpScreen
 from ditto_tui.ui.screens.main import MainScreen
 from ditto_tui.ui.screens.notices import NoticesScreen
@@ -84,20 +85,6 @@ def pipeline_choices(pipeline: Any) -> dict[str, Any]:
     return choices
 
 
-def release_drawn_lines() -> None:
-    """Let go of the lines Textual keeps drawn for widgets that are gone.
-
-    Textual memoizes a widget's two background styles on its line cache
-    (``StylesCache.get_inner_outer``, 1,024 entries), so the cache keeps that many line
-    caches alive, with every line they hold, after their widgets are gone: about 5,000
-    strips per app run. An app started after this one (tests, benchmarks, the command
-    line running several) would carry them, and each full garbage collection walks them.
-    """
-    from textual._styles_cache import StylesCache
-
-    StylesCache.get_inner_outer.cache_clear()
-
-
 def contrast_boost(theme: Theme, variables: Mapping[str, str]) -> dict[str, str]:
     """``$boost`` as Textual 7 gave it to every theme: the theme's own ``boost`` if it
     names one, else its contrast text (white on a dark background, black on a light one)
@@ -119,7 +106,7 @@ def contrast_boost(theme: Theme, variables: Mapping[str, str]) -> dict[str, str]
     return {"boost": boost.hex}
 
 
-class DittoApp(App):
+class DittoApp(App[None]):
     """Near-duplicate explorer over a corpus ``source`` (a :class:`CorpusSource`).
 
     The app never closes ``source``: its owner does. ``k`` is the initial threshold
@@ -140,7 +127,7 @@ class DittoApp(App):
         Binding("ctrl+q", "quit", "Quit", priority=True),
     ]
     # Textual 8 can turn the garbage collector off while a scroll animates (off by
-    # default, to be on by default later): ditto_tui.ui.urgency already turns it off while
+    # default, to be on by default later): ditto_tui.ui.internals already turns it off while
     # a key waits for its frame, and two owners would turn it back on under each other.
     PAUSE_GC_ON_SCROLL = False
 
@@ -398,7 +385,7 @@ class DittoApp(App):
             self.push_screen(HelpScreen())
 
     # -- screenshots ------------------------------------------------------------------------------
-    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """Textual's palette commands, with a Screenshot that says where it saved."""
         for command in super().get_system_commands(screen):
             if command.title == "Screenshot":
@@ -440,7 +427,7 @@ class DittoApp(App):
         )
 
     # -- outside the terminal -------------------------------------------------------------------
-    def on_main_screen_open_external(self, message: MainScreen.OpenExternal) -> None:
+    def on_open_external(self, message: OpenExternal) -> None:
         """Open the document's file in $EDITOR or $PAGER, suspending the UI meanwhile."""
         doc = self.explorer.snapshot.documents.get(message.doc_id)
         if doc is None:

@@ -23,7 +23,7 @@ class DittoCommands(Provider):
         screen = self.screen
         commands: list[tuple[str, str, str]] = []
         seen: set[str] = set()
-        for binding in getattr(screen, "BINDINGS", []):
+        for binding in screen.BINDINGS:
             if not isinstance(binding, Binding) or binding.action in seen:
                 continue
             seen.add(binding.action)

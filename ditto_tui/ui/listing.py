@@ -10,23 +10,21 @@ from __future__ import annotations
 
 import time
 from collections.abc import Container
+from typing import Protocol
 
+from ditto_tui.core.clusters import FamilyLike
 from ditto_tui.core.display import visible
 from ditto_tui.core.id_filter import GLOB_CHARS, id_matcher
-from ditto_tui.explore.view import (
-    SORT_KEYS,
-    DocumentLike,
-    FamilyLike,
-    SortKey,
-    newest_change,
-)
+from ditto_tui.explore.view import SORT_KEYS, DocumentLike, SortKey, newest_change
 from ditto_tui.ui.fit import split_path
 
 __all__ = [
     "GLOB_CHARS",
+    "MAIL_KINDS",
     "SORT_KEYS",
     "DocumentLike",
     "FamilyLike",
+    "ShownFamily",
     "SortKey",
     "format_mtime",
     "format_size",
@@ -35,6 +33,19 @@ __all__ = [
     "path_cell",
     "shown",
 ]
+
+
+#: the kinds of document that are mail messages (their lists show subject and sender)
+MAIL_KINDS = ("maildir", "mbox")
+
+
+class ShownFamily(FamilyLike, Protocol):
+    """A family as the lists show it (:class:`~ditto_tui.core.clusters.Family` meets it):
+    its members, representative and diameter, and whether that diameter is exact (an
+    upper bound, shown ``≤``, for a very large family)."""
+
+    @property
+    def diameter_exact(self) -> bool: ...
 
 
 def path_cell(doc_id: str, key: str, shown_keys: Container[str]) -> str:

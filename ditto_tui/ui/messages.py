@@ -1,8 +1,9 @@
-"""Messages that carry the explorer's events into the UI.
+"""Messages between the UI's parts and the app.
 
 The explorer calls back from its own threads; the app posts one :class:`ExplorerMessage`
 per event (posting is thread-safe) and handles it on the UI thread. Bursts collapse: a
 queued view or progress message is replaced by a newer one of the same kind.
+:class:`OpenExternal` goes up from a screen to the app, which owns the terminal.
 """
 
 from __future__ import annotations
@@ -30,3 +31,13 @@ class ExplorerMessage(Message):
             and isinstance(theirs, ViewBuilt)
             and mine.view.request.serial >= theirs.view.request.serial
         )
+
+
+class OpenExternal(Message):
+    """Open ``doc_id`` in the program named by the environment ``variable`` (``EDITOR``,
+    ``PAGER``); the app suspends the UI meanwhile."""
+
+    def __init__(self, doc_id: str, variable: str) -> None:
+        super().__init__()
+        self.doc_id = doc_id
+        self.variable = variable

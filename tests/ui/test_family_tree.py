@@ -94,14 +94,14 @@ async def test_a_chosen_node_filters_the_members_and_esc_shows_them_all(corpus_d
         await pilot.press("down", "enter")
         await settle(pilot)
         detail = app.main_screen.detail
-        assert detail.tree_node is sub and tree.chosen is sub
+        assert detail.tree_control.node is sub and tree.chosen is sub
         assert member_ids(app) == set(sub.members)
         title = member_title(app)
         assert "3/4 · node k=4" in title or "3 of 4 in tree node k=4" in title
         assert line_labels(tree)[1].startswith("▼ ● k=4")
         await pilot.press("escape")
         await settle(pilot)
-        assert detail.tree_node is None and member_ids(app) == PRESS
+        assert detail.tree_control.node is None and member_ids(app) == PRESS
         assert "tree node" not in member_title(app)
         assert tree.display  # esc cleared the filter; the tree stays
         # a leaf (one document), then the root: the whole family again
@@ -110,17 +110,17 @@ async def test_a_chosen_node_filters_the_members_and_esc_shows_them_all(corpus_d
         assert len(member_ids(app)) == 1
         await pilot.press("home", "enter")
         await settle(pilot)
-        assert detail.tree_node is None and member_ids(app) == PRESS
+        assert detail.tree_control.node is None and member_ids(app) == PRESS
         # a click on a line chooses its node too
         await pilot.click(FamilyTreeView, offset=(12, 2))  # (the border, the root, then it)
         await settle(pilot)
-        assert detail.tree_node is sub and member_ids(app) == set(sub.members)
+        assert detail.tree_control.node is sub and member_ids(app) == set(sub.members)
         await pilot.press("escape")
         await settle(pilot)
         # esc with nothing chosen closes the tree
         await pilot.press("escape")
         await settle(pilot)
-        assert not detail.tree_open and app.main_screen.focused is app.main_screen.member_table
+        assert not detail.tree_control.is_open and app.main_screen.focused is app.main_screen.member_table
 
 
 async def test_the_tree_follows_k_and_keeps_a_node_still_in_it(corpus_dir, make_app):
@@ -153,7 +153,7 @@ async def test_star_grouping_closes_the_tree_with_a_notice(corpus_dir, make_app)
         tree = await open_press_tree(pilot)
         await pilot.press("g")
         await settle(pilot)
-        assert not tree.display and not app.main_screen.detail.tree_open
+        assert not tree.display and not app.main_screen.detail.tree_control.is_open
         assert any("chain families" in n.message for n in app._notifications)
         await pilot.press("t")  # in star grouping: a notice, no tree
         await settle(pilot)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from ditto_tui.ui.screens.main import no_documents_message
+from ditto_tui.ui.screens.main.status import no_documents_message
 from ditto_tui.ui.widgets.family_table import FamilyTable
 from ditto_tui.ui.widgets.k_slider import KSlider
 from ditto_tui.ui.widgets.member_table import MemberTable

@@ -6,8 +6,8 @@
   key's frame is painted; rows on screen without an excerpt are still read at once.
 - The frame is drawn as soon as the widgets asked for it, not at the screen's next refresh
   tick.
-- ``ditto_tui.ui.urgency``: begin and end come in pairs, nest, and turn the collector back
-  on only if they turned it off.
+- ``ditto_tui.ui.internals``: pausing and resuming collections come in pairs, nest, and
+  turn the collector back on only if they turned it off.
 """
 
 from __future__ import annotations
@@ -22,9 +22,10 @@ import textual.screen
 from textual.screen import Screen
 
 from ditto_tui.explore import MemorySource, view_builder
-from ditto_tui.ui import urgency
+from ditto_tui.ui import internals
 from ditto_tui.ui.app import DittoApp
-from ditto_tui.ui.screens import main as main_module
+from ditto_tui.ui.screens.main import excerpts as excerpts_module
+from ditto_tui.ui.screens.main import frame_pacing
 from tests.ui.conftest import wait_for
 from tests.ui.test_one_frame import corpus, make_app, quiet
 
@@ -113,19 +114,19 @@ async def test_no_collection_runs_while_a_key_waits_for_its_frame(monkeypatch: A
 
 
 async def test_collections_resume_when_keys_keep_frames_waiting(monkeypatch: Any) -> None:
-    monkeypatch.setattr(urgency, "MAX_S", 0.2)
-    monkeypatch.setattr(main_module, "HOLD_FRAMES_S", 30.0)  # frames wait for the view...
+    monkeypatch.setattr(internals, "COLLECTION_PAUSE_MAX_S", 0.2)
+    monkeypatch.setattr(frame_pacing, "HOLD_FRAMES_S", 30.0)  # frames wait for the view...
     app = make_app(k=3)
     async with app.run_test(size=(120, 40)) as pilot:
         await quiet(pilot)
         screen = app.main_screen
         screen.explorer.request_view = lambda request: None  # type: ignore[method-assign]
         await pilot.press("right_square_bracket")  # ...which never comes
-        assert urgency.active() and not gc.isenabled()
+        assert internals.collections_paused() and not gc.isenabled()
         await asyncio.sleep(0.4)
         await pilot.pause()
         assert app._batch_count == 1  # (still waiting)
-        assert not urgency.active() and gc.isenabled()
+        assert not internals.collections_paused() and gc.isenabled()
 
 
 def _fingerprints() -> dict[str, int]:
@@ -148,7 +149,7 @@ E_FAMILY = ("e1.txt", "e2.txt", "e3.txt", "e4.txt")
 
 
 async def test_excerpts_read_ahead_wait_for_the_keys_frame(monkeypatch: Any) -> None:
-    monkeypatch.setattr(main_module, "NEIGHBOUR_EXCERPT_ROWS", 3)  # (k=4: b, a and d)
+    monkeypatch.setattr(excerpts_module, "NEIGHBOUR_EXCERPT_ROWS", 3)  # (k=4: b, a and d)
     fps = _fingerprints()
     texts = {doc: f"text of {doc}" for doc in fps}
     app = DittoApp(MemorySource(fps, texts=texts), watch=False, max_k=8, k=3)
@@ -159,23 +160,23 @@ async def test_excerpts_read_ahead_wait_for_the_keys_frame(monkeypatch: Any) -> 
         )
         await quiet(pilot)
         screen = app.main_screen
-        assert not any(doc in screen.excerpts for doc in E_FAMILY)
+        assert not any(doc in screen.excerpt_reader.excerpts for doc in E_FAMILY)
         with Frames() as frames:
             started: list[tuple[list[str], int]] = []
-            load = screen.load_excerpts
+            load = screen.excerpt_reader.load
 
             def loading(missing: list[str], first: int = 0) -> Any:
                 started.append((list(missing), len(frames.drawn)))
                 return load(missing, first)
 
-            screen.load_excerpts = loading  # type: ignore[method-assign]
+            screen.excerpt_reader.load = loading  # type: ignore[method-assign]
             await pilot.press("right_square_bracket")
             await wait_for(pilot, lambda: bool(started))
             await quiet(pilot)
         (missing, drawn_before), *_ = started
         assert any(doc in missing for doc in E_FAMILY)  # k=5's first row
         assert 4 in frames.drawn[:drawn_before]  # after the frame of k=4, not before
-        assert any(doc in screen.excerpts for doc in E_FAMILY)
+        assert any(doc in screen.excerpt_reader.excerpts for doc in E_FAMILY)
 
 
 async def test_the_keys_frame_does_not_wait_for_the_refresh_tick(monkeypatch: Any) -> None:
@@ -197,23 +198,23 @@ async def test_the_keys_frame_does_not_wait_for_the_refresh_tick(monkeypatch: An
 
 
 def test_urgency_nests_and_puts_back_what_it_changed() -> None:
-    assert not urgency.active() and gc.isenabled()
-    urgency.begin()
-    urgency.begin()
-    assert urgency.active() and not gc.isenabled()
-    urgency.end()
-    assert urgency.active() and not gc.isenabled()  # (one is still waiting)
-    urgency.end()
-    assert not urgency.active() and gc.isenabled()
-    urgency.end()  # (an end too many changes nothing)
-    assert gc.isenabled() and not urgency.active()
+    assert not internals.collections_paused() and gc.isenabled()
+    internals.pause_collections()
+    internals.pause_collections()
+    assert internals.collections_paused() and not gc.isenabled()
+    internals.resume_collections()
+    assert internals.collections_paused() and not gc.isenabled()  # (one is still waiting)
+    internals.resume_collections()
+    assert not internals.collections_paused() and gc.isenabled()
+    internals.resume_collections()  # (an end too many changes nothing)
+    assert gc.isenabled() and not internals.collections_paused()
 
 
 def test_urgency_leaves_a_collector_its_caller_disabled_off() -> None:
     gc.disable()
     try:
-        urgency.begin()
-        urgency.end()
+        internals.pause_collections()
+        internals.resume_collections()
         assert not gc.isenabled()
     finally:
         gc.enable()

@@ -5,6 +5,7 @@ the app."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from ditto_tui.ui.screens.compare import CompareScreen
@@ -15,6 +16,7 @@ from ditto_tui.ui.widgets.family_table import FamilyTable
 from ditto_tui.ui.widgets.member_table import MemberTable
 from ditto_tui.ui.widgets.neighbour_table import NeighbourTable
 from ditto_tui.ui.widgets.scan_progress import ScanProgress
+from ditto_tui.ui.widgets.status_bar import StatusBar
 from ditto_tui.ui.widgets.title_line import TitleLine
 
 from .conftest import fix_mtimes, settle, wait_for
@@ -82,9 +84,9 @@ async def test_status_line_keeps_k_grouping_watch_and_pipeline_at_80_columns(tmp
     app.main_screen.root_label = LONG_ROOT
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        bar = app.main_screen.query_one("#status")
+        bar = app.main_screen.query_one(StatusBar)
         # the figures of a real corpus (7,054 files of /usr/share/doc, watched)
-        bar.set(documents=7054, skipped=1794, families=601, watch="watching")
+        bar.show(replace(bar.status, documents=7054, skipped=1794, families=601, watch="watching"))
         await pilot.pause()
         line = bar.render_status().plain
         assert len(line) <= bar.content_size.width

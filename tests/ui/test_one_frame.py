@@ -33,11 +33,10 @@ from ditto_tui.explore import MemorySource, listings
 from ditto_tui.explore import writer as writer_module
 from ditto_tui.explore.view import ViewRequest, build_view, family_notes, filter_families
 from ditto_tui.ui.app import DittoApp
-from ditto_tui.ui.screens import main as main_module
-from ditto_tui.ui.screens.main import MainScreen
-from ditto_tui.ui.widgets.detail_pane import DetailPane
+from ditto_tui.ui.screens.main import MainScreen, frame_pacing
 from ditto_tui.ui.widgets.family_table import FamilyTable
 from ditto_tui.ui.widgets.member_table import MemberTable
+from ditto_tui.ui.widgets.preview import Preview
 from tests.properties import examples
 from tests.ui.conftest import wait_for
 
@@ -83,9 +82,9 @@ class Counts:
         self.shows = 0
         self.previews = 0
         table = screen.query_one(MemberTable)
-        detail = screen.query_one(DetailPane)
+        preview = screen.query_one(Preview)
         original_show = table.show
-        original_load = detail.load_preview
+        original_read = preview.read
 
         def show(*args: Any, **kwargs: Any) -> Any:
             self.shows += 1
@@ -93,10 +92,10 @@ class Counts:
 
         def load(*args: Any, **kwargs: Any) -> Any:
             self.previews += 1
-            return original_load(*args, **kwargs)
+            return original_read(*args, **kwargs)
 
         table.show = show  # type: ignore[method-assign]
-        detail.load_preview = load  # type: ignore[method-assign]
+        preview.read = load  # type: ignore[method-assign]
 
 
 async def select_family_of(pilot: Any, doc: str) -> None:
@@ -312,14 +311,14 @@ async def test_the_first_k_step_finds_its_excerpts_read(monkeypatch: Any) -> Non
         await quiet(pilot)
         assert not any("d1.txt" in f.members for f in screen.table.rows)
         loads = 0
-        original = screen.load_excerpts
+        original = screen.excerpt_reader.load
 
         def counted(*args: Any) -> Any:
             nonlocal loads
             loads += 1
             return original(*args)
 
-        screen.load_excerpts = counted  # type: ignore[method-assign]
+        screen.excerpt_reader.load = counted  # type: ignore[method-assign]
         await pilot.press("right_square_bracket")
         await wait_for(pilot, lambda: screen.view_current() and screen.k == 4)
         row = next(i for i, f in enumerate(screen.table.rows) if "d1.txt" in f.members)
@@ -339,7 +338,7 @@ class SlowSource(MemorySource):
 async def test_a_filter_showing_unread_rows_draws_them_once_with_their_excerpts(
     monkeypatch: Any,
 ) -> None:
-    monkeypatch.setattr(main_module, "HOLD_FRAMES_S", 1.0)  # (a loaded machine is slow)
+    monkeypatch.setattr(frame_pacing, "HOLD_FRAMES_S", 1.0)  # (a loaded machine is slow)
     bases = [(i * 0x9E37_79B9_7F4A_7C15) & FAR for i in range(1, 261)]
     fps = {}
     for i, base in enumerate(bases):  # 260 families: the first 200 rows are read ahead
@@ -352,7 +351,7 @@ async def test_a_filter_showing_unread_rows_draws_them_once_with_their_excerpts(
         screen = app.main_screen
         await pilot.press("slash", "x")
         await quiet(pilot)
-        assert "x250a.txt" not in screen.excerpts
+        assert "x250a.txt" not in screen.excerpt_reader.excerpts
         with Frames() as frames:  # x200 to x259: rows never read
             await pilot.press("2")
             await quiet(pilot)
@@ -433,5 +432,5 @@ async def test_excerpts_arriving_while_the_app_closes_are_dropped() -> None:
         screen = app.main_screen
         await screen.table.remove()  # as when the app tears its widgets down
         screen.listing_warmed(4, "chain")  # a listing computed ahead meanwhile
-        screen._set_excerpts([("a1.txt", "late")])  # and a read that ends then
+        screen.excerpt_reader.set_excerpts([("a1.txt", "late")])  # and a read that ends then
         await pilot.pause()

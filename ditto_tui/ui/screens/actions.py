@@ -47,7 +47,7 @@ DEST_HINT = {
 }
 
 
-class ResultTable(VirtualTable):
+class ResultTable(VirtualTable[tuple[str, str, str]]):
     """One row per file: what the action will do (dry run) or did."""
 
     COLUMNS = (

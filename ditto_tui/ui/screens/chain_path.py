@@ -9,7 +9,7 @@ Computed in a worker from a snapshot of the index's linkage (``core.family_paths
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 from rich.text import Text
@@ -22,6 +22,7 @@ from textual.widgets import DataTable
 from ditto_tui.core.clusters import describe_family
 from ditto_tui.core.family_paths import (
     ChainPath,
+    Linkage,
     SplitPoint,
     chain_path,
     family_nodes,
@@ -29,13 +30,18 @@ from ditto_tui.core.family_paths import (
 )
 from ditto_tui.explore.writer import ExplorerStopped
 from ditto_tui.ui.listing import shown
+from ditto_tui.ui.live_index import LiveIndex
+from ditto_tui.ui.screens.compare import CompareScreen
 from ditto_tui.ui.widgets.footer import Footer
 from ditto_tui.ui.widgets.title_line import TitleLine
 
-if TYPE_CHECKING:
-    from ditto_tui.ui.app import DittoApp
-
 __all__ = ["ChainPathScreen", "ChainReport", "chain_report"]
+
+
+class Linked(Protocol):
+    """Anything with the index's linkage (the live index; a test's index)."""
+
+    def linkage(self) -> Linkage: ...
 
 
 @dataclass(frozen=True)
@@ -65,10 +71,11 @@ class ChainReport:
         return f"linked to {who} {how}, max hop {self.path.bottleneck} bit{'s' * (self.path.bottleneck != 1)}{where}"
 
 
-def chain_report(live: object, source: str, target: str | None, k: int) -> ChainReport:
+def chain_report(live: Linked, source: str, target: str | None, k: int) -> ChainReport:
     """The report for ``source`` (to ``target``, default its family's representative at
-    ``k``) over a ``LiveIndex``-like ``live`` (``linkage()``)."""
-    linkage = live.linkage()  # type: ignore[attr-defined]
+    ``k``) over ``live``'s linkage; blocking (call from a worker). KeyError when a
+    document is not in the index."""
+    linkage = live.linkage()
     src = linkage.node_of(source)
     nodes = family_nodes(linkage, src, k)
     members = [m for group in linkage.documents_of(nodes) for m in group]
@@ -90,10 +97,9 @@ def chain_report(live: object, source: str, target: str | None, k: int) -> Chain
     return ChainReport(source, goal, to_rep, k, len(members), diameter, path, tuple(hops), tuple(bridges))
 
 
-class ChainPathScreen(Screen):
-    """The links joining ``source`` to ``target`` (default: the representative) at ``k``."""
-
-    app: DittoApp
+class ChainPathScreen(Screen[None]):
+    """The links joining ``source`` to ``target`` (default: the representative) at ``k``
+    in the ``live`` index; a hop is compared in its latest snapshot."""
 
     BINDINGS = [
         Binding("escape,q,l", "app.pop_screen", "Back"),
@@ -104,9 +110,10 @@ class ChainPathScreen(Screen):
     ChainPathScreen #bridges { height: auto; max-height: 10; }
     """
 
-    def __init__(self, source: str, target: str | None, k: int) -> None:
+    def __init__(self, source: str, target: str | None, k: int, *, live: LiveIndex) -> None:
         super().__init__()
         self.source, self.target, self.k = source, target, k
+        self.live = live
         self.report: ChainReport | None = None
 
     def compose(self) -> ComposeResult:
@@ -135,7 +142,7 @@ class ChainPathScreen(Screen):
     @work(thread=True, exclusive=True, group="chain")
     def compute(self) -> None:
         try:
-            report = chain_report(self.app.live, self.source, self.target, self.k)
+            report = chain_report(self.live, self.source, self.target, self.k)
         except KeyError:
             self.app.call_from_thread(self._failed)
             return
@@ -175,7 +182,9 @@ class ChainPathScreen(Screen):
         if report is None or not 0 < row < len(report.hops):
             self.app.bell()
             return
-        self.app.open_compare(report.hops[row - 1][0], report.hops[row][0])
+        live = self.live
+        self.app.push_screen(CompareScreen(report.hops[row - 1][0], report.hops[row][0],
+                                           snapshot=live.snapshot, reader=live.source))
 
     @on(DataTable.RowSelected, "#hops")
     def _selected(self, _event: DataTable.RowSelected) -> None:

@@ -35,7 +35,7 @@ from ditto_tui.ui.widgets.title_line import TitleLine
 COMPARE_LIMIT = 16 * 1024 * 1024
 
 
-class CompareScreen(FindBarHolder, Screen):
+class CompareScreen(FindBarHolder, Screen[None]):
     """Bit-diff of the fingerprints above a side-by-side diff of the texts.
 
     ``snapshot`` gives the fingerprints and document kinds, ``reader`` (the corpus
@@ -192,12 +192,15 @@ class CompareScreen(FindBarHolder, Screen):
             panel.hide(self.query_one(ExplainedDiff))
             bits.display = True
             return
-        docs = self.snapshot.documents
-        mapped = tuple(self.html_source or getattr(docs.get(d), "kind", "") != "html"
-                       for d in (self.left, self.right))
+        mapped = tuple(self.html_source or not self._is_html(d) for d in (self.left, self.right))
         bits.display = False  # the panel has its own bit grid, with the margins
         panel.explain(self.reader, self.reader.pipeline, self.left, self.right,
                       target=self.query_one(ExplainedDiff), mapped=mapped)  # type: ignore[arg-type]
+
+    def _is_html(self, doc_id: str) -> bool:
+        """Whether ``doc_id`` is an HTML document of the snapshot (shown as its text)."""
+        doc = self.snapshot.documents.get(doc_id)
+        return doc is not None and doc.kind == "html"
 
     def action_swap(self) -> None:
         self.left, self.right = self.right, self.left

@@ -21,6 +21,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, RadioButton, RadioSet
 
 from ditto_tui.corpus.export import export_families
+from ditto_tui.ui.listing import FamilyLike
 
 
 def export_folder(root: str | None) -> str:
@@ -56,7 +57,7 @@ class ExportDialog(ModalScreen[str | None]):
 
     def __init__(
         self,
-        families: Sequence,
+        families: Sequence[FamilyLike],
         *,
         k: int,
         mode: str,

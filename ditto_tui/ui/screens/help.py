@@ -8,17 +8,21 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Markdown, Static
 
 from ditto_tui.core.glossary import GLOSSARY
+from ditto_tui.ui.screens.compare import CompareScreen
+from ditto_tui.ui.screens.main.keys import MAIN_KEYS
+from ditto_tui.ui.screens.neighbours import NeighboursScreen
 
-SECTIONS: list[tuple[str, str]] = [
-    ("Main screen", "ditto_tui.ui.screens.main:MainScreen"),
-    ("Compare", "ditto_tui.ui.screens.compare:CompareScreen"),
-    ("Neighbours", "ditto_tui.ui.screens.neighbours:NeighboursScreen"),
+#: (title, the screen's key bindings) in the order the help shows them
+SECTIONS: list[tuple[str, list[BindingType]]] = [
+    ("Main screen", MAIN_KEYS),
+    ("Compare", CompareScreen.BINDINGS),
+    ("Neighbours", NeighboursScreen.BINDINGS),
 ]
 
 EXTRA: dict[str, list[tuple[str, str]]] = {
@@ -60,11 +64,6 @@ def _keys(binding: Binding) -> str:
     return " / ".join(names.get(k, k) for k in binding.key.split(","))
 
 
-def _load(path: str):
-    module, name = path.split(":")
-    return getattr(__import__(module, fromlist=[name]), name)
-
-
 def _section(title: str, rows: list[tuple[str, str]]) -> Table:
     table = Table(box=None, show_header=False, padding=(0, 2, 0, 2), expand=True)
     table.title = Text(title, style="bold underline")
@@ -79,12 +78,8 @@ def _section(title: str, rows: list[tuple[str, str]]) -> Table:
 def help_sections() -> list[tuple[str, list[tuple[str, str]]]]:
     """(title, [(keys, what they do)]) for each screen, from the bindings themselves."""
     sections = []
-    for title, path in SECTIONS:
-        rows = [
-            (_keys(b), b.tooltip or b.description)
-            for b in _load(path).BINDINGS
-            if isinstance(b, Binding)
-        ]
+    for title, bindings in SECTIONS:
+        rows = [(_keys(b), b.tooltip or b.description) for b in bindings if isinstance(b, Binding)]
         sections.append((title, rows + EXTRA.get(title, [])))
     sections.append(("Everywhere", EXTRA["Everywhere"]))
     return sections

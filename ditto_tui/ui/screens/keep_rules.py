@@ -42,7 +42,11 @@ SCOPE_CHOICES = [("All families shown", "all"), ("The selected family", "family"
 LABELS = {"keep": "keep", "duplicate": "duplicate", "not-duplicate": "not dup"}
 
 
-class MarkTable(VirtualTable):
+#: the dialog's settings as on screen: mode, scope, keep rules, preferred folders, argument
+Settings = tuple[str, str, tuple[str, ...], tuple[str, ...], str]
+
+
+class MarkTable(VirtualTable[MarkRow]):
     """The previewed marks: decision, bits and similarity to the keeper, family number,
     path, keeper (duplicates farthest from their keeper first)."""
 
@@ -111,7 +115,7 @@ class KeepRulesScreen(Screen[dict[str, Decision] | None]):
         self.k = k
         self.grouping = grouping
         self.preview: Any = None
-        self._previewed: tuple | None = None  # the settings of self.preview
+        self._previewed: Settings | None = None  # the settings of self.preview
 
     def compose(self) -> ComposeResult:
         with Vertical(id="keep-rules"):
@@ -154,7 +158,7 @@ class KeepRulesScreen(Screen[dict[str, Decision] | None]):
         if self.selected is not None:
             self.query_one("#scope", Select).value = "family"
 
-    def settings(self) -> tuple:
+    def settings(self) -> Settings:
         """The settings as they are on screen."""
         mode = str(self.query_one("#mode", Select).value)
         scope = str(self.query_one("#scope", Select).value)
@@ -196,7 +200,7 @@ class KeepRulesScreen(Screen[dict[str, Decision] | None]):
         self.compute(settings)
 
     @work(thread=True, exclusive=True)
-    def compute(self, settings: tuple) -> None:
+    def compute(self, settings: Settings) -> None:
         mode, scope, rules, folders, argument = settings
         families = [self.selected] if scope == "family" and self.selected is not None else self.families
         try:
@@ -209,7 +213,7 @@ class KeepRulesScreen(Screen[dict[str, Decision] | None]):
             return
         self.app.call_from_thread(self._show, settings, result)
 
-    def _show(self, settings: tuple, result: Any) -> None:
+    def _show(self, settings: Settings, result: Any) -> None:
         if settings != self.settings():
             return  # the settings changed meanwhile: that preview is not what is shown
         self.preview, self._previewed = result, settings

@@ -18,7 +18,7 @@ from ditto_tui.ui.widgets.neighbour_table import NeighbourTable
 from ditto_tui.ui.widgets.title_line import TitleLine
 
 
-class NeighboursScreen(Screen):
+class NeighboursScreen(Screen[None]):
     """Answers "what is near this?" from the explorer's latest snapshot; the look-up runs
     in a worker (a vectorised scan of the snapshot, no lock) and the list is virtual."""
 

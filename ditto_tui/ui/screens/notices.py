@@ -16,7 +16,7 @@ from ditto_tui.ui.widgets.footer import Footer
 from ditto_tui.ui.widgets.title_line import TitleLine
 
 
-class NoticesScreen(Screen):
+class NoticesScreen(Screen[None]):
     """Lists ``notices`` (``(unix time, severity, text)``), oldest first; read-only."""
 
     BINDINGS = [Binding("escape,q", "app.pop_screen", "Back")]

@@ -17,7 +17,7 @@ from ditto_tui.ui.widgets.footer import Footer
 from ditto_tui.ui.widgets.title_line import TitleLine
 
 
-class SkippedTable(DataTable):
+class SkippedTable(DataTable[Text]):
     """The list of skipped files: Home/End go to the first/last file (a DataTable
     scrolls sideways on them)."""
 
@@ -27,7 +27,7 @@ class SkippedTable(DataTable):
     ]
 
 
-class SkippedScreen(Screen):
+class SkippedScreen(Screen[None]):
     """Lists ``skipped`` files (path and reason), sorted by path; read-only."""
 
     BINDINGS = [

@@ -9,7 +9,7 @@ UI thread on I/O or on work proportional to the corpus.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 from rich.text import Text
@@ -21,90 +21,29 @@ from textual.message import Message
 from textual.widgets import Input
 from textual.worker import get_current_worker
 
-from ditto_tui.core.display import html_text, visible_lines
-from ditto_tui.core.family_tree import TreeNode
-from ditto_tui.core.id_filter import id_matcher
 from ditto_tui.explore.snapshot import Snapshot
-from ditto_tui.ui.fit import Part, fit_parts
-from ditto_tui.ui.listing import FamilyLike, format_size, shown
+from ditto_tui.ui.listing import ShownFamily
 from ditto_tui.ui.widgets.borders import set_border_subtitle, set_border_title
 from ditto_tui.ui.widgets.family_tree import FamilyTreeView
 from ditto_tui.ui.widgets.find_bar import FindBar, FindBarHolder
-from ditto_tui.ui.widgets.member_table import (
-    SORT_LABELS,
-    Member,
-    MemberTable,
-    filter_members,
-    sort_members,
+from ditto_tui.ui.widgets.mail_headers import MailHeaders
+from ditto_tui.ui.widgets.member_filter import MemberFilter
+from ditto_tui.ui.widgets.member_rows import (
+    INLINE_MEMBERS,
+    MailInfo,
+    is_mail,
+    matches_subtitle,
+    matching_rows,
+    member_rows,
+    members_title,
+    next_match,
+    same_family,
+    sort_key_after,
 )
-from ditto_tui.ui.widgets.preview import Preview
+from ditto_tui.ui.widgets.member_table import SORT_LABELS, Member, MemberTable
+from ditto_tui.ui.widgets.preview import Preview, preview_heading
 from ditto_tui.ui.widgets.title_line import TitleLine
-
-PREVIEW_LIMIT = 4 * 1024 * 1024
-MAIL_KINDS = ("maildir", "mbox")
-INLINE_MEMBERS = 300  # larger families get their rows built in a worker
-
-
-def member_rows(
-    family: FamilyLike,
-    snapshot: Snapshot,
-    mail_infos: dict[str, tuple[str, str, str]],
-    *,
-    sort: str = "distance",
-    pattern: str = "",
-    only: TreeNode | None = None,
-) -> list[Member]:
-    """The member rows of ``family``: distance to the representative, size, time, mail
-    headers when known; those matching ``pattern`` (all when blank) and, with ``only``
-    (a node of the family's tree), those of that node; sorted by ``sort`` (default
-    (distance, id)). O(family size · log)."""
-    fps = snapshot.fingerprints
-    documents = snapshot.documents
-    centre = fps.get(family.centre, 0)
-    members = []
-    inside = frozenset(only.members) if only is not None else None
-    for doc_id in family.members:
-        if inside is not None and doc_id not in inside:
-            continue
-        fp = fps.get(doc_id)
-        if fp is None:
-            continue
-        doc = documents.get(doc_id)
-        subject, sender, _ = mail_infos.get(doc_id, ("", "", ""))
-        members.append(
-            Member(
-                doc_id,
-                (fp ^ centre).bit_count(),
-                doc.size if doc else 0,
-                doc.mtime_ns if doc else 0,
-                subject,
-                sender,
-            )
-        )
-    return sort_members(filter_members(members, pattern), sort)
-
-
-def same_family(a: FamilyLike | None, b: FamilyLike | None) -> bool:
-    """Whether ``a`` and ``b`` show the same: members, representative and diameter."""
-    if a is b:
-        return True
-    if a is None or b is None:
-        return False
-    return (
-        a.centre == b.centre
-        and a.diameter == b.diameter
-        and getattr(a, "diameter_exact", True) == getattr(b, "diameter_exact", True)
-        and tuple(a.members) == tuple(b.members)
-    )
-
-
-def matching_rows(rows: list[Member], pattern: str) -> list[int]:
-    """Indices of the rows whose path matches the family filter ``pattern`` (the rule of
-    the filter box: substring or glob); none when there is no pattern. O(rows)."""
-    if not pattern.strip():
-        return []
-    match = id_matcher(pattern)
-    return [index for index, member in enumerate(rows) if match(member.id)]
+from ditto_tui.ui.widgets.tree_control import TreeControl
 
 
 class DetailPane(FindBarHolder, Vertical):
@@ -115,12 +54,14 @@ class DetailPane(FindBarHolder, Vertical):
     column), the cursor goes to the first of them when the family is shown, and ``n`` in
     the member list steps through them (going round).
 
-    The tree shows the family on screen at the k of the view (``set_tree_context``, from
-    the screen); choosing one of its nodes shows only that node's members (``tree_node``)
-    until the root is chosen or :meth:`clear_tree_node` (esc). Another family, k or
-    state of the corpus computes the tree again: a chosen node whose members are still a
-    node of it stays chosen, else the filter goes, with a notice. Star grouping or no
-    family closes the tree, with a notice."""
+    The tree shows the family on screen at the k of the view (``tree_control.context``,
+    from the screen); choosing one of its nodes shows only that node's members
+    (``tree_control.node``) until the root is chosen or esc (:meth:`step_back`); see
+    :class:`TreeControl`.
+
+    Its parts: the rows and titles of the member list (:mod:`.member_rows`), the tree
+    (:class:`TreeControl`), mail headers (:class:`MailHeaders`), the preview's reading
+    (:meth:`Preview.read`)."""
 
     # Only while the member table has focus (see check_action): elsewhere the screen's
     # s (sort families), / (filter families) and n (neighbours) apply. s and / are handled
@@ -137,13 +78,6 @@ class DetailPane(FindBarHolder, Vertical):
         ),
     ]
 
-    class TreeShown(Message):
-        """The family tree opened (``shown`` True) or closed."""
-
-        def __init__(self, shown: bool) -> None:
-            super().__init__()
-            self.shown = shown
-
     class MemberHighlighted(Message):
         """The highlighted member changed (``doc_id`` None when there is none)."""
 
@@ -154,14 +88,12 @@ class DetailPane(FindBarHolder, Vertical):
     def __init__(self, reader: Callable[[], Any], *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._reader = reader
-        self.family: FamilyLike | None = None
+        self.family: ShownFamily | None = None
         self.snapshot: Snapshot | None = None
         self.marked: list[str] = []
         self.html_source = False
-        self.previewed: str | None = None
-        self.preview_failed = False
-        self._preview_unknown = False
-        self.mail_infos: dict[str, tuple[str, str, str]] = {}
+        self._preview_unknown = False  # previewed before its document was known
+        self.mail_headers = MailHeaders(self, reader, read=self._mail_read)
         self._rows_for: tuple[Any, ...] | None = None
         self.pattern = ""
         #: old id -> new id of the documents renamed by the latest live change
@@ -173,18 +105,11 @@ class DetailPane(FindBarHolder, Vertical):
         self.member_pattern = ""
         self.note: str | None = None
         self._shown_count = 0
-        #: the family tree: open or not, and what the screen shows (k, grouping, the
-        #: ignored pairs of the review when they cut families)
-        self.tree_open = False
-        self.tree_k = 0
-        self.tree_mode = "chain"
-        self.tree_partners: Mapping[str, frozenset[str]] = {}
-        self.tree_partners_serial = 0
-        #: the chosen node of the tree: the member list shows only its members
-        self.tree_node: TreeNode | None = None
+        #: the family tree beside the members, and the node whose members they are
+        self.tree_control = TreeControl(self)
 
     def compose(self) -> ComposeResult:
-        yield Input(
+        yield MemberFilter(
             placeholder="filter members: path, subject or sender  (/ in the list)",
             id="member-filter",
             compact=True,
@@ -199,7 +124,6 @@ class DetailPane(FindBarHolder, Vertical):
     def on_mount(self) -> None:
         set_border_title(self.member_table, "Members")
         self.family_tree.display = False
-        self.query_one("#member-filter", Input).can_focus = False
         preview = self.query_one(Preview)
         preview.show([], placeholder="No document selected")
         self.attach_find_bar(preview)
@@ -216,10 +140,20 @@ class DetailPane(FindBarHolder, Vertical):
         member = self.member_table.selected
         return member.id if member else None
 
+    @property
+    def previewed(self) -> str | None:
+        """The document the preview shows (or is reading)."""
+        return self.query_one(Preview).document
+
+    @property
+    def preview_failed(self) -> bool:
+        """Whether the preview could not read its document (it says why)."""
+        return self.query_one(Preview).failed
+
     # -- members ------------------------------------------------------------------------
     def show_family(
         self,
-        family: FamilyLike | None,
+        family: ShownFamily | None,
         snapshot: Snapshot,
         *,
         keep: str | None = None,
@@ -251,11 +185,7 @@ class DetailPane(FindBarHolder, Vertical):
             # nothing to rebuild; workers already under way for it still land
             family = self.family
         self.family = family
-        node = self.tree_node
-        if node is not None and (family is None or not set(node.members) <= set(family.members)):
-            self.tree_node = None  # another family: its members, all of them
-            self.family_tree.chosen = None
-        self._sync_tree()
+        self.tree_control.family_shown()
         if family is None:
             self._rows_for = None
             self.matching = []
@@ -266,7 +196,7 @@ class DetailPane(FindBarHolder, Vertical):
             self._set_title()
             self.show_preview(None)
             return
-        node = self.tree_node
+        node = self.tree_control.node
         state = (family, snapshot.generation, self.member_sort, self.member_pattern, self.pattern,
                  node)
         if state == self._rows_for and keep in (None, self.selected_member()):
@@ -275,146 +205,40 @@ class DetailPane(FindBarHolder, Vertical):
         self._rows_for = state
         if family.size <= INLINE_MEMBERS:
             rows = member_rows(
-                family, snapshot, self.mail_infos, sort=self.member_sort,
+                family, snapshot, self.mail_headers.infos, sort=self.member_sort,
                 pattern=self.member_pattern, only=node,
             )
             self._show_rows(family, rows, keep, matching_rows(rows, self.pattern), self.pattern)
         else:
-            self.build_rows(family, snapshot, dict(self.mail_infos), keep, self.pattern)
-        self.load_mail_infos(family)
+            self.build_rows(family, snapshot, dict(self.mail_headers.infos), keep, self.pattern)
+        self.mail_headers.load(family, snapshot)
 
     def _set_title(self) -> None:
-        """``Members · 3,274 · diameter 9 · identical fingerprints · 12 match "x" · by name``
-        fitted to the border."""
+        """The member list's border title (:func:`members_title`), fitted to the border."""
         table = self.member_table
         table.sort_key = self.member_sort
         family = self.family
         if family is None:
             set_border_title(table, "Members")
             return
-        node = self.tree_node
-        if node is not None:  # only the members of a node of the tree
-            count = f"{self._shown_count:,}"
-            parts = [
-                Part("Members", 0),
-                Part(f"{count} of {family.size:,} in tree node k={node.k}", 0,
-                     short=f"{count}/{family.size:,} · node k={node.k}", sep=" · "),
-                Part("esc: all", 2, sep=" · "),
-                Part(f"diameter {node.diameter}", 3, short=f"diam. {node.diameter}", sep=" · ",
-                     quiet=True),
-            ]
-        else:
-            parts = [Part("Members", 0), Part(f"{family.size:,}", 0, sep=" · ")]
-        if node is None and not (self.note or "").startswith("diameter"):  # (the star hint says it)
-            parts.append(
-                Part(f"diameter {family.diameter}", 3, short=f"diam. {family.diameter}", sep=" · ")
-            )
-        if self.note and node is None:
-            parts.append(Part(self.note, 1, crop="right", min_cells=12, sep=" · "))
-        if self.member_pattern.strip():
-            parts.append(
-                Part(f"{self._shown_count:,} match {self.member_pattern.strip()!r}", 2,
-                     short=f"{self._shown_count:,} match", sep=" · ")
-            )
-        if self.member_sort != "distance":
-            parts.append(Part(f"by {self.member_sort}", 4, sep=" · "))
-        width = table.size.width - 4
-        set_border_title(
-            table,
-            fit_parts(parts, width).plain
-            if width > 0
-            else "".join((p.sep if i else "") + p.text for i, p in enumerate(parts)),
-        )
+        set_border_title(table, members_title(
+            family, node=self.tree_control.node, shown=self._shown_count, note=self.note,
+            pattern=self.member_pattern, sort=self.member_sort, width=table.size.width - 4,
+        ))
 
     def on_resize(self) -> None:
         self._set_title()
 
     # -- family tree --------------------------------------------------------------------
-    def set_tree_context(
-        self, *, k: int, mode: str, partners: Mapping[str, frozenset[str]], serial: int
-    ) -> None:
-        """What the tree follows: the view's k and grouping, and the ignored pairs that cut
-        its families (empty when they do not)."""
-        self.tree_k, self.tree_mode = k, mode
-        self.tree_partners, self.tree_partners_serial = partners, serial
-
-    def open_tree(self) -> None:
-        """Show the family tree beside the members (computed in a worker) and focus it."""
-        if self.tree_open:
-            return
-        self.tree_open = True
-        tree = self.family_tree
-        tree.display = True
-        self.add_class("-tree")
-        self.post_message(self.TreeShown(True))
-        self._sync_tree()
-        if self.tree_open:
-            tree.focus()
-
-    def close_tree(self, notice: str | None = None) -> None:
-        """Hide the tree; the member list shows the whole family again."""
-        if not self.tree_open:
-            return
-        tree = self.family_tree
-        had_focus = tree.has_focus
-        self.tree_open = False
-        tree.forget()
-        tree.display = False
-        self.remove_class("-tree")
-        self.post_message(self.TreeShown(False))
-        if self.tree_node is not None:
-            self.tree_node = None
-            self._refresh_members()
-        if had_focus:
-            self.member_table.focus()
-        if notice:
-            self.notify(notice, title="Family tree", markup=False)
-
-    def clear_tree_node(self) -> bool:
-        """Show every member again (esc); False when no tree node was chosen."""
-        if self.tree_node is None:
-            return False
-        self.family_tree.choose(None)
-        return True
-
-    def _sync_tree(self) -> None:
-        """Compute the tree of the family on screen (when it changed), or close it."""
-        if not self.tree_open:
-            return
-        if self.tree_mode != "chain":
-            self.close_tree("Closed: the tree shows chain families (g groups as chains again).")
-            return
-        family, snapshot = self.family, self.snapshot
-        if family is None or snapshot is None:
-            self.close_tree("Closed: no family is selected.")
-            return
-        tree = self.family_tree
-        set_border_title(tree, f"Tree · k={self.tree_k}")
-        set_border_subtitle(tree, "enter: members · esc: all")
-        tree.show(family.members, snapshot, self.tree_k, self.tree_partners,
-                  self.tree_partners_serial)
-
     @on(FamilyTreeView.Chosen)
     def tree_node_chosen(self, event: FamilyTreeView.Chosen) -> None:
         event.stop()
-        if event.node is self.tree_node:
-            return
-        self.tree_node = event.node
-        self._refresh_members()
+        self.tree_control.chosen(event.node)
 
     @on(FamilyTreeView.Computed)
     def tree_computed(self, event: FamilyTreeView.Computed) -> None:
         event.stop()
-        chosen = self.family_tree.chosen
-        if self.tree_node is None:
-            return
-        if chosen is None:  # the chosen members are no longer one node of the tree
-            self.tree_node = None
-            self._refresh_members()
-            self.notify("The family changed: the member list shows all of it again.",
-                        title="Family tree", markup=False)
-        else:
-            self.tree_node = chosen  # the same members, in the tree computed now
+        self.tree_control.computed()
 
     # -- member sort and filter ------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -428,14 +252,7 @@ class DetailPane(FindBarHolder, Vertical):
         self.sort_members(None)
 
     def action_filter_members(self) -> None:
-        box = self.query_one("#member-filter", Input)
-        box.can_focus = True  # out of the tab order except while in use
-        self.screen.set_focus(box)
-
-    @on(Input.Blurred, "#member-filter")
-    def member_filter_left(self, event: Input.Blurred) -> None:
-        event.stop()
-        event.input.can_focus = False
+        self.query_one(MemberFilter).open()
 
     @on(MemberTable.SortRequested, "#members")
     def sort_requested(self, event: MemberTable.SortRequested) -> None:
@@ -444,21 +261,16 @@ class DetailPane(FindBarHolder, Vertical):
 
     def sort_members(self, key: str | None) -> None:
         """Sort the member list by ``key`` (None: the next column of the table's cycle)."""
-        order = self.member_table.sort_columns()
-        if key == "similarity":
-            key = "distance"
-        if key is None:
-            index = order.index(self.member_sort) if self.member_sort in order else -1
-            key = order[(index + 1) % len(order)]
+        key = sort_key_after(self.member_table.sort_columns(), self.member_sort, key)
         self.member_sort = key
         self.notify(f"Members by {SORT_LABELS.get(key, key)}", markup=False, timeout=2)
-        self._refresh_members()
+        self.refresh_members()
 
     @on(Input.Changed, "#member-filter")
     def member_filter_changed(self, event: Input.Changed) -> None:
         event.stop()
         self.member_pattern = event.value
-        self._refresh_members()
+        self.refresh_members()
 
     @on(Input.Submitted, "#member-filter")
     def member_filter_submitted(self, event: Input.Submitted) -> None:
@@ -468,16 +280,37 @@ class DetailPane(FindBarHolder, Vertical):
     def clear_member_filter(self) -> bool:
         """Esc in the member filter: clear it, hide it, back to the list. False when the
         filter box was not focused."""
-        box = self.query_one("#member-filter", Input)
+        box = self.query_one(MemberFilter)
         if self.screen.focused is not box:
             return False
         box.value = ""
         self.member_pattern = ""
-        self._refresh_members()
+        self.refresh_members()
         self.member_table.focus()
         return True
 
-    def _refresh_members(self) -> None:
+    def step_back(self) -> None:
+        """Esc outside the family filter: clear the member filter (when in its box), else
+        show all the members of a chosen tree node, else close the tree (when focused)."""
+        if self.clear_member_filter():
+            return
+        if self.tree_control.clear_node():  # the members of a tree node: all of them again
+            return
+        if self.tree_control.is_open and self.family_tree.has_focus:
+            self.tree_control.close()
+
+    def next_member(self) -> None:
+        """Move the member cursor one row down (it stays on the last)."""
+        table = self.member_table
+        if table.cursor_row < len(table.rows) - 1:
+            table.move_cursor(row=table.cursor_row + 1)
+
+    def toggle_html_source(self) -> None:
+        """Show HTML as readable text, or as its source (the preview is read again)."""
+        self.html_source = not self.html_source
+        self.show_preview(self.selected_member(), force=True)
+
+    def refresh_members(self) -> None:
         if self.family is not None and self.snapshot is not None:
             self._rows_for = None
             self.show_family(self.family, self.snapshot, keep=self.selected_member())
@@ -487,15 +320,15 @@ class DetailPane(FindBarHolder, Vertical):
     @work(thread=True, exclusive=True, group="members")
     def build_rows(
         self,
-        family: FamilyLike,
+        family: ShownFamily,
         snapshot: Snapshot,
-        mail_infos: dict[str, tuple[str, str, str]],
+        mail_infos: dict[str, MailInfo],
         keep: str | None,
         pattern: str,
     ) -> None:
         rows = member_rows(
             family, snapshot, mail_infos, sort=self.member_sort, pattern=self.member_pattern,
-            only=self.tree_node,
+            only=self.tree_control.node,
         )
         matching = matching_rows(rows, pattern)
         if not get_current_worker().is_cancelled:
@@ -503,7 +336,7 @@ class DetailPane(FindBarHolder, Vertical):
 
     def _show_rows(
         self,
-        family: FamilyLike,
+        family: ShownFamily,
         rows: list[Member],
         keep: str | None,
         matching: list[int],
@@ -519,7 +352,7 @@ class DetailPane(FindBarHolder, Vertical):
             if keep not in {rows[i].id for i in matching}:
                 keep = rows[matching[0]].id  # the first member that matched the filter
             self.member_table.chosen = True  # held like a member the user picked
-        mail = self._is_mail(family)
+        mail = is_mail(family, self.snapshot.documents if self.snapshot is not None else {})
         table = self.member_table
         matching_ids = frozenset(rows[i].id for i in matching)
         placeholder = (
@@ -547,35 +380,15 @@ class DetailPane(FindBarHolder, Vertical):
         if not self.pattern.strip() or self.family is None:
             set_border_subtitle(table, "")
             return
-        count = len(self.matching)
-        where = ""
-        row = table.cursor_row
-        if count and row in self.matching:
-            where = f"{self.matching.index(row) + 1} of "
-        noun = "member matches" if count == 1 else "members match"
-        set_border_subtitle(table, f"» {where}{count:,} {noun} the filter · n: next")
+        set_border_subtitle(table, matches_subtitle(self.matching, table.cursor_row))
 
     def action_next_matching(self, direction: int) -> None:
         """Move the member cursor to the next (or previous) member matching the filter."""
-        table, matching = self.member_table, self.matching
-        row = table.cursor_row
-        if direction > 0:
-            after = [r for r in matching if r > row]
-            target = after[0] if after else matching[0]
-        else:
-            before = [r for r in matching if r < row]
-            target = before[-1] if before else matching[-1]
-        if (direction > 0 and not after) or (direction < 0 and not before):
-            self.app.bell()  # went round
+        table = self.member_table
+        target, went_round = next_match(self.matching, table.cursor_row, direction)
+        if went_round:
+            self.app.bell()
         table.move_cursor(row=target)
-
-    def _is_mail(self, family: FamilyLike) -> bool:
-        documents = self.snapshot.documents if self.snapshot is not None else {}
-        for m in family.members[:64]:
-            doc = documents.get(m)
-            if doc is not None and doc.kind in MAIL_KINDS:
-                return True
-        return False
 
     def set_marked(self, marked: list[str]) -> None:
         self.marked = marked
@@ -592,7 +405,7 @@ class DetailPane(FindBarHolder, Vertical):
     def forget(self, ids: frozenset[str] | set[str]) -> None:
         """Documents changed on disk: drop what was read of them; reread the preview."""
         for doc_id in ids:
-            self.mail_infos.pop(doc_id, None)
+            self.mail_headers.infos.pop(doc_id, None)
         if self.previewed is not None and (self.previewed in ids or self.preview_failed):
             self.show_preview(self.selected_member(), force=True)
 
@@ -600,100 +413,29 @@ class DetailPane(FindBarHolder, Vertical):
         """A new corpus source: forget marks, mail headers and the preview."""
         self.marked.clear()
         self.member_table.set_marked(self.marked)
-        self.mail_infos.clear()
+        self.mail_headers.infos.clear()
         self._rows_for = None
         self.show_preview(None, force=True)
 
     def show_preview(self, doc_id: str | None, *, force: bool = False) -> None:
-        if doc_id == self.previewed and not force:
-            return
-        self.previewed = doc_id
-        self.preview_failed = False
+        """Preview ``doc_id`` (None: none) under its heading (name, kind, size,
+        fingerprint); the same document again only with ``force``."""
         preview = self.query_one(Preview)
+        if doc_id == preview.document and not force:
+            return
         title = self.query_one("#preview-title", TitleLine)
         if doc_id is None:
-            preview.show([], placeholder="No document selected")
+            preview.clear("No document selected")
             title.update(Text("Preview"))
             return
         snapshot = self.snapshot
         doc = snapshot.documents.get(doc_id) if snapshot is not None else None
-        heading = [Part(shown(doc_id), 3, "bold", crop="middle", min_cells=8)]
-        if doc is not None:
-            heading.append(Part(doc.kind, 0, sep="  "))
-            heading.append(Part(format_size(doc.size), 0, sep=" · "))
-            if doc.kind == "html":
-                heading.append(
-                    Part("source" if self.html_source else "text (h: source)", 4,
-                         short="source" if self.html_source else "text", sep=" · ",
-                         quiet=True)
-                )
-        if snapshot is not None and doc_id in snapshot:
-            fp = f"{snapshot.fingerprint(doc_id):016x}"
-            # narrow: the first 8 digits, so that the file name keeps a place
-            heading.append(Part(fp, 1, short=fp[:8] + "…", sep=" · "))
-        title.update(heading)
+        title.update(preview_heading(doc_id, doc, snapshot, html_source=self.html_source))
         self._preview_unknown = doc is None
-        self.load_preview(doc_id, doc.kind if doc else "text", self.html_source)
-
-    @work(thread=True, exclusive=True, group="preview")
-    def load_preview(self, doc_id: str, kind: str, source: bool) -> None:
-        worker = get_current_worker()
-        try:
-            text = self._reader().read_text(doc_id, limit=PREVIEW_LIMIT)
-        except Exception as exc:  # the corpus reports why; show it instead of the text
-            if not worker.is_cancelled:
-                self.app.call_from_thread(self._show_failure, doc_id, str(exc))
-            return
-        if kind == "html" and not source:
-            text = html_text(text)
-        lines = visible_lines(text)
-        header = 0
-        if kind in MAIL_KINDS:  # the message's own header block, up to the first blank line
-            header = next((i for i, line in enumerate(lines) if not line.strip()), len(lines))
-        if not worker.is_cancelled:
-            self.app.call_from_thread(self._show_lines, doc_id, lines, header)
-
-    def _show_failure(self, doc_id: str, reason: str) -> None:
-        if doc_id != self.previewed:
-            return
-        self.preview_failed = True
-        self.query_one(Preview).show([], placeholder=f"cannot read: {reason}")
-
-    def _show_lines(self, doc_id: str, lines: list[str], header_lines: int) -> None:
-        if doc_id != self.previewed:
-            return
-        self.query_one(Preview).show(
-            lines, header_lines=header_lines, placeholder="(empty document)"
-        )
+        preview.read(doc_id, doc.kind if doc else "text", self.html_source, self._reader)
 
     # -- mail headers -------------------------------------------------------------------
-    @work(thread=True, exclusive=True, group="mail")
-    def load_mail_infos(self, family: FamilyLike) -> None:
-        snapshot = self.snapshot
-        if snapshot is None:
-            return
-        documents = snapshot.documents
-        wanted = [
-            m
-            for m in family.members[:2000]
-            if m not in self.mail_infos
-            and (doc := documents.get(m)) is not None
-            and doc.kind in MAIL_KINDS
-        ]
-        if not wanted:
-            return
-        reader = self._reader()
-        found = {}
-        for doc_id in wanted:
-            try:
-                info = reader.mail_info(doc_id)
-            except Exception:
-                info = None
-            found[doc_id] = (info.subject, info.sender, info.date) if info else ("", "", "")
-        self.app.call_from_thread(self._set_mail_infos, family, found)
-
-    def _set_mail_infos(self, family: FamilyLike, found: dict[str, tuple[str, str, str]]) -> None:
-        self.mail_infos.update(found)
-        if self.family is family and self.snapshot is not None:
-            self._rows_for = None
-            self.show_family(family, self.snapshot, keep=self.selected_member())
+    def _mail_read(self, family: ShownFamily) -> None:
+        """Headers of ``family``'s messages were read: its rows show them."""
+        if self.family is family:
+            self.refresh_members()

@@ -21,7 +21,7 @@ from textual.containers import Vertical
 
 from ditto_tui.explore.view import FamilyView
 from ditto_tui.ui.fit import Part, fit_parts
-from ditto_tui.ui.listing import DocumentLike, FamilyLike
+from ditto_tui.ui.listing import DocumentLike, ShownFamily
 from ditto_tui.ui.widgets.borders import set_border_subtitle, set_border_title
 from ditto_tui.ui.widgets.family_table import FamilyTable
 
@@ -44,7 +44,7 @@ class FamiliesPane(Vertical):
         return self.query_one(FamilyTable)
 
     @property
-    def selected(self) -> FamilyLike | None:
+    def selected(self) -> ShownFamily | None:
         return self.table.selected
 
     def selected_identity(self) -> int | None:

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from textual.message import Message
 
 from ditto_tui.core.family_notes import IDENTICAL
-from ditto_tui.ui.listing import DocumentLike, FamilyLike, format_mtime, newest_change, shown
+from ditto_tui.ui.listing import DocumentLike, ShownFamily, format_mtime, newest_change, shown
 from ditto_tui.ui.widgets.columns import ColumnSpec
 from ditto_tui.ui.widgets.virtual_table import VirtualTable
 
@@ -41,7 +41,7 @@ def list_note(note: str) -> str:
     return note
 
 
-class FamilyTable(VirtualTable):
+class FamilyTable(VirtualTable[ShownFamily]):
     """The family list. ``families`` holds what is shown, in display order."""
 
     COLUMNS = COLUMNS
@@ -54,7 +54,7 @@ class FamilyTable(VirtualTable):
     class Highlighted(Message):
         """The cursor moved to ``family`` (None when the list is empty)."""
 
-        def __init__(self, table: FamilyTable, family: FamilyLike | None) -> None:
+        def __init__(self, table: FamilyTable, family: ShownFamily | None) -> None:
             super().__init__()
             self.table = table
             self.family = family
@@ -102,16 +102,16 @@ class FamilyTable(VirtualTable):
 
     # -- data ----------------------------------------------------------------------------
     @property
-    def families(self) -> Sequence[FamilyLike]:
+    def families(self) -> Sequence[ShownFamily]:
         return self.rows
 
     @staticmethod
-    def row_key(family: FamilyLike) -> str:
+    def row_key(family: ShownFamily) -> str:
         return family.centre
 
     def show(
         self,
-        families: Sequence[FamilyLike],
+        families: Sequence[ShownFamily],
         documents: Mapping[str, DocumentLike],
         excerpts: Mapping[str, str],
         *,
@@ -144,7 +144,7 @@ class FamilyTable(VirtualTable):
 
     def show_rows(
         self,
-        families: Sequence[FamilyLike],
+        families: Sequence[ShownFamily],
         documents: Mapping[str, DocumentLike],
         excerpts: Mapping[str, str],
         cursor: int | None,
@@ -167,7 +167,7 @@ class FamilyTable(VirtualTable):
         return self._row_of.get(doc_id)
 
     @property
-    def selected(self) -> FamilyLike | None:
+    def selected(self) -> ShownFamily | None:
         """The family under the cursor."""
         if 0 <= self.cursor_row < len(self.rows):
             return self.rows[self.cursor_row]
@@ -193,12 +193,11 @@ class FamilyTable(VirtualTable):
         self.post_message(self.SortRequested(self, key))
 
     # -- rendering ---------------------------------------------------------------------------
-    def cell(self, family: FamilyLike, key: str) -> str:
+    def cell(self, family: ShownFamily, key: str) -> str:
         if key == "size":
             return str(family.size)
         if key == "diameter":  # ≤: an upper bound (very large families)
-            exact = getattr(family, "diameter_exact", True)
-            return str(family.diameter) if exact else f"≤{family.diameter}"
+            return str(family.diameter) if family.diameter_exact else f"≤{family.diameter}"
         if key == "name":
             return shown(family.centre)
         if key == "excerpt":

@@ -22,7 +22,7 @@ in its middle with an ellipsis.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from rich.style import Style
@@ -36,14 +36,28 @@ from textual.worker import get_current_worker
 
 from ditto_tui.core.family_tree import TreeNode, family_tree
 from ditto_tui.ui.fit import Part, fit_parts
+from ditto_tui.ui.internals import number_tree_lines, redraw_tree_lines
 from ditto_tui.ui.listing import shown
 
-__all__ = ["CHILD_LIMIT", "FamilyTreeView", "node_label_parts"]
+__all__ = ["CHILD_LIMIT", "FamilyTreeView", "TreeContext", "node_label_parts"]
 
 #: children shown under one node; the rest are summed up on one line
 CHILD_LIMIT = 200
 #: a computed tree opens level by level while it shows at most this many lines
 OPEN_LINES = 30
+
+
+@dataclass(frozen=True)
+class TreeContext:
+    """What the tree of the family on screen follows: the view's ``k`` and grouping
+    (``mode``), and the review's ignored pairs when they cut families (``partners``: each
+    document's ignored partners, empty when they do not cut; ``partners_serial`` changes
+    with them)."""
+
+    k: int = 0
+    mode: str = "chain"
+    partners: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    partners_serial: int = 0
 
 
 @dataclass(frozen=True, eq=False)
@@ -79,7 +93,15 @@ def node_label_parts(node: TreeNode, *, chosen: bool = False) -> list[Part]:
     return parts
 
 
-def _shape(node: TreeNode) -> tuple:
+#: what a tree shows, node by node in walk order: k, size, diameter (exact or not),
+#: representative, a leaf's documents and the number of children
+Shape = tuple[tuple[int, int, int, bool, str, tuple[str, ...], int], ...]
+#: what a tree is computed from: the members, k, the snapshot's generation and epoch, and
+#: the serial of the ignored pairs
+TreeKey = tuple[tuple[str, ...], int, int, int, int]
+
+
+def _shape(node: TreeNode) -> Shape:
     """What a tree shows, comparable (the same family computed again compares equal)."""
     return tuple((n.k, n.size, n.diameter, n.diameter_exact, n.representative, n.leaf_members,
                   len(n.children)) for n in node.walk())
@@ -131,9 +153,9 @@ class FamilyTreeView(Tree[Item]):
         self.result: TreeNode | None = None
         self.chosen: TreeNode | None = None
         self.computing = False
-        self._key: tuple | None = None
+        self._key: TreeKey | None = None
         self._serial = 0
-        self._shape: tuple | None = None
+        self._shape: Shape | None = None
         self._filled: set[int] = set()
 
     # -- input ----------------------------------------------------------------------------
@@ -176,7 +198,7 @@ class FamilyTreeView(Tree[Item]):
         present = [m for m in members if m in fps]
         root: TreeNode | None = None
         chosen: TreeNode | None = None
-        shape: tuple | None = None
+        shape: Shape | None = None
         if present:
             ignored: list[tuple[str, str]] = []
             if partners:
@@ -191,7 +213,7 @@ class FamilyTreeView(Tree[Item]):
             self.app.call_from_thread(self._show_result, serial, root, chosen, keep, shape)
 
     def _show_result(self, serial: int, root: TreeNode | None, chosen: TreeNode | None,
-                     keep: tuple[str, ...] | None, shape: tuple | None) -> None:
+                     keep: tuple[str, ...] | None, shape: Shape | None) -> None:
         if serial != self._serial:
             return  # asked for another family meanwhile
         self.computing = False
@@ -254,7 +276,7 @@ class FamilyTreeView(Tree[Item]):
             if item is not None and item.node is not None and id(item.node) in where:
                 line.data = Item(by_order[where[id(item.node)]])
             stack.extend(line.children)
-        self._invalidate()
+        redraw_tree_lines(self)
 
     def _fill(self, line: UINode[Item]) -> None:
         """Add the children of the family on ``line`` (once)."""
@@ -295,7 +317,7 @@ class FamilyTreeView(Tree[Item]):
             if found is None:
                 return 0
             line = found
-        self._tree_lines  # noqa: B018 (builds the lines: each node's line number)
+        number_tree_lines(self)  # (each node's line number)
         return max(0, line.line)
 
     def render_label(self, node: UINode[Item], base_style: Style, style: Style) -> Text:
@@ -353,7 +375,7 @@ class FamilyTreeView(Tree[Item]):
     def choose(self, node: TreeNode | None) -> None:
         """Make ``node`` the chosen one (None: none) and say so up."""
         self.chosen = node
-        self._invalidate()
+        redraw_tree_lines(self)
         self.post_message(self.Chosen(node))
 
     def action_expand_or_child(self) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
+from typing import Any
 
 from rich.segment import Segment
 from rich.style import Style
@@ -30,6 +31,11 @@ class Key:
     palette: bool = False
 
 
+#: everything a key's cells depend on: the styles of its key, description and item, the
+#: item's visual style, the style inside the palette's edge, that edge and its style
+Look = tuple[Style, Style, Style, VisualStyle, Style, str, Style]
+
+
 class Footer(Widget, can_focus=False):
     """The key bar: every key binding shown on the screen, in one line at the bottom.
 
@@ -48,7 +54,7 @@ class Footer(Widget, can_focus=False):
     ALLOW_SELECT = False
     #: keys drawn, by the key and everything its cells depend on (shared by every bar: a
     #: new screen's bar draws the keys it has in common with the last one at no cost)
-    _drawn: dict[tuple[Key, tuple], Strip] = {}
+    _drawn: dict[tuple[Key, Look], Strip] = {}
     COMPONENT_CLASSES = {
         "key-bar--item",
         "key-bar--item-hover",
@@ -107,7 +113,7 @@ class Footer(Widget, can_focus=False):
         self._spans: list[tuple[int, int, int]] = []  # (start, end, key index) on screen
 
     # -- what the bar shows ----------------------------------------------------------------
-    def keys_for(self, screen: Screen) -> tuple[Key, ...]:
+    def keys_for(self, screen: Screen[Any]) -> tuple[Key, ...]:
         """The keys shown for ``screen``: one per action shown, then the palette's key."""
         app = self.app
         active = screen.active_bindings
@@ -135,7 +141,7 @@ class Footer(Widget, can_focus=False):
     def on_unmount(self) -> None:
         self.screen.bindings_updated_signal.unsubscribe(self)
 
-    def bindings_changed(self, screen: Screen) -> None:
+    def bindings_changed(self, screen: Screen[Any]) -> None:
         self._ready = True
         if not screen.app.app_focus or not self.is_attached or screen is not self.screen:
             return
@@ -174,7 +180,7 @@ class Footer(Widget, can_focus=False):
         )
         return style, background
 
-    def _look(self, hovered: bool, disabled: bool) -> tuple:
+    def _look(self, hovered: bool, disabled: bool) -> Look:
         """Everything a key's cells depend on: its styles (and the palette edge's)."""
         item = ["key-bar--item"]
         if hovered:
@@ -191,7 +197,7 @@ class Footer(Widget, can_focus=False):
         return (key_style, description_style, base, self.get_visual_style(*item),
                 inside, "▏" if edge == "vkey" else " ", edge_style)
 
-    def _key_strip(self, key: Key, look: tuple) -> Strip:
+    def _key_strip(self, key: Key, look: Look) -> Strip:
         """One key as Textual's footer draws it (the palette's key with its edge); the same
         key in the same styles is drawn once (strips are immutable)."""
         drawn = Footer._drawn
@@ -228,7 +234,7 @@ class Footer(Widget, can_focus=False):
         self._spans = []
         if y or not self.keys:
             return Strip.blank(width, blank)
-        looks: dict[tuple[bool, bool], tuple] = {}
+        looks: dict[tuple[bool, bool], Look] = {}
         strips = []
         for index, key in enumerate(self.keys):
             state = (index == self._hover, key.disabled)

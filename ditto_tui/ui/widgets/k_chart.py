@@ -18,17 +18,19 @@ current one, so a k step never changes the layout of the line.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Protocol, runtime_checkable
 
 from rich.table import Table
 from rich.text import Text
 from textual import work
+from textual.geometry import Size
 from textual.reactive import reactive
 from textual.strip import Strip
 from textual.widget import Widget
 
 from ditto_tui.core.family_tree import SweepRow, sweep_stats
 from ditto_tui.explore.writer import ExplorerStopped
+from ditto_tui.ui.live_index import LiveIndex
 from ditto_tui.ui.widgets.styles import CachedStyles
 
 __all__ = ["KChart", "bars", "compact", "sweep_table"]
@@ -69,6 +71,13 @@ _FORMS = (
 Form = tuple[int, bool, int]
 
 
+@runtime_checkable
+class SizedInCells(Protocol):
+    """A widget that knows the fewest cells it can be drawn in (the k slider)."""
+
+    def min_cells(self) -> int: ...
+
+
 def sweep_table(rows: Sequence[SweepRow], k: int | None = None) -> Table:
     """The figures of every k as a table (the chart's tooltip); row ``k`` in bold."""
     table = Table(title="Chain families by k", box=None, padding=(0, 1), title_justify="left")
@@ -102,26 +111,42 @@ class KChart(CachedStyles, Widget):
     mode: reactive[str] = reactive("chain")
     sweep: reactive[tuple[SweepRow, ...]] = reactive(())
 
-    def __init__(self, *, k: int = 0, id: str | None = None, classes: str | None = None) -> None:
+    def __init__(
+        self,
+        live: LiveIndex | None = None,
+        *,
+        k: int = 0,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        """``live`` is the index whose figures are shown (None: none, the chart stays empty)."""
         super().__init__(id=id, classes=classes)
         self.set_reactive(KChart.k, k)
+        self.live = live
         self._generation = -1
 
     def on_mount(self) -> None:
         self.poll()
         self.set_interval(0.3, self.poll)
 
+    def show(self, k: int, mode: str) -> None:
+        """The screen shows the families at ``k`` grouped by ``mode``: that k is marked
+        (the figures are those of chain families whatever ``mode``)."""
+        self.k = k
+        self.mode = mode
+        self.poll()
+
     def poll(self) -> None:
         """Recompute the figures when the index content changed."""
-        live = getattr(self.app, "live", None)
-        if live is None or getattr(self.app, "scanning", False):
+        live = self.live
+        if live is None or live.scanning:
             return
         if live.generation != self._generation:
             self._generation = live.generation
             self._compute(live)
 
     @work(thread=True, exclusive=True, group="k-chart")
-    def _compute(self, live: Any) -> None:
+    def _compute(self, live: LiveIndex) -> None:
         try:
             linkage = live.linkage()
         except ExplorerStopped:
@@ -167,9 +192,8 @@ class KChart(CachedStyles, Widget):
             if sibling is self or not sibling.display:
                 continue
             styles = sibling.styles
-            need = getattr(sibling, "min_cells", None)
-            if callable(need):
-                cells = int(need())
+            if isinstance(sibling, SizedInCells):
+                cells = int(sibling.min_cells())
             elif styles.width is not None and styles.width.cells is not None:
                 cells = styles.width.cells
             elif styles.min_width is not None and styles.min_width.cells is not None:
@@ -185,7 +209,7 @@ class KChart(CachedStyles, Widget):
                 return form
         return None
 
-    def get_content_width(self, container, viewport) -> int:
+    def get_content_width(self, container: Size, viewport: Size) -> int:
         if not self.sweep:
             return 1
         form = self._form(self.room(container.width))
@@ -205,12 +229,12 @@ class KChart(CachedStyles, Widget):
         n_bars, short, n_figures = self._form(self.size.width + 1) or _FORMS[-1]
         at = min(max(self.k, 0), len(rows) - 1)
         text.append(self._prefix(), label)
-        columns = ("families", "documents")
         figures = self._figures(short)[:n_figures]
         for i, (name, values) in enumerate(figures):
             text.append(name, label)
             if i < n_bars:
-                for k, glyph in enumerate(bars([getattr(r, columns[i]) for r in rows])):
+                counts = [r.families if i == 0 else r.documents for r in rows]
+                for k, glyph in enumerate(bars(counts)):
                     text.append(glyph, current if k == at else bar)
             # the figure, then room for the widest one of any k (the width stays put)
             widest = max(len(v) for v in values)

@@ -98,6 +98,23 @@ class KSlider(CachedStyles, Widget, can_focus=True):
             self.app.bell()  # at an end: say so rather than do nothing
         self.value = self.value + delta
 
+    def nudge(self, delta: int) -> None:
+        """Step k by ``delta`` (±1) for a key pressed elsewhere on the screen; at an end,
+        ring the bell and say why k stays (the notice names the way past the maximum)."""
+        if self.value + delta < 0:
+            self.app.bell()
+            self.notify("k is already 0: only identical fingerprints are grouped.", markup=False)
+            return
+        if self.value + delta > self.maximum:
+            self.app.bell()
+            self.notify(
+                f"k is already at its maximum, {self.maximum} (the index was built for "
+                f"k up to {self.maximum}; --max-k raises it).",
+                markup=False,
+            )
+            return
+        self.value += delta
+
     def action_jump(self, where: int) -> None:
         self.value = self.maximum if where < 0 else where
 

@@ -75,7 +75,7 @@ class Member:
     sender: str = ""
 
 
-def _sort_key(key: str) -> Callable[[Member], tuple]:
+def _sort_key(key: str) -> Callable[[Member], tuple[Any, ...]]:
     if key == "name":
         return lambda m: (split_path(m.id)[0].casefold(), m.id)
     if key == "folder":
@@ -111,7 +111,7 @@ def filter_members(members: Sequence[Member], pattern: str) -> list[Member]:
     ]
 
 
-class MemberTable(VirtualTable):
+class MemberTable(VirtualTable[Member]):
     """Member list of the selected family."""
 
     DEFAULT_CSS = """

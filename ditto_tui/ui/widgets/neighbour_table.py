@@ -23,7 +23,7 @@ COLUMNS = (
 )
 
 
-class NeighbourTable(VirtualTable):
+class NeighbourTable(VirtualTable[Match]):
     """Matches of a neighbour look-up; the origin's own row is bold."""
 
     COLUMNS = COLUMNS

@@ -5,28 +5,67 @@ segments: nothing in a document is ever interpreted as markup or as a terminal e
 Long lines are soft-wrapped at the view width (by characters). ``/`` finds text (every
 match highlighted, the current one distinct), ``:`` goes to a line: see
 :class:`~ditto_tui.ui.widgets.searchable.Searchable`.
+
+:meth:`Preview.read` shows a document of the corpus: it is read (its first
+``PREVIEW_LIMIT`` bytes) through the reader given, in a thread worker that replaces the
+one running; a read that lands after another document was asked for is dropped, and one
+that fails shows why (``failed``). :func:`preview_heading` is what the line above the
+preview says of it.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from rich.segment import Segment
 from rich.style import Style
+from textual import work
 from textual.geometry import Size
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.worker import get_current_worker
 
-from ditto_tui.core.display import wrap_points
+from ditto_tui.core.display import html_text, visible_lines, wrap_points
 from ditto_tui.core.find import parse_line_number
+from ditto_tui.corpus.documents import Document
+from ditto_tui.explore.snapshot import Snapshot
+from ditto_tui.ui.fit import Part
+from ditto_tui.ui.listing import MAIL_KINDS, format_size, shown
 from ditto_tui.ui.widgets.searchable import (
     FIND_BINDINGS,
     FIND_CLASSES,
     FIND_CSS,
     Searchable,
 )
+
+__all__ = ["PREVIEW_LIMIT", "Preview", "preview_heading"]
+
+PREVIEW_LIMIT = 4 * 1024 * 1024  # bytes of a document read for its preview
+
+
+def preview_heading(
+    doc_id: str, doc: Document | None, snapshot: Snapshot | None, *, html_source: bool
+) -> list[Part]:
+    """The preview's heading: the document's name, then (when known) its kind and size,
+    for HTML whether its text or its source shows, and its fingerprint (narrow: the first
+    8 digits, so that the name keeps a place)."""
+    heading = [Part(shown(doc_id), 3, "bold", crop="middle", min_cells=8)]
+    if doc is not None:
+        heading.append(Part(doc.kind, 0, sep="  "))
+        heading.append(Part(format_size(doc.size), 0, sep=" · "))
+        if doc.kind == "html":
+            heading.append(
+                Part("source" if html_source else "text (h: source)", 4,
+                     short="source" if html_source else "text", sep=" · ", quiet=True)
+            )
+    if snapshot is not None and doc_id in snapshot:
+        fp = f"{snapshot.fingerprint(doc_id):016x}"
+        heading.append(Part(fp, 1, short=fp[:8] + "…", sep=" · "))
+    return heading
 
 
 class Preview(Searchable, ScrollView, can_focus=True):
@@ -54,6 +93,9 @@ class Preview(Searchable, ScrollView, can_focus=True):
         self._rows: list[tuple[int, int, int]] = []  # (line index, start, stop) per display row
         self._rows_width = -1
         self._longest = 0
+        #: the corpus document shown or being read (None: none), and whether it failed
+        self.document: str | None = None
+        self.failed = False
 
     def show(self, lines: list[str], *, header_lines: int = 0, placeholder: str = "") -> None:
         """Display ``lines`` (or ``placeholder`` when empty) from the top."""
@@ -66,6 +108,52 @@ class Preview(Searchable, ScrollView, can_focus=True):
         self.scroll_to(0, 0, animate=False, immediate=True)
         self.refresh()
         self.search_again()
+
+    # -- a document of the corpus -----------------------------------------------------------
+    def read(self, doc_id: str, kind: str, html_source: bool, reader: Callable[[], Any]) -> None:
+        """Show document ``doc_id`` of ``kind`` ("html" as readable text unless
+        ``html_source``; a mail's header block styled), read through ``reader()`` (the
+        corpus source, asked in the worker)."""
+        self.document = doc_id
+        self.failed = False
+        self.load_document(doc_id, kind, html_source, reader)
+
+    def clear(self, placeholder: str) -> None:
+        """Show no document, only ``placeholder``."""
+        self.document = None
+        self.failed = False
+        self.show([], placeholder=placeholder)
+
+    @work(thread=True, exclusive=True, group="preview")
+    def load_document(
+        self, doc_id: str, kind: str, source: bool, reader: Callable[[], Any]
+    ) -> None:
+        worker = get_current_worker()
+        try:
+            text = reader().read_text(doc_id, limit=PREVIEW_LIMIT)
+        except Exception as exc:  # the corpus reports why; show it instead of the text
+            if not worker.is_cancelled:
+                self.app.call_from_thread(self._show_failure, doc_id, str(exc))
+            return
+        if kind == "html" and not source:
+            text = html_text(text)
+        lines = visible_lines(text)
+        header = 0
+        if kind in MAIL_KINDS:  # the message's own header block, up to the first blank line
+            header = next((i for i, line in enumerate(lines) if not line.strip()), len(lines))
+        if not worker.is_cancelled:
+            self.app.call_from_thread(self._show_document, doc_id, lines, header)
+
+    def _show_failure(self, doc_id: str, reason: str) -> None:
+        if doc_id != self.document:
+            return
+        self.failed = True
+        self.show([], placeholder=f"cannot read: {reason}")
+
+    def _show_document(self, doc_id: str, lines: list[str], header_lines: int) -> None:
+        if doc_id != self.document:
+            return
+        self.show(lines, header_lines=header_lines, placeholder="(empty document)")
 
     def watch_wrap(self) -> None:
         self._rows_width = -1

@@ -28,7 +28,8 @@ def describe(done: int, total: int | None, elapsed: float) -> str:
 
 
 class ScanProgress(Horizontal):
-    """Hidden unless a scan is running (``display`` toggled by the screen)."""
+    """Hidden unless a scan is running: shown by :meth:`update_progress`, hidden by
+    :meth:`hide` (the screen calls both)."""
 
     DEFAULT_CSS = """
     ScanProgress {
@@ -45,6 +46,12 @@ class ScanProgress(Horizontal):
         yield Label(Text(""), id="scan-rate")
 
     def update_progress(self, done: int, total: int | None, elapsed: float) -> None:
+        """Show the scan's progress (``total`` None: not known yet)."""
+        self.display = True
         bar = self.query_one(ProgressBar)
         bar.update(total=total, progress=done)
         self.query_one("#scan-rate", Label).update(Text(describe(done, total, elapsed)))
+
+    def hide(self) -> None:
+        """The scan ended."""
+        self.display = False

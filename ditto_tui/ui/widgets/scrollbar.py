@@ -22,6 +22,8 @@ from textual.reactive import Reactive
 from textual.scrollbar import ScrollBar
 from textual.widget import Widget
 
+from ditto_tui.ui.internals import own_vertical_scrollbar
+
 __all__ = ["SteadyScrollBar", "SteadyScrollBars"]
 
 if TYPE_CHECKING:  # the mixin is always mixed into a widget: type it as one
@@ -81,10 +83,4 @@ class SteadyScrollBars(_WidgetBase):
 
     @property
     def vertical_scrollbar(self) -> ScrollBar:
-        # as Textual's property, with the steady bar
-        if self._vertical_scrollbar is None:
-            bar = SteadyScrollBar(vertical=True, name="vertical", thickness=self.scrollbar_size_vertical)
-            self._vertical_scrollbar = bar
-            bar.display = False
-            self.app._start_widget(self, bar)
-        return self._vertical_scrollbar
+        return own_vertical_scrollbar(self, SteadyScrollBar)  # (as Textual's, steady)

@@ -9,8 +9,7 @@ its start, then the least important parts go and the line ends in ``…`` (see
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import dataclass
 
 from rich.text import Text
 from textual.strip import Strip
@@ -52,7 +51,7 @@ class Status:
 
 
 class StatusBar(CachedStyles, Widget):
-    """Top status line; ``status`` is replaced as a whole via :meth:`set`."""
+    """Top status line; ``status`` is replaced as a whole via :meth:`show`."""
 
     DEFAULT_CSS = """
     StatusBar {
@@ -81,9 +80,8 @@ class StatusBar(CachedStyles, Widget):
         super().__init__(id=id)
         self.status = Status()
 
-    def set(self, **changes: Any) -> None:
-        """Update some fields and redraw."""
-        status = replace(self.status, **changes)
+    def show(self, status: Status) -> None:
+        """Show ``status``; the line is redrawn only when it differs from the one shown."""
         if status != self.status:
             self.status = status
             self.refresh()

@@ -13,7 +13,7 @@ with :func:`~ditto_tui.ui.listing.shown`: nothing is interpreted as markup).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
@@ -28,12 +28,16 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from ditto_tui.ui.fit import left_crop, middle_crop, right_crop
+from ditto_tui.ui.internals import refresh_scrollbars
 from ditto_tui.ui.widgets.columns import CELL_PADDING, ColumnSpec, fit_columns
 from ditto_tui.ui.widgets.scrollbar import SteadyScrollBars
 from ditto_tui.ui.widgets.styles import CachedStyles
 
+#: the type of a table's rows
+RowT = TypeVar("RowT")
 
-class VirtualTable(CachedStyles, SteadyScrollBars, ScrollView, can_focus=True):
+
+class VirtualTable(CachedStyles, SteadyScrollBars, ScrollView, Generic[RowT], can_focus=True):
     """Rows drawn on demand; ``rows`` holds what is shown, in display order."""
 
     DEFAULT_CSS = """
@@ -91,13 +95,13 @@ class VirtualTable(CachedStyles, SteadyScrollBars, ScrollView, can_focus=True):
     class RowHighlighted(Message):
         """The cursor moved to ``row`` (an index; -1 when the table is empty)."""
 
-        def __init__(self, table: VirtualTable, row: int) -> None:
+        def __init__(self, table: VirtualTable[Any], row: int) -> None:
             super().__init__()
             self.table = table
             self.row = row
 
         @property
-        def control(self) -> VirtualTable:
+        def control(self) -> VirtualTable[Any]:
             return self.table
 
     class RowSelected(RowHighlighted):
@@ -106,20 +110,20 @@ class VirtualTable(CachedStyles, SteadyScrollBars, ScrollView, can_focus=True):
     class HeaderClicked(Message):
         """A column header was clicked (``key`` of the column)."""
 
-        def __init__(self, table: VirtualTable, key: str) -> None:
+        def __init__(self, table: VirtualTable[Any], key: str) -> None:
             super().__init__()
             self.table = table
             self.key = key
 
         @property
-        def control(self) -> VirtualTable:
+        def control(self) -> VirtualTable[Any]:
             return self.table
 
     cursor_row: reactive[int] = reactive(0, always_update=True)
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
-        self.rows: Sequence[Any] = []
+        self.rows: Sequence[RowT] = []
         self.sort_key = ""
         #: shown under the header when there is no row, one line per line of text
         self.placeholder = ""
@@ -132,7 +136,7 @@ class VirtualTable(CachedStyles, SteadyScrollBars, ScrollView, can_focus=True):
     def row_count(self) -> int:
         return len(self.rows)
 
-    def set_rows(self, rows: Sequence[Any], *, cursor: int | None = None) -> None:
+    def set_rows(self, rows: Sequence[RowT], *, cursor: int | None = None) -> None:
         """Replace the rows (kept as given, not copied); the cursor goes to ``cursor``
         (default: the same index, clamped). Posts RowHighlighted."""
         old_row = self.cursor_row
@@ -165,7 +169,7 @@ class VirtualTable(CachedStyles, SteadyScrollBars, ScrollView, can_focus=True):
     def post_header(self, key: str) -> None:
         self.post_message(self.HeaderClicked(self, key))
 
-    def cell(self, row: Any, key: str) -> str:
+    def cell(self, row: RowT, key: str) -> str:
         """The text of one cell (override)."""
         raise NotImplementedError
 
@@ -207,7 +211,7 @@ class VirtualTable(CachedStyles, SteadyScrollBars, ScrollView, can_focus=True):
         """Textual's ``_scroll_update`` for a new row count (no horizontal bar), less its
         unconditional repaint of the vertical bar: the bar (a :class:`SteadyScrollBar`)
         repaints itself when the thumb it draws moves."""
-        self._refresh_scrollbars()
+        refresh_scrollbars(self)
         if self.show_vertical_scrollbar and self.styles.scrollbar_size_vertical:
             bar = self.vertical_scrollbar
             bar.window_virtual_size = size.height
@@ -334,7 +338,7 @@ class VirtualTable(CachedStyles, SteadyScrollBars, ScrollView, can_focus=True):
             return left_crop(text, width)
         return right_crop(text, width)
 
-    def row_style(self, row: Any) -> Style:
+    def row_style(self, row: RowT) -> Style:
         """Extra style of a whole row (override)."""
         return Style()
 

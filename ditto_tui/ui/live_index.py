@@ -1,0 +1,44 @@
+"""LiveIndex: what a screen or widget may read of the live index, typed.
+
+The app hands the explorer (:class:`~ditto_tui.explore.Explorer`, which meets this
+protocol) down to the screens and widgets that explain the index (the k chart, the chain
+path screen); none of them reaches for the app to find it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from ditto_tui.core.family_paths import Linkage
+from ditto_tui.explore.snapshot import Snapshot
+
+__all__ = ["LiveIndex"]
+
+
+class LiveIndex(Protocol):
+    """The latest state of the index and its linkage."""
+
+    @property
+    def generation(self) -> int:
+        """The generation of the latest snapshot (grows with every change)."""
+        ...
+
+    @property
+    def scanning(self) -> bool:
+        """Whether a scan is running (figures would be partial)."""
+        ...
+
+    @property
+    def snapshot(self) -> Snapshot:
+        """The latest snapshot (immutable)."""
+        ...
+
+    @property
+    def source(self) -> Any:
+        """The corpus source the documents are read from."""
+        ...
+
+    def linkage(self) -> Linkage:
+        """The index's pairs and merge order; blocking (call from a worker), and raises
+        :class:`~ditto_tui.explore.explorer.ExplorerStopped` once the index is closed."""
+        ...

@@ -1,0 +1,191 @@
+"""ReviewCommands: the main screen's review and act commands, apart from its layout.
+
+Decisions on the highlighted member (keep, duplicate, not a duplicate), the selected
+family marked reviewed or ignored, a pair marked "not duplicates", keep rules, acting on
+the documents decided duplicate, undo, and the export of the families shown. Each command
+reads what is on screen through :class:`OnScreen` (the main screen meets it), records
+through the explorer (which stores the review and posts the new state back), and opens
+its dialog on the app; nothing here touches the disk or walks the corpus on the UI thread
+(the dialogs compute in their workers).
+
+Every command needs a review store except the export: without one it says so in a notice
+and does nothing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ditto_tui.core.decisions import Decision
+from ditto_tui.explore.review import key_of
+from ditto_tui.ui.listing import ShownFamily, shown
+from ditto_tui.ui.screens.main.on_screen import OnScreen
+
+__all__ = ["ReviewCommands"]
+
+
+class ReviewCommands:
+    """The review and act commands over ``host`` (see the module docstring)."""
+
+    def __init__(self, host: OnScreen) -> None:
+        self._host = host
+
+    def decide(self, value: Decision) -> bool:
+        """Record ``value`` ("keep", "duplicate", "not-duplicate") for the highlighted
+        member; the same value again clears it. True when something was recorded (the
+        screen then moves on to the next member, as in a mail reader)."""
+        host = self._host
+        doc_id = host.selected_member()
+        if doc_id is None or not self._review_ready():
+            return False
+        current, stale = host.review.decision(doc_id)
+        host.explorer.decide([doc_id], None if current == value and not stale else value)
+        return True
+
+    def family_reviewed(self) -> None:
+        """Mark the selected family reviewed, or unmark it."""
+        host = self._host
+        family = self._family()
+        if family is None or not self._review_ready():
+            return
+        key = key_of(family.members, host.snapshot.documents, host.snapshot.fingerprints)
+        host.explorer.mark_family(family.members, "reviewed", key not in host.review.reviewed)
+
+    def ignore_family(self) -> None:
+        """Hide the selected family from the list and the progress, or show it again."""
+        host = self._host
+        family = self._family()
+        if family is None or not self._review_ready():
+            return
+        key = key_of(family.members, host.snapshot.documents, host.snapshot.fingerprints)
+        on = key not in host.review.ignored
+        host.explorer.mark_family(family.members, "ignored", on)
+        host.notify(
+            "Family ignored (f4 shows ignored ones)." if on else "Family no longer ignored.",
+            markup=False,
+        )
+
+    def ignore_pair(self) -> None:
+        """The two marked documents, else the highlighted member and the representative,
+        are not duplicates (families re-form without that link); again: they may be."""
+        host = self._host
+        if not self._review_ready():
+            return
+        marked = host.marked
+        if len(marked) == 2:
+            a, b = marked
+        else:
+            family = self._family()
+            current = host.selected_member()
+            if family is None or current is None or current == family.centre:
+                host.notify("Mark two documents (space), or highlight a member other than "
+                            "the representative.", markup=False)
+                return
+            a, b = current, family.centre
+        pair = (min(a, b), max(a, b))
+        on = pair not in host.review.pairs
+        host.explorer.ignore_pair(a, b, on)
+        host.notify(
+            f"Not duplicates: {shown(a)} and {shown(b)}." if on else "Pair no longer ignored.",
+            markup=False,
+        )
+
+    def keep_rules(self) -> None:
+        """The keep rules dialog, scoped to the selected family (or the tree node chosen in
+        it); the marks it returns are recorded."""
+        from ditto_tui.ui.screens.keep_rules import KeepRulesScreen
+
+        host = self._host
+        view = host.view
+        if view is None or not self._review_ready():
+            return
+        family = self._family()
+        selected = family.members if family is not None else None
+        scope_label = None
+        node = host.tree_node if family is not None else None
+        if node is not None:  # a node chosen in the tree: the rule's scope is its members
+            selected = node.members
+            scope_label = f"The chosen tree node (k={node.k}, {node.size:,} documents)"
+        explorer = host.explorer
+
+        def applied(marks: dict[str, Decision] | None) -> None:
+            if marks:
+                explorer.set_marks(marks)
+                host.notify(f"Recorded {len(marks):,} decisions.", markup=False)
+
+        host.app.push_screen(
+            KeepRulesScreen(
+                selected=selected,
+                families=[f.members for f in view.families if f.size > 1],
+                documents=host.snapshot.documents,
+                review=host.review,
+                fingerprints=host.snapshot.fingerprints,
+                k=host.k,
+                grouping=host.mode,
+                scope_label=scope_label,
+            ),
+            applied,
+        )
+
+    def actions(self) -> None:
+        """Act on the documents decided duplicate (the dialog runs a dry run first)."""
+        from ditto_tui.ui.screens.actions import ActionsScreen
+
+        host = self._host
+        if host.view is None or not self._review_ready():
+            return
+        if not host.review.decisions:
+            host.notify("Nothing is decided duplicate yet (d, or R for keep rules).",
+                        markup=False)
+            return
+        host.app.push_screen(ActionsScreen(host.explorer, host.k, host.mode))
+
+    def undo(self) -> None:
+        """Undo the last action (the dialog asks first)."""
+        from ditto_tui.ui.screens.actions import UndoScreen
+
+        if not self._review_ready():
+            return
+        self._host.app.push_screen(UndoScreen(self._host.explorer))
+
+    def export(self) -> None:
+        """Write the families as shown to CSV, JSON lines or an HTML report (a dialog)."""
+        host = self._host
+        view = host.view
+        if view is None or not len(view):
+            host.notify("No families to export.", markup=False)
+            return
+        from ditto_tui.explore.report import write_snapshot_report
+        from ditto_tui.ui.screens.export import ExportDialog
+
+        families = list(view.families)
+        request, snapshot, source = view.request, host.snapshot, host.explorer.source
+
+        def report(path: Path, overwrite: bool) -> int:
+            return write_snapshot_report(
+                source, snapshot, path, families=families, k=request.k, mode=request.mode,
+                pattern=request.pattern, overwrite=overwrite,
+            )
+
+        host.app.push_screen(
+            ExportDialog(
+                families,
+                k=request.k,
+                mode=request.mode,
+                fingerprints=snapshot.fingerprints,
+                root=str(getattr(source, "root", "") or ""),
+                report=report,
+            )
+        )
+
+    def _review_ready(self) -> bool:
+        if not self._host.review.active:
+            self._host.notify("Decisions need a folder corpus (this one has no review store).",
+                              markup=False)
+            return False
+        return True
+
+    def _family(self) -> ShownFamily | None:
+        """The selected family, when it has something to review (two members or more)."""
+        family = self._host.selected_family()
+        return family if family is not None and family.size > 1 else None

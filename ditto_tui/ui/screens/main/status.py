@@ -1,0 +1,152 @@
+"""What the main screen says about its state, as pure functions of that state: the status
+line (:func:`status_of`), the view options beside the k chart (:func:`view_options`), the
+review progress, and what the family list says when it is empty (:func:`empty_message`).
+
+Nothing here reads a widget or the disk; each function is O(1) in the corpus (counts the
+view and the snapshot already hold), so the screen calls them on every change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ditto_tui.corpus.documents import options_summary
+from ditto_tui.explore.review import ReviewState
+from ditto_tui.explore.snapshot import Snapshot
+from ditto_tui.explore.view import FamilyView
+from ditto_tui.ui.fit import Part
+from ditto_tui.ui.screens.main.view_settings import ViewSettings
+from ditto_tui.ui.widgets.status_bar import Status
+
+__all__ = [
+    "LOADING",
+    "NO_FAMILIES",
+    "empty_message",
+    "no_documents_message",
+    "review_progress",
+    "status_of",
+    "view_options",
+]
+
+NO_FAMILIES = "No families (press 1 to show singletons, ] to raise k)"
+LOADING = "Loading…"
+
+
+def status_of(
+    *,
+    root: str,
+    snapshot: Snapshot,
+    view: FamilyView | None,
+    settings: ViewSettings,
+    watch: str,
+    source: Any,
+    review: ReviewState,
+) -> Status:
+    """The status line for ``view`` (None: none shown yet) of ``snapshot``, with the
+    families shown out of all when a filter is set, the singletons shown when they are on,
+    the corpus ``source``'s pipeline and scan options, and the ``review`` progress."""
+    pipeline = getattr(source, "pipeline", None)
+    scan_options = getattr(source, "options", None)
+    shown_multi = singles = None
+    if view is not None:
+        shown_multi = view.shown_multi if view.shown_multi >= 0 else len(view)
+        if settings.singletons:
+            singles = len(view) - shown_multi
+    return Status(
+        root=root,
+        documents=len(snapshot),
+        skipped=len(snapshot.skipped),
+        families=view.multi if view is not None else 0,
+        shown_families=shown_multi if view is not None and settings.pattern else None,
+        singles=singles,
+        k=settings.k,
+        mode=settings.mode,
+        watch=watch,
+        pipeline=str(getattr(pipeline, "identity", "") or ""),
+        review=review_progress(review, view),
+        options=options_summary(scan_options) if scan_options is not None else "",
+    )
+
+
+def view_options(settings: ViewSettings, marked: int) -> list[Part]:
+    """The view options line (sort, singletons, the review's filters, ``marked`` documents),
+    fitted to its cells by priority: the states that filter or mark stay, "sort:" and the
+    singletons' word go first."""
+    sort_key, singletons = settings.sort_key, settings.singletons
+    options = [
+        Part(f"sort: {sort_key}", 2, short=sort_key),
+        Part("singletons " + ("on" if singletons else "off"), 3,
+             short="1: " + ("on" if singletons else "off"), sep=" · "),
+    ]
+    if settings.unreviewed_only:
+        options.append(Part("unreviewed only", 0, short="unreviewed", sep=" · "))
+    if settings.show_ignored:
+        options.append(Part("ignored shown", 0, short="+ignored", sep=" · "))
+    if marked:
+        options.append(Part(f"marked {marked}", 1, sep=" · "))
+    return options
+
+
+def review_progress(review: ReviewState, view: FamilyView | None) -> str:
+    """"312 of 601 reviewed" for the status line ("" without a review store, or before the
+    view has counted)."""
+    if not review.active or view is None or view.reviewed is None:
+        return ""
+    return f"{view.reviewed:,} of {view.reviewable:,} reviewed"
+
+
+def empty_message(
+    settings: ViewSettings,
+    snapshot: Snapshot,
+    *,
+    scanning: bool,
+    source: Any,
+    can_switch: Callable[[], bool],
+) -> str:
+    """What the family list says when it is empty: why nothing matches the filter, that
+    the scan is still running, how to see more families, or why the corpus has no
+    document (:func:`no_documents_message`; ``can_switch`` is asked only then)."""
+    pattern = settings.pattern
+    if pattern.strip() and len(snapshot):
+        # short lines: the pane is about 38 columns wide at 80
+        lines = [f"No family matches {pattern.strip()!r}."]
+        if scanning:
+            lines.append("Still scanning: more may match.")
+        if not settings.singletons:
+            lines.append("Singletons hidden: 1 shows them.")
+        lines.append("Clear the filter: / then ctrl+u.")
+        return "\n".join(lines)
+    if scanning:  # families may still appear: nothing is known to be empty yet
+        return LOADING
+    if len(snapshot):
+        return NO_FAMILIES
+    return no_documents_message(
+        snapshot.skipped,
+        pipeline=getattr(source, "pipeline", None),
+        can_switch=can_switch(),
+    )
+
+
+def no_documents_message(skipped: Sequence[Any], *, pipeline: Any, can_switch: bool) -> str:
+    """What the family list says when the scan found no document, for the situation: an
+    empty folder; files that only the other pipeline reads (p switches); files all skipped
+    for other reasons (! lists them with the reason)."""
+    identity = str(getattr(pipeline, "identity", "") or "") or "this pipeline"
+    if not skipped:
+        return f"No documents for {identity}: the folder holds no file."
+    count = len(skipped)
+    files = f"{count:,} file{'' if count == 1 else 's'}"
+    refused = sum(1 for s in skipped if str(s.reason).startswith("not accepted by"))
+    lines = [f"No documents for {identity}: {files} skipped."]
+    if refused == count:
+        name = getattr(pipeline, "name", "") or "this"
+        lines.append(f"The {name} pipeline does not read {'it' if count == 1 else 'them'}.")
+        if can_switch:
+            lines.append("Press p to switch to the other pipeline.")
+        lines.append("Press ! to see the files and why.")
+    else:
+        lines.append("Press ! to see why each was skipped.")
+        if refused and can_switch:
+            lines.append(f"{refused:,} only another pipeline reads: p switches.")
+    return "\n".join(lines)
