@@ -223,7 +223,7 @@ class _Forest:
         by_unit = np.lexsort((rank, unit))
         units_sorted = unit[by_unit]
         cuts = np.flatnonzero(units_sorted[1:] != units_sorted[:-1]) + 1
-        self.docs = [g.tolist() for g in np.split(by_unit, cuts)]  # per unit, by rank
+        self.docs: list[list[int]] = [g.tolist() for g in np.split(by_unit, cuts)]  # per unit
         self.counts = np.bincount(unit, minlength=len(self.unit_fp)).astype(np.int64)
         self.first = np.full(len(self.unit_fp), n, np.int64)
         np.minimum.at(self.first, unit, rank)

@@ -66,6 +66,22 @@ def make_pipeline(name: str = "ditto", *, char_n: int = 4, word_n: int = 0, shin
     raise ValueError(f"unknown pipeline {name!r} (expected one of {', '.join(PIPELINE_NAMES)})")
 
 
+def pipeline_choices(pipeline: Pipeline) -> dict[str, Pipeline]:
+    """The pipelines the explorer toggles between, by name: ditto and html.
+
+    ``pipeline`` (the one the user started with) is kept as it is; the other one takes its
+    parameters from it when it has them (the ditto pipeline's ``char_n``/``word_n``, the
+    html one's ``shingle``) and the defaults otherwise. Empty when ``pipeline`` is none of
+    the known kinds."""
+    from ditto_tui.core.html_structure import HtmlStructure
+
+    if pipeline.name not in PIPELINE_NAMES:
+        return {}
+    ditto = pipeline if isinstance(pipeline, Featurizer) else make_pipeline("ditto")
+    html = pipeline if isinstance(pipeline, HtmlStructure) else make_pipeline("html")
+    return {"ditto": ditto, "html": html, pipeline.name: pipeline}
+
+
 # The one rule for pipeline parameters, shared by the library (``ditto_tui.ditto``,
 # ``ditto_tui.html_distance``) and the command lines (``--char``, ``--word``,
 # ``--shingle``). Go clamps silently (a length <= 0 disables, a shingle < 1 means 1);

@@ -246,7 +246,7 @@ def _segments(ops: list[Opcode], wa: Sequence[int], wb: Sequence[int]) -> list[O
     """``ops`` as alternating ``equal``/``replace`` segments (a ``replace`` may be empty on
     one side), with equal runs shorter than the changes on both sides of them folded into
     them. ``wa``/``wb`` are prefix sums of the items' lengths (:func:`_weights`)."""
-    out: list[list] = []
+    out: list[list[int]] = []  # [equal (0 or 1), i1, i2, j1, j2]
     for tag, i1, i2, j1, j2 in ops:
         equal = tag == "equal"
         if out and out[-1][0] == equal:

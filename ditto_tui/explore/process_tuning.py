@@ -12,7 +12,7 @@ A head start (:func:`preload`): the first family listing needs scipy's graph com
 about 0.3 s of CPU to import; they are imported on a helper thread while the scan runs.
 
 The UI layer's own collector rule (no collection while a key waits for its frame) lives
-in :mod:`ditto_tui.ui.urgency`.
+in :mod:`ditto_tui.ui.internals`.
 """
 
 from __future__ import annotations

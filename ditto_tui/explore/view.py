@@ -16,7 +16,7 @@ import itertools
 from array import array
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Literal, Protocol, overload
 
 from ditto_tui.core.clusters import Family, FamilyLike, Mode
 from ditto_tui.core.family_listing import FamilyListing
@@ -457,7 +457,13 @@ class _FamilyKeys(Sequence[str]):
     def __len__(self) -> int:
         return len(self._families)
 
-    def __getitem__(self, row: Any) -> Any:
+    @overload
+    def __getitem__(self, row: int) -> str: ...
+
+    @overload
+    def __getitem__(self, row: slice) -> list[str]: ...
+
+    def __getitem__(self, row: int | slice) -> str | list[str]:
         if isinstance(row, slice):
             return [self[i] for i in range(*row.indices(len(self)))]
         family = self._families[row]

@@ -27,9 +27,10 @@ from textual.theme import Theme
 
 from ditto_tui.core import engine
 from ditto_tui.core.clusters import MODES, as_mode
+from ditto_tui.core.pipeline import Pipeline, pipeline_choices
 from ditto_tui.explore import Explorer, events
 from ditto_tui.explore.snapshot import Snapshot
-from ditto_tui.explore.source import CorpusSource
+from ditto_tui.explore.source import CorpusSource, OptionsSwitchable
 from ditto_tui.ui.commands import DittoCommands
 from ditto_tui.ui.internals import release_drawn_lines
 from ditto_tui.ui.messages import ExplorerMessage, OpenExternal
@@ -59,30 +60,6 @@ def prepare_worker_processes() -> None:
     from multiprocessing import resource_tracker
 
     resource_tracker.ensure_running()
-
-
-def pipeline_choices(pipeline: Any) -> dict[str, Any]:
-    """The pipelines the explorer toggles between, by name: ditto and html.
-
-    ``pipeline`` (the one the user started with) is kept as it is; the other one takes its
-    parameters from it when it has them (``char_n``/``word_n``, ``shingle``) and the
-    defaults otherwise. Empty when ``pipeline`` is none of the known kinds.
-    """
-    from ditto_tui.core.pipeline import PIPELINE_NAMES, make_pipeline
-
-    name = getattr(pipeline, "name", None)
-    if name not in PIPELINE_NAMES:
-        return {}
-    choices = {
-        "ditto": make_pipeline(
-            "ditto",
-            char_n=getattr(pipeline, "char_n", 4),
-            word_n=getattr(pipeline, "word_n", 0),
-        ),
-        "html": make_pipeline("html", shingle=getattr(pipeline, "shingle", 3)),
-    }
-    choices[name] = pipeline
-    return choices
 
 
 def contrast_boost(theme: Theme, variables: Mapping[str, str]) -> dict[str, str]:
@@ -136,13 +113,13 @@ class DittoApp(App[None]):
         source: CorpusSource,
         *,
         root: str | os.PathLike[str] | None = None,
-        pipeline: Any = None,
+        pipeline: Pipeline | None = None,
         max_k: int = 8,
         k: int | None = None,
         mode: str | None = None,
         poll: bool = False,
         watch: bool = True,
-        pipelines: Mapping[str, Any] | None = None,
+        pipelines: Mapping[str, Pipeline] | None = None,
         review: bool = False,
         review_dir: str | os.PathLike[str] | None = None,
         fresh: bool = False,
@@ -150,10 +127,10 @@ class DittoApp(App[None]):
         super().__init__()
         prepare_worker_processes()
         chosen = as_mode(mode) if mode is not None else None
-        self.root_label = str(root if root is not None else getattr(source, "root", ""))
-        pipeline = pipeline if pipeline is not None else getattr(source, "pipeline", None)
+        self.root_label = str(root if root is not None else source.root)
+        pipeline = pipeline if pipeline is not None else source.pipeline
         self.pipeline = pipeline
-        self.pipeline_identity = str(getattr(pipeline, "identity", "") or "")
+        self.pipeline_identity = pipeline.identity
         self.pipelines = dict(pipelines) if pipelines is not None else pipeline_choices(pipeline)
         self.notices: list[str] = []
         self._switch_title = ""  # the title of the toast when a rescan of ours ends
@@ -272,7 +249,7 @@ class DittoApp(App[None]):
             screen.update_status()
         elif isinstance(event, events.SourceReplaced):
             self.pipeline = event.pipeline
-            self.pipeline_identity = str(getattr(event.pipeline, "identity", "") or "")
+            self.pipeline_identity = event.pipeline.identity
             screen.update_status()
         elif isinstance(event, events.ReviewChanged):
             screen.show_review(event.state)
@@ -313,10 +290,10 @@ class DittoApp(App[None]):
         self.notify(text, markup=False)
         self.main_screen.update_status()
 
-    def next_pipeline(self) -> Any | None:
+    def next_pipeline(self) -> Pipeline | None:
         """The pipeline after the current one in ``pipelines`` (None when there is none)."""
         names = list(self.pipelines)
-        current = getattr(self.pipeline, "name", None)
+        current = self.pipeline.name
         if len(names) < 2 or current not in names:
             return None
         return self.pipelines[names[(names.index(current) + 1) % len(names)]]
@@ -342,19 +319,19 @@ class DittoApp(App[None]):
     def action_scan_options(self) -> None:
         """Change the scan options (minimum size, empty files, links, HTML by content or
         every file) in a dialog; applying rescans with a sibling source (cache shared)."""
-        from ditto_tui.corpus.documents import options_summary
+        from ditto_tui.corpus.documents import ScanOptions, options_summary
         from ditto_tui.ui.screens.scan_options import ScanOptionsDialog
 
         explorer = self.explorer
-        options = getattr(explorer.source, "options", None)
-        if options is None or not explorer.can_change_options():
+        source = explorer.source
+        if not isinstance(source, OptionsSwitchable):
             self.notify("This corpus has no scan options to change.", markup=False)
             return
         if explorer.scanning:
             self.notify("Wait for the scan to end before changing the scan options.", markup=False)
             return
 
-        def chosen(new: Any) -> None:
+        def chosen(new: ScanOptions | None) -> None:
             if new is None:
                 return
             if explorer.change_options(new):
@@ -365,8 +342,8 @@ class DittoApp(App[None]):
             else:
                 self.notify("A scan is running: try again when it ends.", markup=False)
 
-        html = getattr(self.pipeline, "name", "") == "html"
-        self.push_screen(ScanOptionsDialog(options, html=html), chosen)
+        html = self.pipeline.name == "html"
+        self.push_screen(ScanOptionsDialog(source.options, html=html), chosen)
 
     def switch_pipeline(self) -> None:
         self.action_switch_pipeline()

@@ -23,6 +23,8 @@ from textual.geometry import Size
 from textual.reactive import Reactive
 from textual.widgets import Input
 
+from ditto_tui.core.family_listing import FamilyListing
+
 __all__ = ["FilterInput"]
 
 
@@ -41,15 +43,14 @@ class FilterInput(Input):
         if self._on_edit is not None and self.is_mounted:
             self._on_edit()
 
-    def open(self, listing: Any) -> None:
+    def open(self, listing: FamilyListing | None) -> None:
         """Focus the box to filter ``listing`` (the families at the current k)."""
         self.focus()
         self.prepare_search(listing)
 
     @work(thread=True, exclusive=True, group="search")
-    def prepare_search(self, listing: Any) -> None:
+    def prepare_search(self, listing: FamilyListing | None) -> None:
         """Build the listing's search text while the user starts typing (at 100,000
         documents about 0.1 s, else paid by the first key)."""
-        prepare = getattr(listing, "prepare_search", None)
-        if prepare is not None:
-            prepare()
+        if listing is not None:
+            listing.prepare_search()

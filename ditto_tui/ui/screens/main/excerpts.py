@@ -26,6 +26,7 @@ from textual.worker import Worker, get_current_worker
 from ditto_tui.core.display import excerpt, html_text
 from ditto_tui.explore.explorer import Explorer
 from ditto_tui.explore.snapshot import Snapshot
+from ditto_tui.explore.source import Excerpts
 from ditto_tui.explore.view import FamilyView
 from ditto_tui.ui.widgets.family_table import FamilyTable
 
@@ -194,15 +195,14 @@ class ExcerptReader:
         host = self._host
         source = host.explorer.source
         documents = host.snapshot.documents
-        describe = getattr(source, "excerpt", None)
         pending: list[tuple[str, str]] = []
         for index, centre in enumerate(missing):
             if worker.is_cancelled:
                 break
             doc = documents.get(centre)
             try:
-                if describe is not None:  # mail: subject — sender; empty: "empty file"
-                    line = describe(centre, 80)
+                if isinstance(source, Excerpts):  # mail: subject — sender; empty: "empty file"
+                    line = source.excerpt(centre, 80)
                 else:
                     text = source.read_text(centre, limit=EXCERPT_LIMIT)
                     if doc is not None and doc.kind == "html":

@@ -173,7 +173,7 @@ class ReviewCommands:
                 k=request.k,
                 mode=request.mode,
                 fingerprints=snapshot.fingerprints,
-                root=str(getattr(source, "root", "") or ""),
+                root=str(source.root),
                 report=report,
             )
         )

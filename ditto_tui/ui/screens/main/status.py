@@ -9,11 +9,12 @@ view and the snapshot already hold), so the screen calls them on every change.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
 
-from ditto_tui.corpus.documents import options_summary
+from ditto_tui.core.pipeline import Pipeline
+from ditto_tui.corpus.documents import Skipped, options_summary
 from ditto_tui.explore.review import ReviewState
 from ditto_tui.explore.snapshot import Snapshot
+from ditto_tui.explore.source import CorpusSource, HasOptions
 from ditto_tui.explore.view import FamilyView
 from ditto_tui.ui.fit import Part
 from ditto_tui.ui.screens.main.view_settings import ViewSettings
@@ -40,14 +41,12 @@ def status_of(
     view: FamilyView | None,
     settings: ViewSettings,
     watch: str,
-    source: Any,
+    source: CorpusSource,
     review: ReviewState,
 ) -> Status:
     """The status line for ``view`` (None: none shown yet) of ``snapshot``, with the
     families shown out of all when a filter is set, the singletons shown when they are on,
     the corpus ``source``'s pipeline and scan options, and the ``review`` progress."""
-    pipeline = getattr(source, "pipeline", None)
-    scan_options = getattr(source, "options", None)
     shown_multi = singles = None
     if view is not None:
         shown_multi = view.shown_multi if view.shown_multi >= 0 else len(view)
@@ -63,9 +62,9 @@ def status_of(
         k=settings.k,
         mode=settings.mode,
         watch=watch,
-        pipeline=str(getattr(pipeline, "identity", "") or ""),
+        pipeline=source.pipeline.identity,
         review=review_progress(review, view),
-        options=options_summary(scan_options) if scan_options is not None else "",
+        options=options_summary(source.options) if isinstance(source, HasOptions) else "",
     )
 
 
@@ -101,7 +100,7 @@ def empty_message(
     snapshot: Snapshot,
     *,
     scanning: bool,
-    source: Any,
+    source: CorpusSource,
     can_switch: Callable[[], bool],
 ) -> str:
     """What the family list says when it is empty: why nothing matches the filter, that
@@ -123,16 +122,18 @@ def empty_message(
         return NO_FAMILIES
     return no_documents_message(
         snapshot.skipped,
-        pipeline=getattr(source, "pipeline", None),
+        pipeline=source.pipeline,
         can_switch=can_switch(),
     )
 
 
-def no_documents_message(skipped: Sequence[Any], *, pipeline: Any, can_switch: bool) -> str:
+def no_documents_message(
+    skipped: Sequence[Skipped], *, pipeline: Pipeline, can_switch: bool
+) -> str:
     """What the family list says when the scan found no document, for the situation: an
     empty folder; files that only the other pipeline reads (p switches); files all skipped
     for other reasons (! lists them with the reason)."""
-    identity = str(getattr(pipeline, "identity", "") or "") or "this pipeline"
+    identity = pipeline.identity
     if not skipped:
         return f"No documents for {identity}: the folder holds no file."
     count = len(skipped)
@@ -140,7 +141,7 @@ def no_documents_message(skipped: Sequence[Any], *, pipeline: Any, can_switch: b
     refused = sum(1 for s in skipped if str(s.reason).startswith("not accepted by"))
     lines = [f"No documents for {identity}: {files} skipped."]
     if refused == count:
-        name = getattr(pipeline, "name", "") or "this"
+        name = pipeline.name
         lines.append(f"The {name} pipeline does not read {'it' if count == 1 else 'them'}.")
         if can_switch:
             lines.append("Press p to switch to the other pipeline.")
