@@ -67,6 +67,7 @@ from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
 from ditto_tui.core.simhash import similarity_percent
+from ditto_tui.corpus.documents import MAIL_KINDS
 from ditto_tui.corpus.fsops import exchange, rename_noreplace
 from ditto_tui.corpus.journal import Journal, journals
 from ditto_tui.corpus.reading import os_reason
@@ -111,7 +112,6 @@ __all__ = [
 #: by hard links to their keepers, or only listed (a removal list; nothing is touched).
 ActionName = Literal["trash", "move", "link", "list"]
 ACTIONS: tuple[ActionName, ...] = ("trash", "move", "link", "list")
-MAIL_KINDS = ("maildir", "mbox")
 PAUSE_ENV = "DITTO_TUI_ACTION_PAUSE_AFTER"
 MAIL_REASON = "a mail message: mailboxes are never modified in place (export it instead)"
 #: What a hard link means for the user's files, said in the dry run, the confirmation and

@@ -20,6 +20,8 @@ MiB = 1024 * 1024
 
 #: Kinds of document a corpus can hold.
 KINDS = ("text", "html", "maildir", "mbox")
+#: The kinds that are mail messages (lists show their subject and sender; never modified).
+MAIL_KINDS = ("maildir", "mbox")
 
 
 @dataclass(frozen=True, slots=True)

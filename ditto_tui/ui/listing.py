@@ -14,29 +14,11 @@ from typing import Protocol
 
 from ditto_tui.core.clusters import FamilyLike
 from ditto_tui.core.display import visible
-from ditto_tui.core.id_filter import GLOB_CHARS, id_matcher
-from ditto_tui.explore.view import SORT_KEYS, DocumentLike, SortKey, newest_change
 from ditto_tui.ui.fit import split_path
 
-__all__ = [
-    "GLOB_CHARS",
-    "MAIL_KINDS",
-    "SORT_KEYS",
-    "DocumentLike",
-    "FamilyLike",
-    "ShownFamily",
-    "SortKey",
-    "format_mtime",
-    "format_size",
-    "id_matcher",
-    "newest_change",
-    "path_cell",
-    "shown",
-]
+__all__ = ["ShownFamily", "format_mtime", "format_size", "path_cell", "shown"]
 
 
-#: the kinds of document that are mail messages (their lists show subject and sender)
-MAIL_KINDS = ("maildir", "mbox")
 
 
 class ShownFamily(FamilyLike, Protocol):

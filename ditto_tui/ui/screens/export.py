@@ -20,8 +20,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, RadioButton, RadioSet
 
+from ditto_tui.core.clusters import FamilyLike
 from ditto_tui.corpus.export import export_families
-from ditto_tui.ui.listing import FamilyLike
 
 
 def export_folder(root: str | None) -> str:

@@ -19,9 +19,9 @@ from collections.abc import Mapping
 from textual.app import ComposeResult
 from textual.containers import Vertical
 
-from ditto_tui.explore.view import FamilyView
+from ditto_tui.explore.view import DocumentLike, FamilyView
 from ditto_tui.ui.fit import Part, fit_parts
-from ditto_tui.ui.listing import DocumentLike, ShownFamily
+from ditto_tui.ui.listing import ShownFamily
 from ditto_tui.ui.widgets.borders import set_border_subtitle, set_border_title
 from ditto_tui.ui.widgets.family_table import FamilyTable
 

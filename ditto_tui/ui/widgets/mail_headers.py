@@ -15,8 +15,9 @@ from typing import Any
 
 from textual.widget import Widget
 
+from ditto_tui.corpus.documents import MAIL_KINDS
 from ditto_tui.explore.snapshot import Snapshot
-from ditto_tui.ui.listing import MAIL_KINDS, ShownFamily
+from ditto_tui.ui.listing import ShownFamily
 from ditto_tui.ui.widgets.member_rows import MailInfo
 
 __all__ = ["MAIL_MEMBERS", "MailHeaders"]

@@ -12,10 +12,10 @@ from collections.abc import Mapping
 
 from ditto_tui.core.family_tree import TreeNode
 from ditto_tui.core.id_filter import id_matcher
-from ditto_tui.corpus.documents import Document
+from ditto_tui.corpus.documents import MAIL_KINDS, Document
 from ditto_tui.explore.snapshot import Snapshot
 from ditto_tui.ui.fit import Part, fit_parts
-from ditto_tui.ui.listing import MAIL_KINDS, ShownFamily
+from ditto_tui.ui.listing import ShownFamily
 from ditto_tui.ui.widgets.member_table import Member, filter_members, sort_members
 
 __all__ = [

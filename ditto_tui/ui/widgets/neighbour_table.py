@@ -8,7 +8,8 @@ from collections.abc import Mapping, Sequence
 from rich.style import Style
 
 from ditto_tui.core.index import Match
-from ditto_tui.ui.listing import DocumentLike, format_mtime, format_size, path_cell
+from ditto_tui.explore.view import DocumentLike
+from ditto_tui.ui.listing import format_mtime, format_size, path_cell
 from ditto_tui.ui.widgets.bit_diff import similarity_text
 from ditto_tui.ui.widgets.columns import ColumnSpec
 from ditto_tui.ui.widgets.virtual_table import VirtualTable

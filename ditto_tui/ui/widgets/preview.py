@@ -31,10 +31,10 @@ from textual.worker import get_current_worker
 
 from ditto_tui.core.display import html_text, visible_lines, wrap_points
 from ditto_tui.core.find import parse_line_number
-from ditto_tui.corpus.documents import Document
+from ditto_tui.corpus.documents import MAIL_KINDS, Document
 from ditto_tui.explore.snapshot import Snapshot
 from ditto_tui.ui.fit import Part
-from ditto_tui.ui.listing import MAIL_KINDS, format_size, shown
+from ditto_tui.ui.listing import format_size, shown
 from ditto_tui.ui.widgets.searchable import (
     FIND_BINDINGS,
     FIND_CLASSES,
