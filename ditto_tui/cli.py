@@ -23,7 +23,7 @@ from typing import IO, NoReturn, cast
 
 import numpy as np
 
-from ditto_tui import __version__
+from ditto_tui._version import __version__
 from ditto_tui.argtypes import integer, non_negative, size, size_or_zero
 from ditto_tui.core.display import escape_controls
 
