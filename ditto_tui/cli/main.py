@@ -24,7 +24,7 @@ from typing import IO, NoReturn, cast
 import numpy as np
 
 from ditto_tui._version import __version__
-from ditto_tui.argtypes import integer, non_negative, size, size_or_zero
+from ditto_tui.cli.argtypes import integer, non_negative, size, size_or_zero
 from ditto_tui.core.display import escape_controls
 
 PROG = "ditto-tui"
@@ -332,11 +332,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_spark_parser(sub)
     add_open_parser(sub)
-    from ditto_tui.dedupe_cli import add_parsers as add_dedupe_parsers
+    from ditto_tui.cli.dedupe import add_parsers as add_dedupe_parsers
 
     add_dedupe_parsers(sub, [_add_pipeline_options, _add_corpus_options], non_negative)
 
-    from ditto_tui.cli_explain import add_explain_parser
+    from ditto_tui.cli.explain import add_explain_parser
 
     def explain_options(p: argparse.ArgumentParser) -> None:
         _add_pipeline_options(p)
@@ -496,7 +496,7 @@ def _bulk_fingerprints(args: argparse.Namespace, out: Output, report: _SkipRepor
                 for doc_id, fp in zip(batch.ids[done:at], batch.fps[done:at], strict=True):
                     out.json({"id": doc_id, "fp": f"{fp:016x}", "pipeline": identity})
             elif isinstance(batch.ids, MessageIds):  # an mbox's messages: a batch, no skips
-                from ditto_tui.fingerprint_lines import message_lines
+                from ditto_tui.cli.fingerprint_lines import message_lines
 
                 out.write(message_lines(escape_id(batch.ids.base), batch.fps))
             elif at > done:
@@ -538,11 +538,11 @@ def _families(ids: list[str], fps: np.ndarray, k: int, min_size: int, mode: str)
 
 def cmd_cluster(args: argparse.Namespace, out: Output) -> int:
     if args.sweep:
-        from ditto_tui.cli_explain import cmd_sweep
+        from ditto_tui.cli.explain import cmd_sweep
 
         return cmd_sweep(args, out)
     if args.tree:
-        from ditto_tui.cli_explain import cmd_tree
+        from ditto_tui.cli.explain import cmd_tree
 
         return cmd_tree(args, out)
     report = _SkipReporter()
@@ -691,7 +691,7 @@ def cmd_export(args: argparse.Namespace, out: Output) -> int:
     fingerprints = dict(zip(got.ids, (int(f) for f in got.fps), strict=True))
     decisions = None
     if args.decisions:
-        from ditto_tui.dedupe_cli import export_decisions
+        from ditto_tui.cli.dedupe import export_decisions
 
         if len(args.paths) != 1:
             raise CommandError("--decisions needs one folder PATH")
@@ -846,7 +846,7 @@ def cmd_explore(args: argparse.Namespace, out: Output) -> int:
 
 
 def cmd_explain(args: argparse.Namespace, out: Output) -> int:
-    from ditto_tui.cli_explain import cmd_explain as run
+    from ditto_tui.cli.explain import cmd_explain as run
 
     return run(args, out)
 
@@ -864,13 +864,13 @@ def cmd_open(args: argparse.Namespace, out: Output) -> int:
 
 
 def cmd_dedupe(args: argparse.Namespace, out: Output) -> int:
-    from ditto_tui.dedupe_cli import run_dedupe
+    from ditto_tui.cli.dedupe import run_dedupe
 
     return run_dedupe(args, out)
 
 
 def cmd_undo(args: argparse.Namespace, out: Output) -> int:
-    from ditto_tui.dedupe_cli import run_undo
+    from ditto_tui.cli.dedupe import run_undo
 
     return run_undo(args, out)
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ditto_tui.argtypes import integer
+from ditto_tui.cli.argtypes import integer
 from ditto_tui.core.keep import RULES
 from ditto_tui.core.simhash import similarity_percent
 from ditto_tui.corpus.actions import LINK_WARNING
@@ -88,7 +88,7 @@ def add_parsers(sub: Any, common: list[Callable[[argparse.ArgumentParser], None]
 
 
 def _parse_action(values: list[str]) -> tuple[str, str | None]:
-    from ditto_tui.cli import UsageError
+    from ditto_tui.cli.main import UsageError
 
     name, *rest = values
     if name not in ACTION_CHOICES:
@@ -108,7 +108,7 @@ def _parse_action(values: list[str]) -> tuple[str, str | None]:
 
 def _rel_folder(root: Path, folder: str) -> str:
     """A folder given on the command line, as a root-relative id prefix."""
-    from ditto_tui.cli import UsageError
+    from ditto_tui.cli.main import UsageError
 
     absolute = os.path.realpath(folder if os.path.isabs(folder) or os.path.exists(folder)
                                 else root / folder)
@@ -120,7 +120,7 @@ def _rel_folder(root: Path, folder: str) -> str:
 
 
 def _store(path: str, cache_dir: str | None, notices: list[str]):
-    from ditto_tui.cli import CommandError
+    from ditto_tui.cli.main import CommandError
     from ditto_tui.corpus.review import ReviewStore
 
     try:
@@ -130,7 +130,7 @@ def _store(path: str, cache_dir: str | None, notices: list[str]):
 
 
 def _report_recovery(journal_dir: Path) -> None:
-    from ditto_tui.cli import warn
+    from ditto_tui.cli.main import warn
     from ditto_tui.corpus.actions import recover
 
     for report in recover(journal_dir):
@@ -144,7 +144,7 @@ def _report_recovery(journal_dir: Path) -> None:
 
 def _report_damage(journal_dir: Path) -> int:
     """Warn about every damaged journal (by name, with what it can still tell); how many."""
-    from ditto_tui.cli import warn
+    from ditto_tui.cli.main import warn
     from ditto_tui.corpus.actions import damaged
 
     found = damaged(journal_dir)
@@ -154,7 +154,7 @@ def _report_damage(journal_dir: Path) -> int:
 
 
 def _confirm(question: str, yes: bool) -> None:
-    from ditto_tui.cli import CommandError
+    from ditto_tui.cli.main import CommandError
 
     if yes:
         return
@@ -170,7 +170,7 @@ def _confirm(question: str, yes: bool) -> None:
 
 def run_dedupe(args: argparse.Namespace, out: Any) -> int:
     """The ``dedupe`` command (see :func:`add_parsers`)."""
-    from ditto_tui.cli import CommandError, _pipeline, _scan_options, escape_id, warn
+    from ditto_tui.cli.main import CommandError, _pipeline, _scan_options, escape_id, warn
     from ditto_tui.corpus.actions import plan_action, save_plan
     from ditto_tui.corpus.dedupe import select
     from ditto_tui.corpus.session import CorpusSession
@@ -179,7 +179,7 @@ def run_dedupe(args: argparse.Namespace, out: Any) -> int:
     if args.apply is not None:
         return _run_apply(args, out)
     if args.plan is not None and not args.dry_run:
-        from ditto_tui.cli import UsageError
+        from ditto_tui.cli.main import UsageError
 
         raise UsageError("--plan FILE saves the plan of a --dry-run; act on it with --apply FILE")
     action, arg = _parse_action(args.action)
@@ -260,7 +260,7 @@ def _carry_out(plan: Any, args: argparse.Namespace, out: Any, journal_dir: Path,
                shown_refused: set[str], prefix: str | None = None) -> int:
     """After the plan is shown: stop there (a dry run, or nothing to do), write the
     removal list (``list``, to ``prefix`` or a name of its own), or confirm and act."""
-    from ditto_tui.cli import CommandError
+    from ditto_tui.cli.main import CommandError
     from ditto_tui.corpus.actions import write_removal_list
 
     if args.dry_run or not plan.steps:
@@ -289,7 +289,7 @@ def _question(plan: Any) -> str:
 def _act(plan: Any, args: argparse.Namespace, out: Any, journal_dir: Path,
          shown_refused: set[str]) -> int:
     """Confirm, execute and report a checked trash/move/link plan."""
-    from ditto_tui.cli import warn
+    from ditto_tui.cli.main import warn
     from ditto_tui.corpus.actions import execute
 
     _confirm(_question(plan), args.yes)
@@ -305,7 +305,7 @@ def _act(plan: Any, args: argparse.Namespace, out: Any, journal_dir: Path,
 
 def _run_apply(args: argparse.Namespace, out: Any) -> int:
     """``dedupe PATH --apply FILE``: act on exactly a saved plan, each file checked again."""
-    from ditto_tui.cli import CommandError, UsageError, _pipeline, escape_id, warn
+    from ditto_tui.cli.main import CommandError, UsageError, _pipeline, escape_id, warn
     from ditto_tui.corpus.actions import PlanError, load_plan, replan
 
     if args.plan is not None:
@@ -394,7 +394,7 @@ def run_undo(args: argparse.Namespace, out: Any) -> int:
     """The ``undo`` command."""
     import time
 
-    from ditto_tui.cli import CommandError, escape_id, warn
+    from ditto_tui.cli.main import CommandError, escape_id, warn
     from ditto_tui.corpus.actions import Busy, undo_last
     from ditto_tui.corpus.journal import journals
 
@@ -438,7 +438,7 @@ def run_undo(args: argparse.Namespace, out: Any) -> int:
 def export_decisions(path: str, args: argparse.Namespace) -> dict[str, str]:
     """Decisions of the documents under folder ``path`` keyed by export id
     (``go_join(path, rel)``); a stale one is written ``stale:<decision>``."""
-    from ditto_tui.cli import CommandError, _pipeline, _scan_options
+    from ditto_tui.cli.main import CommandError, _pipeline, _scan_options
     from ditto_tui.core.decisions import identity_of
     from ditto_tui.corpus.session import CorpusSession
     from ditto_tui.corpus.stream import go_join

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 if TYPE_CHECKING:
-    from ditto_tui.cli import Output
+    from ditto_tui.cli.main import Output
     from ditto_tui.corpus.session import CorpusSession
 
 __all__ = ["add_explain_parser", "cmd_explain", "cmd_sweep", "cmd_tree", "tree_json", "tree_lines"]
@@ -23,7 +23,7 @@ def add_explain_parser(
 ) -> None:
     """Register ``explain`` on the subparsers ``sub``; ``add_options(p)`` adds the shared
     pipeline and corpus options."""
-    from ditto_tui.argtypes import integer, non_negative
+    from ditto_tui.cli.argtypes import integer, non_negative
 
     p = sub.add_parser(
         "explain", help="why two documents are near-duplicates (or not)",
@@ -66,7 +66,7 @@ def _read_file(path: str, max_size: int) -> bytes:
 
 
 def _open_session(args: argparse.Namespace) -> CorpusSession:
-    from ditto_tui.cli import _pipeline, _scan_options, warn
+    from ditto_tui.cli.main import _pipeline, _scan_options, warn
     from ditto_tui.corpus.session import CorpusSession
 
     if not os.path.isdir(args.root):
@@ -100,7 +100,7 @@ def _read_id(session: CorpusSession, doc_id: str) -> bytes:
 
 
 def cmd_explain(args: argparse.Namespace, out: Output) -> int:
-    from ditto_tui.cli import CommandError, UsageError
+    from ditto_tui.cli.main import CommandError, UsageError
 
     if args.b is None and not args.chain:
         raise UsageError("explain needs two documents A and B (or --chain)")
@@ -121,7 +121,7 @@ def cmd_explain(args: argparse.Namespace, out: Output) -> int:
 
 
 def _explain_pair(args: argparse.Namespace, out: Output, data: tuple[bytes, bytes]) -> None:
-    from ditto_tui.cli import _pipeline, warn
+    from ditto_tui.cli.main import _pipeline, warn
     from ditto_tui.core.explain import explain_pair, unique_spans
     from ditto_tui.core.explain_features import document_features
     from ditto_tui.core.explain_text import pair_report
@@ -150,7 +150,7 @@ def _explain_pair(args: argparse.Namespace, out: Output, data: tuple[bytes, byte
 
 def _chain(args: argparse.Namespace, out: Output) -> int:
     """The path of links joining A to B (default: the representative of A's family)."""
-    from ditto_tui.cli import escape_id
+    from ditto_tui.cli.main import escape_id
     from ditto_tui.core.clusters import describe_family
     from ditto_tui.core.family_paths import chain_path, family_nodes, split_points
     from ditto_tui.core.index import NearIndex
@@ -232,7 +232,7 @@ def _bits(n: int) -> bytes:
 def cmd_sweep(args: argparse.Namespace, out: Output) -> int:
     """``cluster --sweep``: for k = 0..K, the chain families (>= 2 documents), the documents
     in them, the largest family, the largest diameter and the families too wide for k."""
-    from ditto_tui.cli import _collect, _finish, _SkipReporter
+    from ditto_tui.cli.main import _collect, _finish, _SkipReporter
     from ditto_tui.core.explain_text import format_table
     from ditto_tui.core.family_tree import sweep_stats
     from ditto_tui.core.index import NearIndex
@@ -262,7 +262,7 @@ def cmd_sweep(args: argparse.Namespace, out: Output) -> int:
 
 def cmd_tree(args: argparse.Namespace, out: Output) -> int:
     """``cluster --tree``: every chain family at k with its sub-families down to k = 0."""
-    from ditto_tui.cli import UsageError, _collect, _finish, _SkipReporter
+    from ditto_tui.cli.main import UsageError, _collect, _finish, _SkipReporter
     from ditto_tui.core.family_tree import family_forest
 
     if args.mode != "chain":
@@ -309,7 +309,7 @@ def tree_lines(root: Any, indent: int = 4) -> list[bytes]:
     """The tree as text lines (ids escaped as ``escape_id`` does): one line per family
     (``k=K  N members  diameter D  REPRESENTATIVE``, children indented below it); a leaf of
     one document is ``k=K  ID``; a leaf of several (identical fingerprints) lists them."""
-    from ditto_tui.cli import escape_id
+    from ditto_tui.cli.main import escape_id
 
     out: list[bytes] = []
     stack: list[tuple[Any, int]] = [(root, 0)]
