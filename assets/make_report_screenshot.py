@@ -15,7 +15,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from ditto_tui import cli  # noqa: E402
+from ditto_tui.cli.main import main as cli_main  # noqa: E402
 from tests.report.chromium import find_chromium, screenshot  # noqa: E402
 
 ASSETS = ROOT / "assets"
@@ -28,7 +28,7 @@ def main() -> int:
         return 1
     with tempfile.TemporaryDirectory() as tmp:
         page = Path(tmp) / "report.html"
-        code = cli.main(["report", str(ROOT / "sample_corpus"), "-o", str(page), "--no-cache"])
+        code = cli_main(["report", str(ROOT / "sample_corpus"), "-o", str(page), "--no-cache"])
         if code:
             return code
         png = screenshot(browser, page, ASSETS / "report.png", query="open=f1-d1",

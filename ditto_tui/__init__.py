@@ -10,6 +10,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from ditto_tui._version import __version__
+
 if TYPE_CHECKING:
     from ditto_tui.api import (
         ChangeBatch,
@@ -34,8 +36,6 @@ if TYPE_CHECKING:
         pipeline,
         similarity,
     )
-
-__version__ = "0.1.0"
 
 __all__ = [
     "ChangeBatch",

@@ -1,5 +1,5 @@
 """The ``ditto-tui`` program's entry point: process settings made before numpy loads,
-then the command line (:func:`ditto_tui.cli.main`)."""
+then the command line (:func:`ditto_tui.cli.main.main`)."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def main() -> int:
         from ditto_tui.corpus import readahead
 
         readahead.start(arg for arg in sys.argv[2:] if not arg.startswith("-"))
-    from ditto_tui.cli import main as cli_main
+    from ditto_tui.cli.main import main as cli_main
 
     code = cli_main()
     if sys.argv[1:2] and sys.argv[1] in QUICK_EXIT:

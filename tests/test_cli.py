@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ditto_tui import cli
+from ditto_tui.cli.main import main
 
 DATA = Path(__file__).parent / "data"
 
@@ -21,7 +21,7 @@ def vectors(char_n: int = 4, word_n: int = 0) -> list[dict]:
 
 
 def run(capfdbinary, *argv: str) -> tuple[int, bytes, str]:
-    code = cli.main(list(argv))
+    code = main(list(argv))
     captured = capfdbinary.readouterr()
     return code, captured.out, captured.err.decode("utf-8", "replace")
 
@@ -208,7 +208,7 @@ def test_help_for_every_subcommand(capfdbinary):
     for sub in ["", "explore", "fingerprint", "cluster", "near", "compare", "export", "version", "spark", "open"]:
         argv = [sub, "--help"] if sub else ["--help"]
         with pytest.raises(SystemExit) as exc:
-            cli.main(argv)
+            main(argv)
         assert exc.value.code == 0
         assert b"usage: ditto-tui" in capfdbinary.readouterr().out
 

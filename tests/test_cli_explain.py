@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ditto_tui import cli
+from ditto_tui.cli.main import main
 from ditto_tui.core import Featurizer
 
 TEXT = (
@@ -17,7 +17,7 @@ TEXT = (
 
 
 def run(capfdbinary, *argv: str) -> tuple[int, str, str]:
-    code = cli.main(list(argv))
+    code = main(list(argv))
     captured = capfdbinary.readouterr()
     return code, captured.out.decode("utf-8"), captured.err.decode("utf-8", "replace")
 

@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from ditto_tui import cli
+from ditto_tui.cli.main import build_parser, main
 from ditto_tui.core.display import escape_controls, visible
 from ditto_tui.corpus.export import csv_cell, write_families
 
 
 def run(capfdbinary, *argv: str) -> tuple[int, bytes, str]:
-    code = cli.main(list(argv))
+    code = main(list(argv))
     captured = capfdbinary.readouterr()
     return code, captured.out, captured.err.decode("utf-8", "replace")
 
@@ -147,7 +147,7 @@ def test_bad_arguments_give_one_line_errors(tmp_path: Path, argv: list[str], nee
 
 def test_cache_help_says_it_takes_a_folder(capsys) -> None:
     with pytest.raises(SystemExit):
-        cli.build_parser().parse_args(["fingerprint", "--help"])
+        build_parser().parse_args(["fingerprint", "--help"])
     help_text = " ".join(capsys.readouterr().out.split())
     assert "--cache DIR folder for the fingerprint cache databases" in help_text
     readme = (Path(__file__).parent.parent / "README.md").read_text()
@@ -155,7 +155,7 @@ def test_cache_help_says_it_takes_a_folder(capsys) -> None:
 
 
 def _commands_with_k() -> list[str]:
-    parser = cli.build_parser()
+    parser = build_parser()
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     return sorted(name for name, p in sub.choices.items()
                   if any("-k" in a.option_strings for a in p._actions)
@@ -181,10 +181,10 @@ def test_every_command_refuses_k_outside_0_to_64(tmp_path: Path, capfd, value: s
     commands = _commands_with_k()
     assert set(commands) == set(argv), "a command with -k is not covered here"
     for command in commands:
-        assert cli.main([*argv[command], "-k", value]) == 2, command
+        assert main([*argv[command], "-k", value]) == 2, command
         err = capfd.readouterr().err
         assert f"-k {value} is out of range: a distance is 0..64" in err, (command, err)
         assert len(err.strip().splitlines()) == 1
     assert not (tmp_path / "r.html").exists()
-    assert cli.main(["explore", "--max-k", "65", str(root)]) == 2
+    assert main(["explore", "--max-k", "65", str(root)]) == 2
     assert "--max-k 65 is out of range" in capfd.readouterr().err

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from ditto_tui import cli
+from ditto_tui.cli.main import main
 from ditto_tui.core.pipeline import make_pipeline
 
 PAGE = b"<!DOCTYPE html>\n<html><body><div><p>hello</p></div></body></html>"
@@ -14,7 +14,7 @@ WORDS = b"Minutes of the garden committee: compost, tomatoes and the new shed. "
 
 
 def run(capfdbinary, *argv: str) -> tuple[int, str, str]:
-    code = cli.main(list(argv))
+    code = main(list(argv))
     captured = capfdbinary.readouterr()
     return code, captured.out.decode(), captured.err.decode("utf-8", "replace")
 
@@ -87,7 +87,7 @@ def test_the_explorer_gets_the_scan_options(folder: Path, monkeypatch, command) 
 
     seen: list[ScanOptions] = []
     monkeypatch.setattr(DittoApp, "run", lambda self, *a, **kw: seen.append(self.session.options))
-    code = cli.main([*command, "--min-size", "1k", "--skip-empty", "--html-any",
+    code = main([*command, "--min-size", "1k", "--skip-empty", "--html-any",
                      "--no-cache", "--no-watch", str(folder)])
     assert code == 0
     (options,) = seen

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from ditto_tui import cli
+from ditto_tui.cli.main import main
 from ditto_tui.core.decisions import identity_of
 from ditto_tui.corpus.actions import PAUSE_ENV
 from ditto_tui.corpus.journal import journals
@@ -62,7 +62,7 @@ def corpus(tmp_path: Path) -> Path:
 
 
 def run(capfdbinary, *argv: str) -> tuple[int, str, str]:
-    code = cli.main(list(argv))
+    code = main(list(argv))
     captured = capfdbinary.readouterr()
     return code, captured.out.decode("utf-8", "replace"), captured.err.decode("utf-8", "replace")
 

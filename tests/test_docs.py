@@ -95,7 +95,7 @@ def test_the_guide_documents_and_runs_every_command() -> None:
     """Issue 34: the guide had no section for report, explain, explain --chain. Every
     command (and every mode with its own section) has a heading in the guide and, unless
     it cannot run here, an example in a console block, which the test above re-runs."""
-    from ditto_tui import cli
+    from ditto_tui.cli.main import SUBCOMMANDS
 
     pages = "".join(p.read_text(encoding="utf-8") for p in sorted(DOCS.glob("*.md")))
     headings = re.findall(r"^#+ (.*)$", pages, re.M)
@@ -106,7 +106,7 @@ def test_the_guide_documents_and_runs_every_command() -> None:
         if found:
             run.update({found.group(1), " ".join(filter(None, found.groups()))})
     aliases = {"fp", "kernel"}
-    commands = set(cli.SUBCOMMANDS) - aliases
+    commands = set(SUBCOMMANDS) - aliases
     modes = {"explain --chain", "cluster --sweep", "cluster --tree"}
     for name in sorted(commands | modes):
         title = {"explore": "explorer"}.get(name, name)  # its own page, "The explorer"

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ditto_tui import fingerprint_lines
-from ditto_tui.fingerprint_lines import message_lines
+from ditto_tui.cli import fingerprint_lines
+from ditto_tui.cli.fingerprint_lines import message_lines
 from tests.properties import examples
 
 

@@ -61,7 +61,7 @@ def test_the_fingerprint_command_ends_without_the_interpreters_teardown(tmp_path
         done = run(*args)
         assert "teardown" not in done.stderr
         expected = subprocess.run(
-            [sys.executable, "-c", f"from ditto_tui.cli import main\nraise SystemExit(main({args!r}))"],
+            [sys.executable, "-c", f"from ditto_tui.cli.main import main\nraise SystemExit(main({args!r}))"],
             capture_output=True, text=True, cwd=ROOT)
         assert (done.returncode, done.stdout, done.stderr) == (
             expected.returncode, expected.stdout, expected.stderr)

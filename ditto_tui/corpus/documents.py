@@ -137,6 +137,30 @@ def human_size(n: int) -> str:
     return f"{value:.4g} {unit}"
 
 
+_SIZE_UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
+
+
+def parse_size(text: str, *, allow_zero: bool) -> int:
+    """A size in bytes written as a person writes it: ``64M``, ``512k``, ``1GiB``,
+    ``1.5m``, ``1000000`` (case and surrounding spaces ignored; k, m, g are powers of 1024).
+
+    Raises ``ValueError`` with a short message naming the text (``not a size: 'x' (e.g.
+    64M)``, ``size must not be negative: ...``, and without ``allow_zero`` ``size must be
+    positive: ...``), fit to show the user as it is.
+    """
+    body = text.strip().lower().removesuffix("b").removesuffix("i")
+    unit = body[-1] if body and body[-1] in "kmg" else ""
+    try:
+        value = int(float(body[: len(body) - len(unit)]) * _SIZE_UNITS[unit])
+    except (ValueError, OverflowError):  # OverflowError: "inf"
+        raise ValueError(f"not a size: {text!r} (e.g. 64M)") from None
+    if value < 0:
+        raise ValueError(f"size must not be negative: {text!r}")
+    if value == 0 and not allow_zero:
+        raise ValueError(f"size must be positive: {text!r}")
+    return value
+
+
 @dataclass(slots=True)
 class ScanProgress:
     """Progress of a scan: documents and bytes done so far; ``total`` once discovery ended."""

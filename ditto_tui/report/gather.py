@@ -18,7 +18,7 @@ from html import escape
 from pathlib import Path
 from typing import Protocol
 
-from ditto_tui import __version__
+from ditto_tui._version import __version__
 from ditto_tui.core.clusters import Family, Mode
 from ditto_tui.core.display import excerpt, html_text, mail_excerpt, visible, visible_lines
 from ditto_tui.core.id_filter import id_matcher

@@ -14,7 +14,7 @@ import argparse
 import sys
 from typing import Any
 
-from ditto_tui.argtypes import k_value, positive, size
+from ditto_tui.cli.argtypes import k_value, positive, size
 
 __all__ = [
     "add_open_parser",

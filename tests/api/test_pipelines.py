@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ditto_tui as dt
-from ditto_tui import cli
+from ditto_tui.cli.main import main
 from tests.properties import examples
 
 DATA = Path(__file__).parent.parent / "data"
@@ -135,7 +135,7 @@ def test_ditto_parameters_go_clamps_are_refused(char: int, word: int, capfdbinar
     message = str(info.value)
     assert ("char" in message) or ("word" in message)
     # the command line refuses the same values, with the same words about its flags
-    code = cli.main(["fingerprint", "--char", str(char), "--word", str(word), "-"])
+    code = main(["fingerprint", "--char", str(char), "--word", str(word), "-"])
     err = capfdbinary.readouterr().err.decode()
     assert code == 2 and err.count("\n") == 1, err
     reason = re.search(r" (is out of range: .*|leaves no features) ", message)
@@ -146,7 +146,7 @@ def test_ditto_parameters_go_clamps_are_refused(char: int, word: int, capfdbinar
 def test_html_shingle_below_one_is_refused(shingle: int, capfdbinary) -> None:
     with pytest.raises(ValueError, match=f"shingle={shingle} is out of range"):
         dt.html_distance(shingle)
-    code = cli.main(["fingerprint", "--pipeline", "html", "--shingle", str(shingle), "-"])
+    code = main(["fingerprint", "--pipeline", "html", "--shingle", str(shingle), "-"])
     err = capfdbinary.readouterr().err.decode()
     assert code == 2 and f"--shingle {shingle} is out of range" in err, err
 

@@ -122,7 +122,7 @@ def test_the_version_and_engine_commands_say_which_engine_runs() -> None:
 def test_a_missing_extension_is_noted_once_by_each_command_that_fingerprints(tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("one two three")
     code = ("import sys\nsys.modules['ditto_tui.core._compiled'] = None\n"
-            "from ditto_tui.cli import main\nraise SystemExit(main(sys.argv[1:]))")
+            "from ditto_tui.cli.main import main\nraise SystemExit(main(sys.argv[1:]))")
     done = subprocess.run([sys.executable, "-c", code, "fingerprint", "--no-cache", str(tmp_path)],
                           capture_output=True, text=True, cwd=ROOT,
                           env={k: v for k, v in os.environ.items() if k != engine.ENV})

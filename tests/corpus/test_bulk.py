@@ -193,7 +193,7 @@ def test_mbox_messages_match_the_careful_stream(tmp_path: Path, messages) -> Non
 def test_fingerprint_command_writes_the_same_bytes_with_and_without_the_cache(
     root: Path, tmp_path: Path, capfdbinary, extra: list[str]
 ) -> None:
-    from ditto_tui.cli import main
+    from ditto_tui.cli.main import main
 
     messy_corpus(root)
     for i in range(70):
@@ -215,7 +215,7 @@ def test_a_run_without_worker_processes_never_imports_them(tmp_path: Path) -> No
     write(tmp_path, "box.mbox", b"From a Mon Jan  5 10:00:00 2026\nSubject: x\n\nbody\n" * 3)
     write(tmp_path, "note.txt", "a note")
     code = (
-        "import sys\nfrom ditto_tui.cli import main\n"
+        "import sys\nfrom ditto_tui.cli.main import main\n"
         f"main(['fingerprint', '--no-cache', {str(tmp_path)!r}])\n"
         "print([m for m in ('multiprocessing', 'concurrent.futures') if m in sys.modules])\n"
     )
@@ -245,7 +245,7 @@ def test_an_mboxs_messages_come_as_a_batch_of_their_own_with_ids_made_on_demand(
 def test_an_mbox_with_an_odd_name_writes_the_same_bytes_with_and_without_the_cache(
     tmp_path: Path, capfdbinary
 ) -> None:
-    from ditto_tui.cli import main
+    from ditto_tui.cli.main import main
 
     folder = tmp_path / "in"
     write(folder, os.fsdecode(b"odd \x1b[31m\t\xff\xc3\xa9.mbox"), MBOX * 3)

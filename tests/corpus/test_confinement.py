@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import ditto_tui.corpus.rootdir as rootdir_mod
-from ditto_tui.cli import main
+from ditto_tui.cli.main import main
 from ditto_tui.corpus.documents import ScanOptions, Skipped
 from ditto_tui.corpus.records import FileEntry
 from ditto_tui.corpus.rootdir import LEAVES, OUTSIDE, THROUGH_SYMLINK, Refused, RootDir

@@ -4,8 +4,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from ditto_tui.core.pipeline import make_pipeline
-from ditto_tui.corpus.documents import DEFAULT_OPTIONS, ScanOptions, human_size, options_summary
+from ditto_tui.corpus.documents import (
+    DEFAULT_OPTIONS,
+    ScanOptions,
+    human_size,
+    options_summary,
+    parse_size,
+)
 from ditto_tui.corpus.session import CorpusSession
 
 from .conftest import TEXT_A, TEXT_B, write
@@ -141,6 +149,26 @@ def test_human_size() -> None:
     assert [human_size(n) for n in (0, 1, 1023, 1024, 1536, 64 << 20, 3 << 30)] == [
         "0 bytes", "1 byte", "1023 bytes", "1 KiB", "1.5 KiB", "64 MiB", "3 GiB",
     ]
+
+
+def test_a_size_is_read_as_people_write_it_and_reads_back_from_human_size() -> None:
+    assert [parse_size(t, allow_zero=False) for t in ("64M", "512k", "1GiB", " 1.5m ", "1000")] \
+        == [64 << 20, 512 << 10, 1 << 30, 3 << 19, 1000]
+    assert all(parse_size(human_size(n).replace(" ", ""), allow_zero=True) == n
+               for n in (1024, 64 << 20, 3 << 30))
+    assert parse_size("0", allow_zero=True) == 0
+
+
+@pytest.mark.parametrize(("text", "allow_zero", "message"), [
+    ("lots", True, "not a size: 'lots' (e.g. 64M)"),
+    ("inf", True, "not a size: 'inf' (e.g. 64M)"),
+    ("-1k", True, "size must not be negative: '-1k'"),
+    ("0", False, "size must be positive: '0'"),
+])
+def test_a_size_that_is_not_one_says_why(text: str, allow_zero: bool, message: str) -> None:
+    with pytest.raises(ValueError) as caught:
+        parse_size(text, allow_zero=allow_zero)
+    assert str(caught.value) == message
 
 
 def test_a_page_saved_without_extension_while_watching_arrives(root: Path) -> None:

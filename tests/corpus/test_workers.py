@@ -54,7 +54,7 @@ def slow_outcomes(featurizer, root, entries, *rest):
     time.sleep(0.05 * len(entries))
     return real_outcomes(featurizer, root, entries, *rest)
 bulk._outcomes = slow_outcomes
-from ditto_tui.cli import main
+from ditto_tui.cli.main import main
 sys.exit(main(["fingerprint", "--no-cache", "-j", "2", sys.argv[1]]))
 '''
 

@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from ditto_tui import cli
+from ditto_tui.cli.main import main
 from ditto_tui.report.render import SCRIPT
 from tests.report.corpora import HOSTILE_NAMES, PAYLOADS, make_families, make_hostile
 from tests.report.htmlcheck import check_html
 
 
 def run(capfd, *argv: str) -> tuple[int, str, str]:
-    code = cli.main(list(argv))
+    code = main(list(argv))
     out, err = capfd.readouterr()
     return code, out, err
 

@@ -272,7 +272,7 @@ async def test_fresh_sets_the_review_aside_and_keeps_the_journals(places, sessio
         assert any("fresh" in n for n in app.notices)
     assert (journals / "keep-me.txt").exists()
     assert list(cache.rglob("review-*.before-fresh-*"))
-    from ditto_tui.cli import build_parser
+    from ditto_tui.cli.main import build_parser
 
     assert build_parser().parse_args(["explore", str(root), "--fresh"]).fresh
 
@@ -344,7 +344,7 @@ async def test_a_saved_k_comes_back_unless_the_command_line_gives_one(places, se
     assert (app.main_screen.k, app.main_screen.mode) == (5, "star")
     app = open_app(root, cache, sessions, k=2, mode="chain")
     assert (app.main_screen.k, app.main_screen.mode) == (2, "chain")
-    from ditto_tui.cli import build_parser
+    from ditto_tui.cli.main import build_parser
 
     args = build_parser().parse_args(["explore", str(root)])
     assert args.k is None and args.mode is None  # "not given", so the saved view decides

@@ -8,7 +8,6 @@ explorer, which rescans with a sibling source. Nothing here touches the corpus.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 
 from rich.text import Text
@@ -19,17 +18,16 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label
 
-from ditto_tui.argtypes import size_or_zero
-from ditto_tui.corpus.documents import ScanOptions, human_size, options_summary
+from ditto_tui.corpus.documents import ScanOptions, human_size, options_summary, parse_size
 
 
 def size_text(n: int) -> str:
     """``n`` bytes as the box shows it: ``1KiB`` when that reads back exactly, else digits."""
     short = human_size(n).replace(" ", "")
     try:
-        if n >= 1024 and size_or_zero(short) == n:
+        if n >= 1024 and parse_size(short, allow_zero=True) == n:
             return short
-    except argparse.ArgumentTypeError:
+    except ValueError:
         pass
     return str(n)
 
@@ -86,8 +84,8 @@ class ScanOptionsDialog(ModalScreen[ScanOptions | None]):
         does not parse)."""
         text = self.query_one("#min-size", Input).value.strip() or "0"
         try:
-            min_size = size_or_zero(text)
-        except argparse.ArgumentTypeError as exc:
+            min_size = parse_size(text, allow_zero=True)
+        except ValueError as exc:
             self.query_one("#scan-options-error", Label).update(Text(str(exc)))
             return None
         return dataclasses.replace(

@@ -1,30 +1,33 @@
-"""``ditto-tui explain``: why two documents are (not) near-duplicates, and how a family
-chains them together. Kept apart from ``cli.py``, which only registers the command."""
+"""``explain``: why two documents are (not) near-duplicates, and how a family chains them
+together (``--chain``)."""
 
 from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ditto_tui.cli.argtypes import integer, non_negative
+from ditto_tui.cli.errors import CommandError, UsageError
+from ditto_tui.cli.options import (
+    add_corpus_options,
+    add_pipeline_options,
+    pipeline_of,
+    scan_options,
+)
+from ditto_tui.cli.output import Output, escape_id, warn
+
 if TYPE_CHECKING:
-    from ditto_tui.cli import Output
+    from ditto_tui.cli.options import Subcommands
     from ditto_tui.corpus.session import CorpusSession
 
-__all__ = ["add_explain_parser", "cmd_explain", "cmd_sweep", "cmd_tree", "tree_json", "tree_lines"]
+__all__ = ["add_parsers", "cmd_explain"]
 
 
-def add_explain_parser(
-    sub: Any,
-    add_options: Callable[[argparse.ArgumentParser], None],
-) -> None:
-    """Register ``explain`` on the subparsers ``sub``; ``add_options(p)`` adds the shared
-    pipeline and corpus options."""
-    from ditto_tui.argtypes import integer, non_negative
-
+def add_parsers(sub: Subcommands) -> None:
+    """Add ``explain``."""
     p = sub.add_parser(
         "explain", help="why two documents are near-duplicates (or not)",
         description="Explain the distance between two documents: shared features, the "
@@ -45,7 +48,8 @@ def add_explain_parser(
     p.add_argument("-k", type=integer, default=3, metavar="K",
                    help="family distance for --chain (default 3)")
     p.add_argument("--json", action="store_true", help="one JSON object")
-    add_options(p)
+    add_pipeline_options(p)
+    add_corpus_options(p)
 
 
 class _Failed(Exception):
@@ -66,7 +70,6 @@ def _read_file(path: str, max_size: int) -> bytes:
 
 
 def _open_session(args: argparse.Namespace) -> CorpusSession:
-    from ditto_tui.cli import _pipeline, _scan_options, warn
     from ditto_tui.corpus.session import CorpusSession
 
     if not os.path.isdir(args.root):
@@ -79,7 +82,7 @@ def _open_session(args: argparse.Namespace) -> CorpusSession:
 
         cache = Path(args.cache) / default_cache_path(args.root).name
     try:
-        session = CorpusSession(args.root, _pipeline(args), options=_scan_options(args),
+        session = CorpusSession(args.root, pipeline_of(args), options=scan_options(args),
                                 cache=cache, use_cache=not args.no_cache, jobs=args.jobs)
     except ValueError as exc:
         raise _Failed(str(exc)) from None
@@ -100,8 +103,6 @@ def _read_id(session: CorpusSession, doc_id: str) -> bytes:
 
 
 def cmd_explain(args: argparse.Namespace, out: Output) -> int:
-    from ditto_tui.cli import CommandError, UsageError
-
     if args.b is None and not args.chain:
         raise UsageError("explain needs two documents A and B (or --chain)")
     if args.chain and args.root is None:
@@ -121,13 +122,12 @@ def cmd_explain(args: argparse.Namespace, out: Output) -> int:
 
 
 def _explain_pair(args: argparse.Namespace, out: Output, data: tuple[bytes, bytes]) -> None:
-    from ditto_tui.cli import _pipeline, warn
     from ditto_tui.core.explain import explain_pair, unique_spans
     from ditto_tui.core.explain_features import document_features
     from ditto_tui.core.explain_text import pair_report
     from ditto_tui.core.normalize import decode_go
 
-    pipeline = _pipeline(args)
+    pipeline = pipeline_of(args)
     fa, fb = document_features(pipeline, data[0]), document_features(pipeline, data[1])
     for name, feats, raw in ((args.a, fa, data[0]), (args.b, fb, data[1])):
         if feats.fingerprint != pipeline.fingerprint(raw):  # the explanation must be exact
@@ -150,7 +150,6 @@ def _explain_pair(args: argparse.Namespace, out: Output, data: tuple[bytes, byte
 
 def _chain(args: argparse.Namespace, out: Output) -> int:
     """The path of links joining A to B (default: the representative of A's family)."""
-    from ditto_tui.cli import escape_id
     from ditto_tui.core.clusters import describe_family
     from ditto_tui.core.family_paths import chain_path, family_nodes, split_points
     from ditto_tui.core.index import NearIndex
@@ -227,105 +226,3 @@ def _chain(args: argparse.Namespace, out: Output) -> int:
 
 def _bits(n: int) -> bytes:
     return f"{n} bit{'' if n == 1 else 's'}".encode()
-
-
-def cmd_sweep(args: argparse.Namespace, out: Output) -> int:
-    """``cluster --sweep``: for k = 0..K, the chain families (>= 2 documents), the documents
-    in them, the largest family, the largest diameter and the families too wide for k."""
-    from ditto_tui.cli import _collect, _finish, _SkipReporter
-    from ditto_tui.core.explain_text import format_table
-    from ditto_tui.core.family_tree import sweep_stats
-    from ditto_tui.core.index import NearIndex
-
-    report = _SkipReporter()
-    got = _collect(args, args.paths, report)
-    index = NearIndex(max_k=max(args.k, 0))
-    # duplicate ids (a path given twice) are one document here
-    index.add_many(got.ids, got.fps)
-    rows = sweep_stats(index.linkage())
-    if args.json:
-        for r in rows:
-            out.json({"k": r.k, "families": r.families, "documents": r.documents, "of": len(index),
-                      "largest": r.largest, "diameter": r.diameter,
-                      "diameter_exact": r.diameter_exact, "too_wide": r.too_wide})
-    else:
-        out.line(f"{len(index)} document(s); chain families of at least 2 documents by k:")
-        table = [(r.k, r.families, r.documents, r.largest,
-                  f"{'' if r.diameter_exact else '≤'}{r.diameter}", r.too_wide) for r in rows]
-        for line in format_table(table, ("k", "families", "documents", "largest", "diameter",
-                                         "too wide")):
-            out.line(line)
-        out.line("largest: documents in the largest family; diameter: the largest diameter "
-                 "(≤: a bound); too wide: families whose diameter is above 2k and k+4")
-    return _finish(args, report)
-
-
-def cmd_tree(args: argparse.Namespace, out: Output) -> int:
-    """``cluster --tree``: every chain family at k with its sub-families down to k = 0."""
-    from ditto_tui.cli import UsageError, _collect, _finish, _SkipReporter
-    from ditto_tui.core.family_tree import family_forest
-
-    if args.mode != "chain":
-        raise UsageError("--tree shows chain families (single linkage): leave out --mode star")
-    report = _SkipReporter()
-    got = _collect(args, args.paths, report)
-    seen: dict[str, int] = {}  # duplicate ids (a path given twice) are one document here
-    for i, doc_id in enumerate(got.ids):
-        seen.setdefault(doc_id, i)
-    ids = list(seen)
-    fps = got.fps[list(seen.values())] if len(ids) != len(got.ids) else got.fps
-    trees = family_forest(ids, fps, args.k, min_size=args.min)
-    if args.json:
-        for n, root in enumerate(trees, 1):
-            out.json({"cluster": n, **tree_json(root)})
-        return _finish(args, report)
-    out.line(f"{len(ids)} document(s), {len(trees)} chain famil{'y' if len(trees) == 1 else 'ies'} "
-             f"at k={args.k}, each with its sub-families down to k=0:")
-    for n, root in enumerate(trees, 1):
-        out.line(b"")
-        for i, line in enumerate(tree_lines(root)):
-            out.line((b"[%d] " % n if i == 0 else b"") + line)
-    return _finish(args, report)
-
-
-def tree_json(node: Any) -> dict[str, Any]:
-    """A tree node and its children as JSON: ``k, size, diameter, diameter_exact,
-    representative, too_wide, children``; a leaf (no children) adds ``fp`` (its documents'
-    shared fingerprint) and ``members`` (its documents, sorted): every document is listed
-    once, at its leaf."""
-    obj: dict[str, Any] = {
-        "k": node.k, "size": node.size, "diameter": node.diameter,
-        "diameter_exact": node.diameter_exact, "representative": node.representative,
-        "too_wide": node.too_wide,
-        "children": [tree_json(c) for c in node.children],
-    }
-    if node.is_leaf:
-        obj["fp"] = f"{node.fingerprint:016x}"
-        obj["members"] = list(node.members)
-    return obj
-
-
-def tree_lines(root: Any, indent: int = 4) -> list[bytes]:
-    """The tree as text lines (ids escaped as ``escape_id`` does): one line per family
-    (``k=K  N members  diameter D  REPRESENTATIVE``, children indented below it); a leaf of
-    one document is ``k=K  ID``; a leaf of several (identical fingerprints) lists them."""
-    from ditto_tui.cli import escape_id
-
-    out: list[bytes] = []
-    stack: list[tuple[Any, int]] = [(root, 0)]
-    while stack:
-        node, depth = stack.pop()
-        pad = b" " * (indent * depth)
-        if node.size == 1:
-            out.append(pad + b"k=%d  %s" % (node.k, escape_id(node.representative)))
-            continue
-        if node.is_leaf:
-            out.append(pad + b"k=%d  %d members  identical fingerprints" % (node.k, node.size))
-            out.extend(pad + b"  " + escape_id(m) for m in node.members)
-            continue
-        about = "" if node.diameter_exact else "≤"
-        wide = f" (too wide for k={node.k})" if node.too_wide else ""
-        out.append(pad + f"k={node.k}  {node.size} members  diameter {about}{node.diameter}{wide}  ".encode()
-                   + escape_id(node.representative))
-        stack.extend((c, depth + 1) for c in reversed(node.children))
-    return out

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import argparse
 
-__all__ = ["integer", "k_value", "non_negative", "positive", "size", "size_or_zero"]
+from ditto_tui.corpus.documents import parse_size
 
-_UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
+__all__ = ["integer", "k_value", "non_negative", "positive", "size", "size_or_zero"]
 
 
 def integer(text: str) -> int:
@@ -47,21 +47,18 @@ def k_value(text: str) -> int:
 
 
 def size(text: str) -> int:
-    """A positive size in bytes such as ``64M``, ``512k``, ``1GiB`` or ``1000000``."""
-    value = size_or_zero(text)
-    if value == 0:
-        raise argparse.ArgumentTypeError(f"size must be positive: {text!r}")
-    return value
+    """A positive size in bytes such as ``64M``, ``512k``, ``1GiB`` or ``1000000``
+    (:func:`ditto_tui.corpus.documents.parse_size`)."""
+    return _size(text, allow_zero=False)
 
 
 def size_or_zero(text: str) -> int:
     """A size in bytes as for :func:`size`, 0 allowed."""
-    body = text.strip().lower().removesuffix("b").removesuffix("i")
-    unit = body[-1] if body and body[-1] in "kmg" else ""
+    return _size(text, allow_zero=True)
+
+
+def _size(text: str, *, allow_zero: bool) -> int:
     try:
-        value = int(float(body[: len(body) - len(unit)]) * _UNITS[unit])
-    except (ValueError, OverflowError):  # OverflowError: "inf"
-        raise argparse.ArgumentTypeError(f"not a size: {text!r} (e.g. 64M)") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"size must not be negative: {text!r}")
-    return value
+        return parse_size(text, allow_zero=allow_zero)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None

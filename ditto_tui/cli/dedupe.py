@@ -1,4 +1,4 @@
-"""``ditto-tui dedupe`` and ``ditto-tui undo``: review and act on near-duplicates from scripts.
+"""``dedupe`` and ``undo``: review and act on near-duplicates from scripts.
 
 In the style of fclones: group a folder's documents into families at distance k (ignored
 pairs and families from the review store respected), keep a copy by keep rules and mark the
@@ -13,25 +13,37 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ditto_tui.argtypes import integer
+from ditto_tui.cli.argtypes import integer
+from ditto_tui.cli.errors import CommandError, UsageError
+from ditto_tui.cli.options import (
+    add_corpus_options,
+    add_pipeline_options,
+    pipeline_of,
+    scan_options,
+)
+from ditto_tui.cli.output import Output, escape_id, warn
 from ditto_tui.core.keep import RULES
 from ditto_tui.core.simhash import similarity_percent
 from ditto_tui.corpus.actions import LINK_WARNING
 from ditto_tui.corpus.documents import human_size
 
+if TYPE_CHECKING:
+    from ditto_tui.cli.options import Subcommands
+
+__all__ = ["ACTION_CHOICES", "add_parsers", "cmd_dedupe", "cmd_undo", "export_decisions",
+           "write_selection"]
+
 ACTION_CHOICES = ("trash", "move", "link", "list")
 
 
-def add_parsers(sub: Any, common: list[Callable[[argparse.ArgumentParser], None]],
-                non_negative: Callable[[str], int]) -> None:
-    """Add the ``dedupe`` and ``undo`` subcommands (``common`` adds shared option groups)."""
+def add_parsers(sub: Subcommands) -> None:
+    """Add ``dedupe`` and ``undo``."""
     p = sub.add_parser(
         "dedupe", help="mark near-duplicates by keep rules and act on them (with undo)",
         description="Group the documents under PATH into near-duplicate families at distance "
@@ -71,8 +83,8 @@ def add_parsers(sub: Any, common: list[Callable[[argparse.ArgumentParser], None]
                    help="use this folder as the trash (default: $DITTO_TUI_TRASH_DIR, else "
                    "the freedesktop trash; on macOS and Windows, whose system trash ditto-tui "
                    "cannot undo, trash needs this or $DITTO_TUI_TRASH_DIR)")
-    for add in common:
-        add(p)
+    add_pipeline_options(p)
+    add_corpus_options(p)
 
     p = sub.add_parser(
         "undo", help="undo the last dedupe action on a folder",
@@ -88,8 +100,6 @@ def add_parsers(sub: Any, common: list[Callable[[argparse.ArgumentParser], None]
 
 
 def _parse_action(values: list[str]) -> tuple[str, str | None]:
-    from ditto_tui.cli import UsageError
-
     name, *rest = values
     if name not in ACTION_CHOICES:
         raise UsageError(f"--action: unknown action {name!r} (choose from {', '.join(ACTION_CHOICES)})")
@@ -108,8 +118,6 @@ def _parse_action(values: list[str]) -> tuple[str, str | None]:
 
 def _rel_folder(root: Path, folder: str) -> str:
     """A folder given on the command line, as a root-relative id prefix."""
-    from ditto_tui.cli import UsageError
-
     absolute = os.path.realpath(folder if os.path.isabs(folder) or os.path.exists(folder)
                                 else root / folder)
     real = os.path.realpath(root)
@@ -120,7 +128,6 @@ def _rel_folder(root: Path, folder: str) -> str:
 
 
 def _store(path: str, cache_dir: str | None, notices: list[str]):
-    from ditto_tui.cli import CommandError
     from ditto_tui.corpus.review import ReviewStore
 
     try:
@@ -130,7 +137,6 @@ def _store(path: str, cache_dir: str | None, notices: list[str]):
 
 
 def _report_recovery(journal_dir: Path) -> None:
-    from ditto_tui.cli import warn
     from ditto_tui.corpus.actions import recover
 
     for report in recover(journal_dir):
@@ -144,7 +150,6 @@ def _report_recovery(journal_dir: Path) -> None:
 
 def _report_damage(journal_dir: Path) -> int:
     """Warn about every damaged journal (by name, with what it can still tell); how many."""
-    from ditto_tui.cli import warn
     from ditto_tui.corpus.actions import damaged
 
     found = damaged(journal_dir)
@@ -154,8 +159,6 @@ def _report_damage(journal_dir: Path) -> int:
 
 
 def _confirm(question: str, yes: bool) -> None:
-    from ditto_tui.cli import CommandError
-
     if yes:
         return
     if not sys.stdin.isatty():
@@ -168,9 +171,8 @@ def _confirm(question: str, yes: bool) -> None:
         raise CommandError("nothing done")
 
 
-def run_dedupe(args: argparse.Namespace, out: Any) -> int:
+def cmd_dedupe(args: argparse.Namespace, out: Output) -> int:
     """The ``dedupe`` command (see :func:`add_parsers`)."""
-    from ditto_tui.cli import CommandError, _pipeline, _scan_options, escape_id, warn
     from ditto_tui.corpus.actions import plan_action, save_plan
     from ditto_tui.corpus.dedupe import select
     from ditto_tui.corpus.session import CorpusSession
@@ -179,8 +181,6 @@ def run_dedupe(args: argparse.Namespace, out: Any) -> int:
     if args.apply is not None:
         return _run_apply(args, out)
     if args.plan is not None and not args.dry_run:
-        from ditto_tui.cli import UsageError
-
         raise UsageError("--plan FILE saves the plan of a --dry-run; act on it with --apply FILE")
     action, arg = _parse_action(args.action)
     if action == "trash":  # before anything is scanned, planned or shown
@@ -206,7 +206,7 @@ def run_dedupe(args: argparse.Namespace, out: Any) -> int:
 
             cache = Path(args.cache) / default_cache_path(root).name
         try:
-            session = CorpusSession(root, _pipeline(args), options=_scan_options(args),
+            session = CorpusSession(root, pipeline_of(args), options=scan_options(args),
                                     cache=cache, use_cache=not args.no_cache, jobs=args.jobs,
                                     reconcile_every=None)
         except ValueError as exc:
@@ -239,7 +239,7 @@ def run_dedupe(args: argparse.Namespace, out: Any) -> int:
             if plan.stale:  # rewritten in place, same size and mtime: read again next time
                 session.forget_cached(plan.stale)
 
-            write_selection(out, selection, plan, action, args.k, escape_id)
+            write_selection(out, selection, plan, action, args.k)
             refused = {o.id: o.reason for o in plan.refused}
             if action == "link" and plan.steps:
                 out.line(f"note: {LINK_WARNING}")
@@ -256,11 +256,10 @@ def run_dedupe(args: argparse.Namespace, out: Any) -> int:
             return _carry_out(plan, args, out, store.journal_dir, set(refused), arg)
 
 
-def _carry_out(plan: Any, args: argparse.Namespace, out: Any, journal_dir: Path,
+def _carry_out(plan: Any, args: argparse.Namespace, out: Output, journal_dir: Path,
                shown_refused: set[str], prefix: str | None = None) -> int:
     """After the plan is shown: stop there (a dry run, or nothing to do), write the
     removal list (``list``, to ``prefix`` or a name of its own), or confirm and act."""
-    from ditto_tui.cli import CommandError
     from ditto_tui.corpus.actions import write_removal_list
 
     if args.dry_run or not plan.steps:
@@ -286,10 +285,9 @@ def _question(plan: Any) -> str:
     }[plan.action]
 
 
-def _act(plan: Any, args: argparse.Namespace, out: Any, journal_dir: Path,
+def _act(plan: Any, args: argparse.Namespace, out: Output, journal_dir: Path,
          shown_refused: set[str]) -> int:
     """Confirm, execute and report a checked trash/move/link plan."""
-    from ditto_tui.cli import warn
     from ditto_tui.corpus.actions import execute
 
     _confirm(_question(plan), args.yes)
@@ -303,9 +301,8 @@ def _act(plan: Any, args: argparse.Namespace, out: Any, journal_dir: Path,
     return 1 if problems else 0
 
 
-def _run_apply(args: argparse.Namespace, out: Any) -> int:
+def _run_apply(args: argparse.Namespace, out: Output) -> int:
     """``dedupe PATH --apply FILE``: act on exactly a saved plan, each file checked again."""
-    from ditto_tui.cli import CommandError, UsageError, _pipeline, escape_id, warn
     from ditto_tui.corpus.actions import PlanError, load_plan, replan
 
     if args.plan is not None:
@@ -324,7 +321,7 @@ def _run_apply(args: argparse.Namespace, out: Any) -> int:
         _report_damage(store.journal_dir)
         try:
             plan = replan(saved, args.path,
-                          pipeline=_pipeline(args) if saved.pipeline is not None else None)
+                          pipeline=pipeline_of(args) if saved.pipeline is not None else None)
         except (PlanError, ValueError) as exc:
             raise CommandError(str(exc)) from None
         step_ids = {s.id for s in plan.steps}
@@ -344,8 +341,7 @@ def _run_apply(args: argparse.Namespace, out: Any) -> int:
         return _carry_out(plan, args, out, store.journal_dir, {o.id for o in saved.refused})
 
 
-def write_selection(out: Any, selection: Any, plan: Any, verb: str, k: int,
-                    escape_id: Callable[[str], bytes]) -> None:
+def write_selection(out: Output, selection: Any, plan: Any, verb: str, k: int) -> None:
     """The dry run: each tight group (a keeper and the members within k of it, farthest
     first, with bits and similarity), a line above each family that split or is flagged
     too wide, then the totals and the families left alone, by reason."""
@@ -390,11 +386,10 @@ def write_selection(out: Any, selection: Any, plan: Any, verb: str, k: int,
         out.line(f"{count} family(ies) left alone: {reason}")
 
 
-def run_undo(args: argparse.Namespace, out: Any) -> int:
+def cmd_undo(args: argparse.Namespace, out: Output) -> int:
     """The ``undo`` command."""
     import time
 
-    from ditto_tui.cli import CommandError, escape_id, warn
     from ditto_tui.corpus.actions import Busy, undo_last
     from ditto_tui.corpus.journal import journals
 
@@ -438,7 +433,6 @@ def run_undo(args: argparse.Namespace, out: Any) -> int:
 def export_decisions(path: str, args: argparse.Namespace) -> dict[str, str]:
     """Decisions of the documents under folder ``path`` keyed by export id
     (``go_join(path, rel)``); a stale one is written ``stale:<decision>``."""
-    from ditto_tui.cli import CommandError, _pipeline, _scan_options
     from ditto_tui.core.decisions import identity_of
     from ditto_tui.corpus.session import CorpusSession
     from ditto_tui.corpus.stream import go_join
@@ -452,7 +446,7 @@ def export_decisions(path: str, args: argparse.Namespace) -> dict[str, str]:
 
         cache = Path(args.cache) / default_cache_path(path).name
     with _store(path, args.cache, notices) as store, CorpusSession(
-        path, _pipeline(args), options=_scan_options(args), cache=cache,
+        path, pipeline_of(args), options=scan_options(args), cache=cache,
         use_cache=not args.no_cache, jobs=args.jobs, reconcile_every=None,
     ) as session:
         session.scan()
