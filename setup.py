@@ -1,4 +1,4 @@
-"""Build of the compiled engine (``ditto_tui.core._compiled``, C, from ``csrc/``).
+"""Build of the compiled engine (``ditto_tui.core.fingerprint._compiled``, C, from ``csrc/``).
 
 Everything else is declared in ``pyproject.toml``. The extension is optional: without a
 C compiler the install still succeeds, with one line saying so, and fingerprints come from
@@ -59,7 +59,7 @@ HEADERS = ["engine.h", "shared.h", "data.h", "kernel.h", "kernel_vote.h", "kerne
            "kernel_html.h"]
 
 engine = Extension(
-    "ditto_tui.core._compiled",
+    "ditto_tui.core.fingerprint._compiled",
     sources=["csrc/module.c"],
     depends=[f"csrc/{name}" for name in HEADERS],
     define_macros=[("Py_LIMITED_API", "0x030B0000")] if LIMITED_API else [],

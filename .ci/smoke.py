@@ -58,7 +58,7 @@ def check_imports() -> None:
 
 
 async def check_explorer(corpus: Path) -> None:
-    from ditto_tui.core.pipeline import make_pipeline
+    from ditto_tui.core.fingerprint.pipeline import make_pipeline
     from ditto_tui.corpus.session import CorpusSession
     from ditto_tui.ui.app import DittoApp
 

@@ -20,7 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from ditto_tui.core.pipeline import make_pipeline  # noqa: E402
+from ditto_tui.core.fingerprint.pipeline import make_pipeline  # noqa: E402
 from ditto_tui.corpus.session import CorpusSession  # noqa: E402
 from ditto_tui.ui.app import DittoApp  # noqa: E402
 from ditto_tui.ui.widgets.family_table import FamilyTable  # noqa: E402

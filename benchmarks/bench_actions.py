@@ -34,9 +34,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ditto_tui.core.keep import DocumentTable, preview
-from ditto_tui.core.linkage import ignore_aware_labels
-from ditto_tui.core.pairs import UniquePairs
+from ditto_tui.core.families.ignore_aware import ignore_aware_labels
+from ditto_tui.core.index.pairs import UniquePairs
+from ditto_tui.core.review.keep import DocumentTable, preview
 from ditto_tui.corpus.actions import Target, execute, plan_action, undo_last
 
 
@@ -67,7 +67,7 @@ def bench_keep(rng: np.random.Generator, n: int = 100_000, families: int = 10_00
 def bench_explorer_review(rng: np.random.Generator, n: int = 100_000, families: int = 10_000) -> None:
     from types import SimpleNamespace
 
-    from ditto_tui.core.clusters import Family
+    from ditto_tui.core.families.clusters import Family
     from ditto_tui.explore.review import ReviewState, preview_marks, split_ignored
 
     size = n // families

@@ -19,7 +19,7 @@ import sys
 import time
 from pathlib import Path
 
-from ditto_tui.core.pipeline import make_pipeline
+from ditto_tui.core.fingerprint.pipeline import make_pipeline
 from ditto_tui.corpus.scan import default_jobs
 from ditto_tui.corpus.session import CorpusSession
 
@@ -66,7 +66,7 @@ def build_index(
     ``cached`` looks the near pairs up in the session's cache like the explorer does,
     ``store`` then stores the pairs the index computed (not timed)."""
     try:
-        from ditto_tui.core.index import NearIndex
+        from ditto_tui.core.index.near_index import NearIndex
     except ImportError:
         return None
     import numpy as np

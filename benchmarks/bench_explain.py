@@ -11,7 +11,7 @@ a trailing comment gives the median CPU time, steadier on a shared machine):
 - ``chain_snapshot_100k_ms``: ``NearIndex.linkage()`` (pairs and merge order) for them;
 - ``chain_path_100k_ms``: the minimax path between the two ends of one chain family of
   100,000 documents (a random walk, ~70,000 hops), from that snapshot (see
-  ``core/family_paths``); ``chain_path_100k_again_ms``: another path in the same family
+  ``core/families/paths``); ``chain_path_100k_again_ms``: another path in the same family
   (its links are cached); ``chain_bridges_100k_ms``: its split points (Python DFS);
 - ``k_sweep_ms``: families and documents in families for every k of an index of 100,000.
 
@@ -27,8 +27,8 @@ import time
 from collections.abc import Callable
 
 from ditto_tui.core import Featurizer
-from ditto_tui.core.explain import explain_pair, unique_spans
-from ditto_tui.core.explain_features import document_features
+from ditto_tui.core.explain.explanation import explain_pair, unique_spans
+from ditto_tui.core.explain.features import document_features
 
 
 def _words(rng: random.Random, alphabet: str, count: int) -> list[str]:
@@ -92,8 +92,8 @@ def _chain_family(rng: random.Random, n: int) -> list[int]:
 
 
 def bench_family(n: int, repeat: int) -> None:
-    from ditto_tui.core.family_paths import chain_path, family_nodes, k_sweep, split_points
-    from ditto_tui.core.index import NearIndex
+    from ditto_tui.core.families.paths import chain_path, family_nodes, k_sweep, split_points
+    from ditto_tui.core.index.near_index import NearIndex
 
     rng = random.Random(7)
     fps = _chain_family(rng, n)

@@ -13,8 +13,8 @@ import random
 import statistics
 import time
 
-from ditto_tui.core.display import wrap_points
-from ditto_tui.core.find import find_in_lines
+from ditto_tui.core.text.display import wrap_points
+from ditto_tui.core.text.find import find_in_lines
 
 WORDS = ["the", "harbour", "tide", "boat", "chart", "port", "sync", "engine", "offline", "club", "price", "release", "version", "quay"]
 

@@ -59,7 +59,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from ditto_tui.core import Featurizer, engine
+from ditto_tui.core import Featurizer
+from ditto_tui.core.fingerprint import engine
 
 HERE = Path(__file__).resolve().parent
 WORK = HERE / "_work"

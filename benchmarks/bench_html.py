@@ -33,9 +33,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from ditto_tui.core import engine
-from ditto_tui.core.html_structure import HtmlStructure
-from ditto_tui.core.html_tokenizer import scan_classes, token_keys
+from ditto_tui.core.fingerprint import engine
+from ditto_tui.core.html.structure import HtmlStructure
+from ditto_tui.core.html.tokenizer import scan_classes, token_keys
 
 VECTORS = Path(__file__).resolve().parent.parent / "tests" / "data" / "html-distance-vectors.jsonl"
 

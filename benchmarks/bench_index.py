@@ -23,8 +23,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ditto_tui.core.clusters import all_pairs
-from ditto_tui.core.index import NearIndex
+from ditto_tui.core.families.clusters import all_pairs
+from ditto_tui.core.index.near_index import NearIndex
 
 
 def emit(name: str, value: float, unit: str) -> None:

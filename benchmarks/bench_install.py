@@ -115,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
         for _ in range(max(args.runs, 5)):
             done = subprocess.run(
                 [str(python), "-c", "import time, numpy; t = time.perf_counter(); "
-                 "import ditto_tui.core._compiled; print(time.perf_counter() - t)"],
+                 "import ditto_tui.core.fingerprint._compiled; print(time.perf_counter() - t)"],
                 capture_output=True, text=True, env=env, check=True)
             imports.append(float(done.stdout))
         print(f"engine_import_ms {statistics.median(imports) * 1e3:.2f} ms")

@@ -33,9 +33,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ditto_tui.core.keep import DocumentTable, keepers  # noqa: E402
-from ditto_tui.core.pipeline import make_pipeline  # noqa: E402
-from ditto_tui.core.simhash import popcount64  # noqa: E402
+from ditto_tui.core.fingerprint.pipeline import make_pipeline  # noqa: E402
+from ditto_tui.core.fingerprint.simhash import popcount64  # noqa: E402
+from ditto_tui.core.review.keep import DocumentTable, keepers  # noqa: E402
 from ditto_tui.corpus.dedupe import select  # noqa: E402
 from ditto_tui.corpus.session import CorpusSession  # noqa: E402
 

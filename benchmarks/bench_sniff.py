@@ -23,8 +23,8 @@ import time
 import timeit
 from pathlib import Path
 
-from ditto_tui.core.html_sniff import sniff_html
-from ditto_tui.core.pipeline import make_pipeline
+from ditto_tui.core.fingerprint.pipeline import make_pipeline
+from ditto_tui.core.html.sniff import sniff_html
 from ditto_tui.corpus.session import CorpusSession
 
 WORK = Path(__file__).resolve().parent / "_work" / "sniff"

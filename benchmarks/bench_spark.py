@@ -85,7 +85,7 @@ def generated_fingerprints(out: Path, n: int, seed: int = 5) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from ditto_tui.core.pipeline import make_pipeline
+    from ditto_tui.core.fingerprint.pipeline import make_pipeline
 
     rng = np.random.default_rng(seed)
     fps = rng.integers(0, 2**64 - 1, n, dtype=np.uint64, endpoint=True)

@@ -2,7 +2,7 @@
  * (part of kernel.h).
  *
  * One pass over the raw bytes writes the normalized UTF-8 text (the rules of
- * ditto_tui/core/normalize.py: tags are stripped on the bytes, each byte that does not
+ * ditto_tui/core/fingerprint/normalize.py: tags are stripped on the bytes, each byte that does not
  * start a valid shortest-form sequence becomes one U+FFFD, the code point table maps
  * lowercase and whitespace to U+0020, spaces collapse). A second pass hashes every window
  * of char_n code points (and of word_n words) with FNV-1a 64 and votes. Plain ASCII text

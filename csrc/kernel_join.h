@@ -1,5 +1,5 @@
 /* One table of the exact all-pairs Hamming join (part of kernel.h; the design, the bit
- * permutation and the tables are chosen in ditto_tui/core/pairs.py).
+ * permutation and the tables are chosen in ditto_tui/core/index/pairs.py).
  *
  * The fingerprints (distinct, permuted) are sorted by their key in this table (the bits of
  * its chosen blocks: v & mask) with an LSD radix sort over the bytes the mask touches;

@@ -1,6 +1,6 @@
-/* ditto_tui.core._compiled: the ditto/2 and html-distance kernels, compiled ahead of time.
+/* ditto_tui.core.fingerprint._compiled: the ditto/2 and html-distance kernels, compiled ahead of time.
  *
- * Bit-identical to the numpy engine (ditto_tui/core/normalize.py, featurize.py,
+ * Bit-identical to the numpy engine (ditto_tui/core/fingerprint/normalize.py, featurize.py,
  * html_structure.py), which stays the reference and the fallback. Each entry holds the
  * buffers it is given (bytes, bytearray, memoryview, numpy arrays) for the call and runs
  * without the GIL, so threads scale. Work space is allocated per call; nothing is cached

@@ -34,9 +34,9 @@ from ditto_tui._lib.pipelines import (
     pipeline,
     similarity,
 )
-from ditto_tui.core.clusters import Family
-from ditto_tui.core.index import Match
-from ditto_tui.core.simhash import Fingerprint
+from ditto_tui.core.families.clusters import Family
+from ditto_tui.core.fingerprint.simhash import Fingerprint
+from ditto_tui.core.index.near_index import Match
 from ditto_tui.corpus.documents import ChangeBatch, Skipped
 from ditto_tui.corpus.session import CorpusSession
 

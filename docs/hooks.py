@@ -1,7 +1,7 @@
 """MkDocs hook: publish files that live elsewhere in the repository, without copies.
 
 The screenshots stay in ``assets/`` (the README shows them too) and the pipeline data
-tables stay in ``ditto_tui/core/data/`` (the code reads them); the guide links to them as
+tables stay in ``ditto_tui/core/fingerprint/data/`` (the code reads them); the guide links to them as
 ``assets/<name>`` and ``spec/<name>``.
 """
 
@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parent.parent
 EXTRA = {
     "assets": (ROOT / "assets", ("main-screen.png", "compare-screen.png")),
     "spec": (
-        ROOT / "ditto_tui" / "core" / "data",
+        ROOT / "ditto_tui" / "core" / "fingerprint" / "data",
         ("ditto2-lowercase.tsv", "ditto2-whitespace.txt", "html-distance-atoms.txt"),
     ),
 }

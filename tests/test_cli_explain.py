@@ -130,7 +130,7 @@ def test_explain_chain_needs_the_folder(capfdbinary, chain: Path) -> None:
 
 
 def _components(ids: list[str], fps: list[int], k: int, min_size: int = 2) -> list[list[str]]:
-    from ditto_tui.core.clusters import clusters
+    from ditto_tui.core.families.clusters import clusters
 
     return clusters(ids, fps, k, min_size)
 
@@ -273,7 +273,7 @@ def test_passages_are_whole_words_cut_with_an_ellipsis(capfdbinary, pair) -> Non
 
 
 def test_snippet_widens_to_words_and_cuts_at_a_space() -> None:
-    from ditto_tui.core.explain_text import snippet
+    from ditto_tui.core.explain.text import snippet
 
     text = "The quarterly report shows revenue grew in every region, while costs stayed flat."
     start = text.index("arterly")

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from ditto_tui.cli.main import build_parser, main
-from ditto_tui.core.display import escape_controls, visible
+from ditto_tui.core.text.display import escape_controls, visible
 from ditto_tui.corpus.export import csv_cell, write_families
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from ditto_tui.cli.main import main
-from ditto_tui.core.pipeline import make_pipeline
+from ditto_tui.core.fingerprint.pipeline import make_pipeline
 
 PAGE = b"<!DOCTYPE html>\n<html><body><div><p>hello</p></div></body></html>"
 WORDS = b"Minutes of the garden committee: compost, tomatoes and the new shed. " * 30

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from ditto_tui.cli.main import main
-from ditto_tui.core.decisions import identity_of
+from ditto_tui.core.review.decisions import identity_of
 from ditto_tui.corpus.actions import PAUSE_ENV
 from ditto_tui.corpus.journal import journals
 from ditto_tui.corpus.review import ReviewStore
@@ -222,7 +222,7 @@ def test_killed_dedupe_is_rolled_back_at_the_next_start(corpus, env, capfdbinary
 
 def test_select_leaves_out_families_marked_fine(corpus, env) -> None:
     from ditto_tui.core import make_pipeline
-    from ditto_tui.core.decisions import family_key
+    from ditto_tui.core.review.decisions import family_key
     from ditto_tui.corpus.dedupe import select
 
     with CorpusSession(corpus, make_pipeline("ditto")) as session:
@@ -259,8 +259,8 @@ def _drifting_texts() -> list[str]:
 
 
 def test_star_mode_groups_as_the_explorer_does(tmp_path, env, capfdbinary) -> None:
-    from ditto_tui.core.index import NearIndex
-    from ditto_tui.core.pipeline import make_pipeline
+    from ditto_tui.core.fingerprint.pipeline import make_pipeline
+    from ditto_tui.core.index.near_index import NearIndex
 
     root = tmp_path / "drift"
     root.mkdir()
@@ -547,7 +547,7 @@ def test_the_removal_list_gives_each_files_bits_to_its_keeper_farthest_first(
     import json
     import random
 
-    from ditto_tui.core.pipeline import make_pipeline
+    from ditto_tui.core.fingerprint.pipeline import make_pipeline
 
     root = tmp_path / "edits"
     root.mkdir()

@@ -8,7 +8,7 @@ from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
 from ditto_tui._lib.pipelines import Pipeline, ditto
-from ditto_tui.core.simhash import Fingerprint
+from ditto_tui.core.fingerprint.simhash import Fingerprint
 from ditto_tui.corpus.documents import ScanOptions, Skipped
 from ditto_tui.corpus.stream import iter_fingerprints
 

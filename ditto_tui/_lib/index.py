@@ -17,9 +17,9 @@ from ditto_tui._lib.pipelines import (
     ditto,
 )
 from ditto_tui._lib.pipelines import pipeline as pipeline_from_identity
-from ditto_tui.core.clusters import MODES, Family, Mode
-from ditto_tui.core.index import Match, NearIndex
-from ditto_tui.core.simhash import Fingerprint, as_fingerprint, as_fingerprint_array
+from ditto_tui.core.families.clusters import MODES, Family, Mode
+from ditto_tui.core.fingerprint.simhash import Fingerprint, as_fingerprint, as_fingerprint_array
+from ditto_tui.core.index.near_index import Match, NearIndex
 
 __all__ = ["Index", "check_k", "load_index"]
 

@@ -8,8 +8,8 @@ import numpy as np
 
 from ditto_tui._lib.index import check_k
 from ditto_tui._lib.pipelines import FingerprintLike
-from ditto_tui.core.index import NearIndex
-from ditto_tui.core.simhash import as_fingerprint, as_fingerprint_array, popcount64
+from ditto_tui.core.fingerprint.simhash import as_fingerprint, as_fingerprint_array, popcount64
+from ditto_tui.core.index.near_index import NearIndex
 
 __all__ = ["Oracle"]
 

@@ -10,11 +10,16 @@ from typing import TYPE_CHECKING, overload
 
 import numpy as np
 
-from ditto_tui.core import engine as _engines
-from ditto_tui.core.featurize import PIPELINE_VERSION, Featurizer
-from ditto_tui.core.html_structure import HTML_PIPELINE_VERSION, HtmlStructure
-from ditto_tui.core.pipeline import check_ditto_parameters, check_html_parameters
-from ditto_tui.core.simhash import Fingerprint, as_fingerprint, as_fingerprint_array, popcount64
+from ditto_tui.core.fingerprint import engine as _engines
+from ditto_tui.core.fingerprint.featurize import PIPELINE_VERSION, Featurizer
+from ditto_tui.core.fingerprint.pipeline import check_ditto_parameters, check_html_parameters
+from ditto_tui.core.fingerprint.simhash import (
+    Fingerprint,
+    as_fingerprint,
+    as_fingerprint_array,
+    popcount64,
+)
+from ditto_tui.core.html.structure import HTML_PIPELINE_VERSION, HtmlStructure
 
 if TYPE_CHECKING:
     from concurrent.futures import Future

@@ -28,8 +28,8 @@ from ditto_tui.cli.options import (
     scan_options,
 )
 from ditto_tui.cli.output import Output, escape_id, warn
-from ditto_tui.core.keep import RULES
-from ditto_tui.core.simhash import similarity_percent
+from ditto_tui.core.fingerprint.simhash import similarity_percent
+from ditto_tui.core.review.keep import RULES
 from ditto_tui.corpus.actions import LINK_WARNING
 from ditto_tui.corpus.documents import human_size
 
@@ -433,7 +433,7 @@ def cmd_undo(args: argparse.Namespace, out: Output) -> int:
 def export_decisions(path: str, args: argparse.Namespace) -> dict[str, str]:
     """Decisions of the documents under folder ``path`` keyed by export id
     (``go_join(path, rel)``); a stale one is written ``stale:<decision>``."""
-    from ditto_tui.core.decisions import identity_of
+    from ditto_tui.core.review.decisions import identity_of
     from ditto_tui.corpus.session import CorpusSession
     from ditto_tui.corpus.stream import go_join
 

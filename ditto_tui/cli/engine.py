@@ -32,14 +32,14 @@ def add_parsers(sub: Subcommands) -> None:
 
 
 def cmd_version(args: argparse.Namespace, out: Output) -> int:
-    from ditto_tui.core import engine
+    from ditto_tui.core.fingerprint import engine
 
     out.line(f"{PROG} {__version__} pipeline=ditto/2 engine={engine.describe()}")
     return 0
 
 
 def cmd_engine(args: argparse.Namespace, out: Output) -> int:
-    from ditto_tui.core import engine
+    from ditto_tui.core.fingerprint import engine
 
     line = f"engine={engine.describe()}"
     if engine.isas():
@@ -58,7 +58,7 @@ def note_missing_engine(command: str) -> None:
     asked for it (the compiled engine was not built at install time)."""
     if command in ("version", "engine", "kernel", "undo"):
         return  # they say it themselves, or compute no fingerprint
-    from ditto_tui.core import engine
+    from ditto_tui.core.fingerprint import engine
 
     why = engine.missing()
     if why:

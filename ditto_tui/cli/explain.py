@@ -122,10 +122,10 @@ def cmd_explain(args: argparse.Namespace, out: Output) -> int:
 
 
 def _explain_pair(args: argparse.Namespace, out: Output, data: tuple[bytes, bytes]) -> None:
-    from ditto_tui.core.explain import explain_pair, unique_spans
-    from ditto_tui.core.explain_features import document_features
-    from ditto_tui.core.explain_text import pair_report
-    from ditto_tui.core.normalize import decode_go
+    from ditto_tui.core.explain.explanation import explain_pair, unique_spans
+    from ditto_tui.core.explain.features import document_features
+    from ditto_tui.core.explain.text import pair_report
+    from ditto_tui.core.fingerprint.normalize import decode_go
 
     pipeline = pipeline_of(args)
     fa, fb = document_features(pipeline, data[0]), document_features(pipeline, data[1])
@@ -150,9 +150,9 @@ def _explain_pair(args: argparse.Namespace, out: Output, data: tuple[bytes, byte
 
 def _chain(args: argparse.Namespace, out: Output) -> int:
     """The path of links joining A to B (default: the representative of A's family)."""
-    from ditto_tui.core.clusters import describe_family
-    from ditto_tui.core.family_paths import chain_path, family_nodes, split_points
-    from ditto_tui.core.index import NearIndex
+    from ditto_tui.core.families.clusters import describe_family
+    from ditto_tui.core.families.paths import chain_path, family_nodes, split_points
+    from ditto_tui.core.index.near_index import NearIndex
 
     with _open_session(args) as session:
         fingerprints = dict(session.fingerprints)

@@ -46,7 +46,7 @@ class _TerminalSafe:
         self._stream = stream
 
     def write(self, text: str) -> int:
-        from ditto_tui.core.display import escape_controls
+        from ditto_tui.core.text.display import escape_controls
 
         lines = text.split("\n")
         self._stream.write("\n".join(escape_controls(line) for line in lines))
@@ -54,8 +54,8 @@ class _TerminalSafe:
 
 
 def cmd_export(args: argparse.Namespace, out: Output) -> int:
-    from ditto_tui.core.clusters import Family
-    from ditto_tui.core.index import NearIndex
+    from ditto_tui.core.families.clusters import Family
+    from ditto_tui.core.index.near_index import NearIndex
     from ditto_tui.corpus.export import export_families, write_families
 
     report = SkipReporter()

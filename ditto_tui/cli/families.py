@@ -16,9 +16,9 @@ __all__ = ["cmd_sweep", "cmd_tree", "tree_json", "tree_lines"]
 def cmd_sweep(args: argparse.Namespace, out: Output) -> int:
     """``cluster --sweep``: for k = 0..K, the chain families (>= 2 documents), the documents
     in them, the largest family, the largest diameter and the families too wide for k."""
-    from ditto_tui.core.explain_text import format_table
-    from ditto_tui.core.family_tree import sweep_stats
-    from ditto_tui.core.index import NearIndex
+    from ditto_tui.core.explain.text import format_table
+    from ditto_tui.core.families.tree import sweep_stats
+    from ditto_tui.core.index.near_index import NearIndex
 
     report = SkipReporter()
     got = collect(args, args.paths, report)
@@ -45,7 +45,7 @@ def cmd_sweep(args: argparse.Namespace, out: Output) -> int:
 
 def cmd_tree(args: argparse.Namespace, out: Output) -> int:
     """``cluster --tree``: every chain family at k with its sub-families down to k = 0."""
-    from ditto_tui.core.family_tree import family_forest
+    from ditto_tui.core.families.tree import family_forest
 
     if args.mode != "chain":
         raise UsageError("--tree shows chain families (single linkage): leave out --mode star")

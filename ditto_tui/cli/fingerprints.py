@@ -136,11 +136,11 @@ def cmd_fingerprint(args: argparse.Namespace, out: Output) -> int:
 
 def _families(ids: list[str], fps: np.ndarray, k: int, min_size: int, mode: str):
     """Families at k as lists of ids, in ditto's order; plus Family records when available."""
-    from ditto_tui.core.clusters import clusters
+    from ditto_tui.core.families.clusters import clusters
 
     if mode == "chain":
         return clusters(ids, fps, k, min_size)
-    from ditto_tui.core.index import NearIndex
+    from ditto_tui.core.index.near_index import NearIndex
 
     if len(set(ids)) != len(ids):
         raise CommandError("--mode star needs unique document ids (a path was given twice)")
@@ -162,7 +162,7 @@ def cmd_cluster(args: argparse.Namespace, out: Output) -> int:
     got = collect(args, args.paths, report)
     groups = _families(got.ids, got.fps, args.k, args.min, args.mode)
     if args.json:
-        from ditto_tui.core.clusters import describe_family
+        from ditto_tui.core.families.clusters import describe_family
 
         pos = {doc_id: i for i, doc_id in enumerate(got.ids)}
         for n, members in enumerate(groups, 1):
@@ -207,7 +207,7 @@ def _fingerprint_of_file(args: argparse.Namespace, path: str) -> int:
         raise CommandError(f"{path}: no such file, URL or fingerprint")
     if os.path.isdir(path):
         raise CommandError(f"{path}: is a directory (expected a file or a fingerprint)")
-    from ditto_tui.core.html_sniff import SNIFF_BYTES
+    from ditto_tui.core.html.sniff import SNIFF_BYTES
 
     pipeline = pipeline_of(args)
     try:
@@ -220,7 +220,7 @@ def _fingerprint_of_file(args: argparse.Namespace, path: str) -> int:
 
 
 def cmd_near(args: argparse.Namespace, out: Output) -> int:
-    from ditto_tui.core.simhash import popcount64
+    from ditto_tui.core.fingerprint.simhash import popcount64
 
     target = _fingerprint_of_target(args, args.target)
     report = SkipReporter()

@@ -141,7 +141,10 @@ def _check_ranges(args: argparse.Namespace) -> None:
     if getattr(args, "pipeline", "ditto") == "html" and "char" in args and (args.char, args.word) != (4, 0):
         raise UsageError("--char/--word apply to the ditto pipeline, not --pipeline html")
     if "char" in args:  # the library's rule (ditto_tui.ditto, html_distance), in flags
-        from ditto_tui.core.pipeline import check_ditto_parameters, check_html_parameters
+        from ditto_tui.core.fingerprint.pipeline import (
+            check_ditto_parameters,
+            check_html_parameters,
+        )
 
         try:
             check_ditto_parameters(args.char, args.word, cli=True)

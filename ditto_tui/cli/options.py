@@ -1,5 +1,5 @@
 """The options most commands share (the fingerprint pipeline, which documents to read,
-``--json``) and what they turn into: a :class:`~ditto_tui.core.pipeline.Pipeline` and
+``--json``) and what they turn into: a :class:`~ditto_tui.core.fingerprint.pipeline.Pipeline` and
 :class:`~ditto_tui.corpus.documents.ScanOptions`."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from ditto_tui.cli.argtypes import integer, non_negative, size, size_or_zero
 from ditto_tui.cli.errors import UsageError
 
 if TYPE_CHECKING:
-    from ditto_tui.core.pipeline import Pipeline
+    from ditto_tui.core.fingerprint.pipeline import Pipeline
     from ditto_tui.corpus.documents import ScanOptions
 
 __all__ = [

@@ -8,7 +8,7 @@ import re
 import sys
 from typing import IO
 
-from ditto_tui.core.display import escape_controls
+from ditto_tui.core.text.display import escape_controls
 
 __all__ = ["PROG", "Output", "escape_id", "warn"]
 
@@ -18,7 +18,7 @@ PROG = "ditto-tui"
 def escape_id(doc_id: str) -> bytes:
     """An id as the path's raw bytes, with what a terminal would obey escaped (``\\t``,
     ``\\n``, ``\\x1b``, C1 controls and raw 0x80-0x9F bytes as ``\\x9b``, bidi controls as
-    ``\\u202e``: :func:`ditto_tui.core.display.escape_controls`, the explorer's rule too).
+    ``\\u202e``: :func:`ditto_tui.core.text.display.escape_controls`, the explorer's rule too).
 
     A record is therefore always one line that reads as written, while every other byte
     (including invalid UTF-8 in file names) is written exactly as ditto writes it.

@@ -60,7 +60,7 @@ def add_parsers(sub: Subcommands) -> None:
 
 def _review_decisions(args: argparse.Namespace, session) -> dict[str, str]:
     """Review decisions of the session's documents by id; a stale one is ``stale:<value>``."""
-    from ditto_tui.core.decisions import identity_of
+    from ditto_tui.core.review.decisions import identity_of
     from ditto_tui.corpus.review import ReviewStore
 
     notices: list[str] = []
@@ -78,7 +78,7 @@ def _review_decisions(args: argparse.Namespace, session) -> dict[str, str]:
 
 
 def cmd_report(args: argparse.Namespace, out: Output) -> int:
-    from ditto_tui.core.index import NearIndex
+    from ditto_tui.core.index.near_index import NearIndex
     from ditto_tui.corpus.session import CorpusSession
     from ditto_tui.report import gather_report, render_report, write_html_report
 

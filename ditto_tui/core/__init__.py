@@ -8,14 +8,14 @@ fingerprints does not pay for them at start-up.
 
 from typing import TYPE_CHECKING, Any
 
-from ditto_tui.core.featurize import PIPELINE_VERSION, Featurizer
-from ditto_tui.core.normalize import decode_go, normalize
-from ditto_tui.core.pipeline import Pipeline, make_pipeline
-from ditto_tui.core.simhash import Fingerprint, distance, similarity_percent
+from ditto_tui.core.fingerprint.featurize import PIPELINE_VERSION, Featurizer
+from ditto_tui.core.fingerprint.normalize import decode_go, normalize
+from ditto_tui.core.fingerprint.pipeline import Pipeline, make_pipeline
+from ditto_tui.core.fingerprint.simhash import Fingerprint, distance, similarity_percent
 
 if TYPE_CHECKING:
-    from ditto_tui.core.clusters import Family, all_pairs
-    from ditto_tui.core.index import Match, NearIndex
+    from ditto_tui.core.families.clusters import Family, all_pairs
+    from ditto_tui.core.index.near_index import Match, NearIndex
 
 __all__ = [
     "PIPELINE_VERSION",
@@ -34,10 +34,10 @@ __all__ = [
 ]
 
 _LAZY = {
-    "Family": "ditto_tui.core.clusters",
-    "all_pairs": "ditto_tui.core.clusters",
-    "Match": "ditto_tui.core.index",
-    "NearIndex": "ditto_tui.core.index",
+    "Family": "ditto_tui.core.families.clusters",
+    "all_pairs": "ditto_tui.core.families.clusters",
+    "Match": "ditto_tui.core.index.near_index",
+    "NearIndex": "ditto_tui.core.index.near_index",
 }
 
 

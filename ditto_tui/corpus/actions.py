@@ -66,7 +66,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
-from ditto_tui.core.simhash import similarity_percent
+from ditto_tui.core.fingerprint.simhash import similarity_percent
 from ditto_tui.corpus.documents import MAIL_KINDS
 from ditto_tui.corpus.fsops import exchange, rename_noreplace
 from ditto_tui.corpus.journal import Journal, journals

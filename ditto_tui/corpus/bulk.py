@@ -16,7 +16,7 @@ from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, NamedTuple, overload
 
-from ditto_tui.core.featurize import Featurizer
+from ditto_tui.core.fingerprint.featurize import Featurizer
 from ditto_tui.corpus.documents import DEFAULT_OPTIONS, ScanOptions, Skipped
 from ditto_tui.corpus.mail import looks_like_mbox
 from ditto_tui.corpus.reading import BINARY_PROBE, read_walked

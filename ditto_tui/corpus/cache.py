@@ -37,7 +37,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ditto_tui.core.pairs import UniquePairs
+from ditto_tui.core.index.pairs import UniquePairs
 from ditto_tui.corpus.records import CachedFile, FileResult
 
 SCHEMA_VERSION = 2

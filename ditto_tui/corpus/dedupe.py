@@ -2,8 +2,8 @@
 
 :func:`select` is the whole review pipeline minus the acting, used by ``ditto-tui dedupe``:
 families at distance ``k`` over the current documents with the review store's ignored pairs
-cut and its "fine" families left out (:mod:`ditto_tui.core.linkage`), keepers by keep rules
-(:func:`ditto_tui.core.keep.keepers`: every marked document is within ``k`` of its own
+cut and its "fine" families left out (:mod:`ditto_tui.core.families.ignore_aware`), keepers by keep rules
+(:func:`ditto_tui.core.review.keep.keepers`: every marked document is within ``k`` of its own
 keeper, so a wide chain family splits into tight groups), reference folders protected,
 documents the user decided to keep (or not a duplicate) never marked, and optional
 glob/folder restrictions. Nothing is written.
@@ -16,11 +16,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ditto_tui.core.decisions import Identity, Resolution, family_key, identity_of
-from ditto_tui.core.keep import DocumentTable, by_folder, by_glob, preview, too_wide
-from ditto_tui.core.linkage import ignore_aware_labels
-from ditto_tui.core.pairs import UniquePairs
-from ditto_tui.core.star import star_centres
+from ditto_tui.core.families.ignore_aware import ignore_aware_labels
+from ditto_tui.core.families.star import star_centres
+from ditto_tui.core.index.pairs import UniquePairs
+from ditto_tui.core.review.decisions import Identity, Resolution, family_key, identity_of
+from ditto_tui.core.review.keep import DocumentTable, by_folder, by_glob, preview, too_wide
 from ditto_tui.corpus.actions import Target
 from ditto_tui.corpus.documents import Document
 from ditto_tui.corpus.review import ReviewStore
@@ -43,7 +43,7 @@ class Selection:
     ``-1`` outside every family) and ``distance[x]`` its bits from it; ``marked`` the
     documents to act on (each within k of its keeper), ``protected`` members in reference
     folders; ``split`` the families that needed more than one keeper and ``too_wide`` those
-    whose diameter exceeds 2k (chain grouping only: :func:`~ditto_tui.core.family_notes.
+    whose diameter exceeds 2k (chain grouping only: :func:`~ditto_tui.core.families.notes.
     chain_too_wide`); ``left_alone`` how many families had nothing to act on, by reason;
     ``decisions`` the store's decisions matched to the corpus; ``lapsed_pairs`` ignored
     pairs that no longer apply.

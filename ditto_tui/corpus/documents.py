@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ditto_tui.core.simhash import Fingerprint
+    from ditto_tui.core.fingerprint.simhash import Fingerprint
 
 MiB = 1024 * 1024
 

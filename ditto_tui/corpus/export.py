@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import IO
 
-from ditto_tui.core.clusters import FamilyLike
+from ditto_tui.core.families.clusters import FamilyLike
 from ditto_tui.corpus.atomic import output_file
 
 __all__ = ["FORMATS", "csv_cell", "export_families", "write_families"]

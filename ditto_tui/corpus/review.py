@@ -6,7 +6,7 @@ digest>.sqlite``; never inside the root), with the action journals in the siblin
 the user's work, so it is written at once (one transaction per call; bulk calls take lists)
 with ``synchronous=FULL``: a decision the call returned for survives a crash. Records are
 keyed by path with the document's content identity beside it, and matched back to the
-corpus with :func:`ditto_tui.core.decisions.resolve` (renames followed, edits stale).
+corpus with :func:`ditto_tui.core.review.decisions.resolve` (renames followed, edits stale).
 
 A damaged database or one of another schema is set aside (``<name>.corrupt-<stamp>``) and a
 fresh one created, with a notice; ``fresh=True`` sets the current one aside the same way
@@ -30,7 +30,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ditto_tui.core.decisions import DECISIONS, Identity, Record, Resolution, resolve
+from ditto_tui.core.review.decisions import DECISIONS, Identity, Record, Resolution, resolve
 from ditto_tui.corpus.cache import (
     default_cache_path,
     is_inside,
@@ -271,7 +271,7 @@ class ReviewStore:
 
     # -- families -----------------------------------------------------------------------
     def mark_family(self, kind: str, key: str, members: int, on: bool = True) -> None:
-        """Mark (or unmark) a family, by :func:`~ditto_tui.core.decisions.family_key`, as
+        """Mark (or unmark) a family, by :func:`~ditto_tui.core.review.decisions.family_key`, as
         ``reviewed`` or ``ignored`` ("this family is fine")."""
         if kind not in FAMILY_MARKS:
             raise ValueError(f"unknown family mark {kind!r}")

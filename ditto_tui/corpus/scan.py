@@ -25,7 +25,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from ditto_tui.core.html_sniff import SNIFF_BYTES
+from ditto_tui.core.html.sniff import SNIFF_BYTES
 from ditto_tui.corpus.documents import DEFAULT_OPTIONS, Document, ScanOptions, Skipped
 from ditto_tui.corpus.mail import looks_like_mbox, split_mbox
 from ditto_tui.corpus.reading import SkipFile, read_document_bytes, read_head
@@ -36,7 +36,7 @@ if TYPE_CHECKING:  # the cache (sqlite3, numpy) is imported by whoever opens one
     import multiprocessing.context
     from concurrent.futures import Future
 
-    from ditto_tui.core.pipeline import Pipeline
+    from ditto_tui.core.fingerprint.pipeline import Pipeline
     from ditto_tui.corpus.cache import FingerprintCache
 
 __all__ = [

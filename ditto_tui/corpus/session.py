@@ -21,8 +21,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Generic, TypeVar
 
-from ditto_tui.core.pairs import UniquePairs
-from ditto_tui.core.simhash import Fingerprint
+from ditto_tui.core.fingerprint.simhash import Fingerprint
+from ditto_tui.core.index.pairs import UniquePairs
 from ditto_tui.corpus.cache import FingerprintCache, open_cache_for_root
 from ditto_tui.corpus.documents import (
     DEFAULT_OPTIONS,
@@ -41,7 +41,7 @@ from ditto_tui.corpus.walk import Walker, walk_order_key
 from ditto_tui.corpus.watch import RECONCILE_SECONDS, FolderWatcher, WatchState
 
 if TYPE_CHECKING:
-    from ditto_tui.core.pipeline import Pipeline
+    from ditto_tui.core.fingerprint.pipeline import Pipeline
 
 __all__ = ["ChangeBatch", "CorpusSession", "ScanProgress"]
 
@@ -398,7 +398,7 @@ class CorpusSession:
     def read_text(self, id: str, *, limit: int | None = None) -> str:
         """The document decoded for display like Go (one U+FFFD per bad byte), at most
         ``limit`` bytes of it."""
-        from ditto_tui.core.normalize import decode_go
+        from ditto_tui.core.fingerprint.normalize import decode_go
 
         data = self.read_bytes(id)
         return decode_go(data if limit is None else data[:limit])
@@ -426,15 +426,15 @@ class CorpusSession:
 
         An empty document reads ``"empty file"`` (``"empty message"`` in an mbox); a mail
         message (maildir or mbox) its Subject and sender (RFC 2047 decoded,
-        :func:`~ditto_tui.core.display.mail_excerpt`), not its first header lines; any other
+        :func:`~ditto_tui.core.text.display.mail_excerpt`), not its first header lines; any other
         document its first words (the text of an HTML page), whitespace collapsed. Control
         characters are escaped. Raises KeyError for an unknown id and OSError (with a human
         reason) when the file cannot be read. Reads at most ``EXCERPT_BYTES`` (or the mail
         header), so it is cheap enough to call for every row shown; still, call it off the
         UI thread.
         """
-        from ditto_tui.core.display import excerpt, html_text, mail_excerpt
-        from ditto_tui.core.normalize import decode_go
+        from ditto_tui.core.fingerprint.normalize import decode_go
+        from ditto_tui.core.text.display import excerpt, html_text, mail_excerpt
 
         doc = self._docs[id]
         if doc.size == 0:

@@ -10,13 +10,13 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
-from ditto_tui.core.simhash import Fingerprint
+from ditto_tui.core.fingerprint.simhash import Fingerprint
 from ditto_tui.corpus.documents import DEFAULT_OPTIONS, ScanOptions, Skipped
 from ditto_tui.corpus.scan import resolve_entries
 from ditto_tui.corpus.walk import SAME_FILE, Walker
 
 if TYPE_CHECKING:
-    from ditto_tui.core.pipeline import Pipeline
+    from ditto_tui.core.fingerprint.pipeline import Pipeline
     from ditto_tui.corpus.cache import FingerprintCache
 
 __all__ = ["go_clean", "go_join", "id_maker", "iter_fingerprints"]

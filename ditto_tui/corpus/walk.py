@@ -24,7 +24,7 @@ import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from ditto_tui.core.html_sniff import HTML_SUFFIXES, has_html_name
+from ditto_tui.core.html.sniff import HTML_SUFFIXES, has_html_name
 from ditto_tui.corpus.documents import DEFAULT_OPTIONS, ScanOptions, Skipped, human_size
 from ditto_tui.corpus.ignore import IGNORE_FILE, IgnoreRules
 from ditto_tui.corpus.mail import MAILDIR_PARTS, MESSAGE_FOLDERS

@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
-from ditto_tui.core.clusters import Family, Mode
+from ditto_tui.core.families.clusters import Family, Mode
 from ditto_tui.corpus.actions import (
     ActionName,
     Outcome,

@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from ditto_tui.core.clusters import Mode
-from ditto_tui.core.pipeline import Pipeline
+from ditto_tui.core.families.clusters import Mode
+from ditto_tui.core.fingerprint.pipeline import Pipeline
 from ditto_tui.explore.review import ReviewState
 from ditto_tui.explore.snapshot import Snapshot
 from ditto_tui.explore.source import CorpusSource

@@ -23,11 +23,11 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from ditto_tui.core.clusters import Family, Mode
-from ditto_tui.core.decisions import Decision
-from ditto_tui.core.family_paths import Linkage
-from ditto_tui.core.index import Match
-from ditto_tui.core.pipeline import Pipeline
+from ditto_tui.core.families.clusters import Family, Mode
+from ditto_tui.core.families.paths import Linkage
+from ditto_tui.core.fingerprint.pipeline import Pipeline
+from ditto_tui.core.index.near_index import Match
+from ditto_tui.core.review.decisions import Decision
 from ditto_tui.corpus.documents import ScanOptions
 from ditto_tui.corpus.review import ReviewStore
 from ditto_tui.explore.action_service import ActionService

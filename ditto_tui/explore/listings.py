@@ -14,9 +14,9 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from ditto_tui.core.clusters import Mode
-from ditto_tui.core.family_listing import FamilyListing
-from ditto_tui.core.index import NearIndex
+from ditto_tui.core.families.clusters import Mode
+from ditto_tui.core.families.listing import FamilyListing
+from ditto_tui.core.index.near_index import NearIndex
 from ditto_tui.explore.events import ExplorerEvent, ListingWarmed
 from ditto_tui.explore.process_tuning import HeapPolicy
 from ditto_tui.explore.snapshot import Snapshot

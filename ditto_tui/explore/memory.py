@@ -16,8 +16,8 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from types import MappingProxyType
 
-from ditto_tui.core.pipeline import Pipeline, make_pipeline
-from ditto_tui.core.simhash import Fingerprint
+from ditto_tui.core.fingerprint.pipeline import Pipeline, make_pipeline
+from ditto_tui.core.fingerprint.simhash import Fingerprint
 from ditto_tui.corpus.documents import ChangeBatch, Document, MailInfo, ScanProgress, Skipped
 from ditto_tui.corpus.watch import WatchState
 

@@ -12,9 +12,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ditto_tui.core.clusters import Family, Mode
-from ditto_tui.core.index import NearIndex
-from ditto_tui.core.pipeline import Pipeline
+from ditto_tui.core.families.clusters import Family, Mode
+from ditto_tui.core.fingerprint.pipeline import Pipeline
+from ditto_tui.core.index.near_index import NearIndex
 from ditto_tui.corpus.documents import Document, MailInfo, Skipped
 from ditto_tui.explore.snapshot import Snapshot
 from ditto_tui.explore.source import CorpusSource

@@ -19,10 +19,13 @@ from typing import Generic, NamedTuple, TypeVar
 
 import numpy as np
 
-from ditto_tui.core.clusters import Family, Mode, describe_family, family_diameter
-from ditto_tui.core.decisions import Decision, Stat, family_key, identity_of
-from ditto_tui.core.family_notes import chain_too_wide
-from ditto_tui.core.keep import (
+from ditto_tui.core.families.clusters import Family, Mode, describe_family, family_diameter
+from ditto_tui.core.families.ignore_aware import family_groups, ignore_aware_labels
+from ditto_tui.core.families.notes import chain_too_wide
+from ditto_tui.core.fingerprint.simhash import popcount64
+from ditto_tui.core.index.pairs import UniquePairs
+from ditto_tui.core.review.decisions import Decision, Stat, family_key, identity_of
+from ditto_tui.core.review.keep import (
     DocumentTable,
     by_folder,
     by_glob,
@@ -31,9 +34,6 @@ from ditto_tui.core.keep import (
     too_wide,
     unsafe_families,
 )
-from ditto_tui.core.linkage import family_groups, ignore_aware_labels
-from ditto_tui.core.pairs import UniquePairs
-from ditto_tui.core.simhash import popcount64
 from ditto_tui.corpus.documents import Document
 
 EMPTY: Mapping[str, str] = MappingProxyType({})
@@ -48,7 +48,7 @@ class ReviewState:
     set). ``decisions``/``stale`` map document ids to ``keep``, ``duplicate`` or
     ``not-duplicate``; a stale decision was made on content that has changed since and is
     shown, never applied. ``reviewed``/``ignored`` hold family keys
-    (:func:`~ditto_tui.core.decisions.family_key`); ``pairs`` the ignored document pairs."""
+    (:func:`~ditto_tui.core.review.decisions.family_key`); ``pairs`` the ignored document pairs."""
 
     serial: int = 0
     active: bool = False
@@ -103,7 +103,7 @@ def split_ignored(
     """``listing`` (chain families at ``k``, ditto's order) with every family that holds
     both sides of an ignored pair re-formed without that link. Removing links only splits
     components, so only those families are recomputed, all together in one pass (their
-    near pairs, then :func:`~ditto_tui.core.linkage.ignore_aware_labels`: no pair joins
+    near pairs, then :func:`~ditto_tui.core.families.ignore_aware.ignore_aware_labels`: no pair joins
     two different families, they were components already); the result is in ditto's order
     again. Returns ``listing`` itself when nothing is split."""
     if not partners:
@@ -274,7 +274,7 @@ def preview_marks(
     of member ids) grouped at distance ``k`` (``grouping``: chain or star).
 
     ``mode="rule"``: keepers by ``rules`` with ``folders`` as reference folders
-    (:func:`~ditto_tui.core.keep.keepers`: each member is kept or marked a duplicate of a
+    (:func:`~ditto_tui.core.review.keep.keepers`: each member is kept or marked a duplicate of a
     keeper within ``k`` of it; a wide family splits into tight groups). ``folder``/``glob``
     mark the members under the folder / matching the glob ``argument`` and keep the rest;
     ``invert`` swaps duplicate and undecided members in families that have duplicates; a

@@ -17,7 +17,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Literal, Protocol
 
-from ditto_tui.core.decisions import Decision, Identity, identity_of
+from ditto_tui.core.review.decisions import Decision, Identity, identity_of
 from ditto_tui.corpus.actions import damaged, recover
 from ditto_tui.corpus.documents import Document
 from ditto_tui.corpus.review import ReviewStore

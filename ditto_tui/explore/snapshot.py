@@ -17,9 +17,9 @@ from types import MappingProxyType
 
 import numpy as np
 
-from ditto_tui.core.family_listing import FamilyListing
-from ditto_tui.core.index import Match
-from ditto_tui.core.simhash import Fingerprint, popcount64
+from ditto_tui.core.families.listing import FamilyListing
+from ditto_tui.core.fingerprint.simhash import Fingerprint, popcount64
+from ditto_tui.core.index.near_index import Match
 from ditto_tui.corpus.documents import Document, Skipped
 
 

@@ -22,8 +22,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from ditto_tui.core.pairs import UniquePairs
-from ditto_tui.core.pipeline import Pipeline
+from ditto_tui.core.fingerprint.pipeline import Pipeline
+from ditto_tui.core.index.pairs import UniquePairs
 from ditto_tui.corpus.documents import (
     ChangeBatch,
     Document,

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from typing import Literal, Protocol
 
-from ditto_tui.core.pipeline import Pipeline
+from ditto_tui.core.fingerprint.pipeline import Pipeline
 from ditto_tui.corpus.documents import ChangeBatch, ScanOptions, ScanProgress
 from ditto_tui.corpus.watch import WatchState as SourceWatchState
 from ditto_tui.explore.events import (

@@ -18,16 +18,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol, overload
 
-from ditto_tui.core.clusters import Family, FamilyLike, Mode
-from ditto_tui.core.family_listing import FamilyListing
-from ditto_tui.core.family_notes import (
+from ditto_tui.core.families.clusters import Family, FamilyLike, Mode
+from ditto_tui.core.families.listing import FamilyListing
+from ditto_tui.core.families.notes import (
     EMPTY,
     IDENTICAL,
     chain_too_wide,
     family_note,
     star_hint,
 )
-from ditto_tui.core.id_filter import GLOB_CHARS, id_matcher
+from ditto_tui.core.text.id_filter import GLOB_CHARS, id_matcher
 from ditto_tui.corpus.documents import Document
 from ditto_tui.explore.review import ReviewState, key_of
 
@@ -474,7 +474,7 @@ def filter_families(
     listing: Sequence[Family], pattern: str, *, singletons: bool
 ) -> list[Family]:
     """The families of ``listing`` (of 2+ members unless ``singletons``) with a member
-    that ``pattern`` keeps (:func:`~ditto_tui.core.id_filter.id_matcher`), in order.
+    that ``pattern`` keeps (:func:`~ditto_tui.core.text.id_filter.id_matcher`), in order.
 
     A substring pattern over a :class:`FamilyListing` is answered from its search text
     (built once per listing): C-speed string search instead of a test per member."""
@@ -546,7 +546,7 @@ def listing_notes(
     previous: FamilyListing | None = None,
 ) -> Mapping[str, str]:
     """centre -> note for every family of ``listing`` (grouped at ``k`` in ``mode``) that
-    has one (:func:`~ditto_tui.core.family_notes.family_note`), computed once per listing
+    has one (:func:`~ditto_tui.core.families.notes.family_note`), computed once per listing
     and kept on it: a view of any filter or sort of the listing shares it (a superset of
     the families shown). One pass over the families of 2+ members; a member's size is
     looked up only while every member before it is empty (the first, almost always).

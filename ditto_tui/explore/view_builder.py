@@ -15,8 +15,8 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
-from ditto_tui.core.clusters import Family, Mode
-from ditto_tui.core.family_listing import FamilyListing
+from ditto_tui.core.families.clusters import Family, Mode
+from ditto_tui.core.families.listing import FamilyListing
 from ditto_tui.corpus.documents import ChangeBatch
 from ditto_tui.explore.changes import PendingChanges, with_counts
 from ditto_tui.explore.events import ExplorerEvent, ViewBuilt

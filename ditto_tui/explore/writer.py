@@ -25,11 +25,11 @@ from typing import Protocol
 
 import numpy as np
 
-from ditto_tui.core.clusters import Mode
-from ditto_tui.core.family_listing import FamilyListing
-from ditto_tui.core.family_paths import Linkage
-from ditto_tui.core.index import NearIndex
-from ditto_tui.core.pairs import UniquePairs
+from ditto_tui.core.families.clusters import Mode
+from ditto_tui.core.families.listing import FamilyListing
+from ditto_tui.core.families.paths import Linkage
+from ditto_tui.core.index.near_index import NearIndex
+from ditto_tui.core.index.pairs import UniquePairs
 from ditto_tui.corpus.documents import ChangeBatch, Document
 from ditto_tui.explore.contents import Contents
 from ditto_tui.explore.events import (

@@ -1,4 +1,4 @@
-"""Fold a side-by-side :class:`~ditto_tui.core.textdiff.TextDiff` into what a report shows.
+"""Fold a side-by-side :class:`~ditto_tui.core.text.diff.TextDiff` into what a report shows.
 
 The diff itself is the explorer's engine (words diffed across line breaks, spans of the
 changed words); this module only chooses rows: every change with a few equal lines of context, long runs of equal lines
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ditto_tui.core.textdiff import Span, TextDiff, diff_lines
+from ditto_tui.core.text.diff import Span, TextDiff, diff_lines
 from ditto_tui.report.model import DiffCell, DiffRow, DiffView
 
 __all__ = ["cut_line", "diff_view", "fold_diff"]

@@ -2,7 +2,7 @@
 
 The corpus is anything shaped like :class:`~ditto_tui.corpus.session.CorpusSession`
 (root, pipeline, documents, fingerprints, skipped, ``read_text``); the index anything with
-``families(k, mode=, min_size=)`` like :class:`~ditto_tui.core.index.NearIndex`. Families
+``families(k, mode=, min_size=)`` like :class:`~ditto_tui.core.index.near_index.NearIndex`. Families
 come from the index; documents are read through the corpus (bounded by
 :class:`~ditto_tui.report.model.ReportLimits`), shown as text like the explorer shows them
 (HTML reduced to its text, control characters made visible) and diffed with the explorer's
@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Protocol
 
 from ditto_tui._version import __version__
-from ditto_tui.core.clusters import Family, Mode
-from ditto_tui.core.display import excerpt, html_text, mail_excerpt, visible, visible_lines
-from ditto_tui.core.id_filter import id_matcher
+from ditto_tui.core.families.clusters import Family, Mode
+from ditto_tui.core.text.display import excerpt, html_text, mail_excerpt, visible, visible_lines
+from ditto_tui.core.text.id_filter import id_matcher
 from ditto_tui.report.diffview import diff_view
 from ditto_tui.report.model import (
     DEFAULT_LIMITS,

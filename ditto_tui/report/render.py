@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterator
 from html import escape
 
-from ditto_tui.core.family_notes import chain_too_wide
+from ditto_tui.core.families.notes import chain_too_wide
 from ditto_tui.report.chart import chart_svg
 from ditto_tui.report.model import DiffCell, DiffView, FamilyView, MailLine, MemberView, Report
 

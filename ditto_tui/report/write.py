@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 
-from ditto_tui.core.clusters import Family, Mode
+from ditto_tui.core.families.clusters import Family, Mode
 from ditto_tui.corpus.atomic import output_file
 from ditto_tui.report.gather import ReportCorpus, ReportIndex, gather_report
 from ditto_tui.report.model import DEFAULT_LIMITS, Report, ReportLimits

@@ -161,7 +161,7 @@ def _spark_error(exc: BaseException) -> str:
 
 def run_spark(args: argparse.Namespace) -> int:
     """Run the ``spark`` subcommand in ``args``; returns the exit code (0 or 1)."""
-    from ditto_tui.core.pipeline import check_ditto_parameters, check_html_parameters
+    from ditto_tui.core.fingerprint.pipeline import check_ditto_parameters, check_html_parameters
     from ditto_tui.scale.session import SparkUnavailable, build_session
 
     if "char" in args:  # the library's and the main command line's rule, before Spark starts
@@ -231,7 +231,7 @@ def _fingerprint(spark: Any, args: argparse.Namespace) -> None:
 
 
 def _pairs(spark: Any, args: argparse.Namespace) -> None:
-    from ditto_tui.core.pairs import TableDesign
+    from ditto_tui.core.index.pairs import TableDesign
     from ditto_tui.scale.pairs import pairs_job
 
     design = None

@@ -2,7 +2,7 @@
 
 A family at k is a connected component of the graph "distance <= k" (ditto's chain
 clusters, single linkage), labelled by its smallest id (code-point order) -- the same
-partition as :func:`ditto_tui.core.clusters.clusters` and ``NearIndex.families(k)``.
+partition as :func:`ditto_tui.core.families.clusters.clusters` and ``NearIndex.families(k)``.
 
 Components are computed over the *distinct* fingerprints that have a pair within K
 (the others are families of their own at every k), with the Large-Star / Small-Star

@@ -51,7 +51,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
     from pyspark.sql import DataFrame, SparkSession
 
-    from ditto_tui.core.pipeline import Pipeline
+    from ditto_tui.core.fingerprint.pipeline import Pipeline
 
 __all__ = [
     "SOURCES",
@@ -86,7 +86,7 @@ DOWNSTREAM = (GROUPS, PAIRS_FP, PAIRS, FAMILIES, meta_name("pairs"), meta_name("
 @dataclass(frozen=True)
 
 class PipelineSpec:
-    """A picklable recipe for :func:`~ditto_tui.core.pipeline.make_pipeline` (executors
+    """A picklable recipe for :func:`~ditto_tui.core.fingerprint.pipeline.make_pipeline` (executors
     rebuild the pipeline from it)."""
 
     name: str = "ditto"
@@ -95,7 +95,7 @@ class PipelineSpec:
     shingle: int = 3
 
     def build(self) -> Pipeline:
-        from ditto_tui.core.pipeline import make_pipeline
+        from ditto_tui.core.fingerprint.pipeline import make_pipeline
 
         return make_pipeline(
             self.name, char_n=self.char_n, word_n=self.word_n, shingle=self.shingle

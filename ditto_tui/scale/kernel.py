@@ -1,11 +1,11 @@
 """The numpy side of the Spark pairs join: block keys out, verified pairs back (no Spark here).
 
 The Spark job (:mod:`ditto_tui.scale.pairs`) explodes every distinct fingerprint into one
-row per table of a :class:`~ditto_tui.core.pairs.TableDesign` -- ``(bucket, fp)`` where
+row per table of a :class:`~ditto_tui.core.index.pairs.TableDesign` -- ``(bucket, fp)`` where
 ``bucket`` packs the table number above the table's key bits (:func:`explode`) -- shuffles
 the rows by ``bucket``, and hands each partition to :func:`bucket_pairs`, which verifies
 every bucket (one run of equal keys) with the in-process kernel of
-:mod:`ditto_tui.core.pairs`: short runs by offsets, long runs as rings, and runs above
+:mod:`ditto_tui.core.index.pairs`: short runs by offsets, long runs as rings, and runs above
 ``split`` members by a second, data-aware table design over the run (further key bits), so a
 hot key is one task's in-memory problem, never a quadratic join. A pair is reported only
 in the first table (lexicographic order of block choices) whose blocks all agree -- a
@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 
-from ditto_tui.core.pairs import (
+from ditto_tui.core.index.pairs import (
     _ROW_BLOCK,
     _ROW_RUN,
     TableDesign,

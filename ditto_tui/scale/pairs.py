@@ -3,7 +3,7 @@
 Identical fingerprints are grouped first (``groups``: one row per distinct fp with its
 multiplicity and its smallest ``doc``), so a template shared by a million pages is one
 row, not a million. The distinct fingerprints are then joined by the permuted-table
-scheme of :mod:`ditto_tui.core.pairs`: a :class:`~ditto_tui.core.pairs.TableDesign` cuts
+scheme of :mod:`ditto_tui.core.index.pairs`: a :class:`~ditto_tui.core.index.pairs.TableDesign` cuts
 the 64 bits into ``m`` blocks, and two fingerprints within K bits agree on at least
 ``c = m - K`` of them (pigeonhole). The design is data-aware like the in-process index's
 (:func:`~ditto_tui.scale.kernel.choose_spark_design`: a sample of the fingerprints
@@ -32,7 +32,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ditto_tui.core.pairs import TableDesign
+from ditto_tui.core.index.pairs import TableDesign
 from ditto_tui.scale.kernel import MAX_TABLES, choose_spark_design
 from ditto_tui.scale.layout import (
     DOCS_RANK,

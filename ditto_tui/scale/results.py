@@ -29,7 +29,7 @@ from urllib.parse import urlsplit
 
 import numpy as np
 
-from ditto_tui.core.simhash import Fingerprint
+from ditto_tui.core.fingerprint.simhash import Fingerprint
 from ditto_tui.corpus.documents import (
     ChangeBatch,
     Document,
@@ -43,7 +43,7 @@ from ditto_tui.corpus.watch import WatchState
 from ditto_tui.scale.layout import DOCS_RANK, FAMILIES, FINGERPRINTS, SKIPPED, meta_name
 
 if TYPE_CHECKING:
-    from ditto_tui.core.pipeline import Pipeline
+    from ditto_tui.core.fingerprint.pipeline import Pipeline
 
 __all__ = ["Results", "ResultsSession", "load_results", "local_root"]
 
@@ -425,7 +425,7 @@ class ResultsSession:
 
     def read_text(self, id: str, *, limit: int | None = None) -> str:
         """The document decoded like Go (one U+FFFD per bad byte), at most ``limit`` bytes."""
-        from ditto_tui.core.normalize import decode_go
+        from ditto_tui.core.fingerprint.normalize import decode_go
 
         data = self.read_bytes(id)
         return decode_go(data if limit is None else data[:limit])
@@ -459,7 +459,7 @@ class ResultsSession:
 
 
 def _pipeline(spec: Mapping[str, Any]) -> Pipeline:
-    from ditto_tui.core.pipeline import make_pipeline
+    from ditto_tui.core.fingerprint.pipeline import make_pipeline
 
     return make_pipeline(
         str(spec.get("name", "ditto")),

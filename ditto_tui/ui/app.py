@@ -25,9 +25,9 @@ from textual.color import Color
 from textual.screen import Screen
 from textual.theme import Theme
 
-from ditto_tui.core import engine
-from ditto_tui.core.clusters import MODES, as_mode
-from ditto_tui.core.pipeline import Pipeline, pipeline_choices
+from ditto_tui.core.families.clusters import MODES, as_mode
+from ditto_tui.core.fingerprint import engine
+from ditto_tui.core.fingerprint.pipeline import Pipeline, pipeline_choices
 from ditto_tui.explore import Explorer, events
 from ditto_tui.explore.snapshot import Snapshot
 from ditto_tui.explore.source import CorpusSource, OptionsSwitchable

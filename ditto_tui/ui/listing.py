@@ -12,8 +12,8 @@ import time
 from collections.abc import Container
 from typing import Protocol
 
-from ditto_tui.core.clusters import FamilyLike
-from ditto_tui.core.display import visible
+from ditto_tui.core.families.clusters import FamilyLike
+from ditto_tui.core.text.display import visible
 from ditto_tui.ui.fit import split_path
 
 __all__ = ["ShownFamily", "format_mtime", "format_size", "path_cell", "shown"]
@@ -22,7 +22,7 @@ __all__ = ["ShownFamily", "format_mtime", "format_size", "path_cell", "shown"]
 
 
 class ShownFamily(FamilyLike, Protocol):
-    """A family as the lists show it (:class:`~ditto_tui.core.clusters.Family` meets it):
+    """A family as the lists show it (:class:`~ditto_tui.core.families.clusters.Family` meets it):
     its members, representative and diameter, and whether that diameter is exact (an
     upper bound, shown ``≤``, for a very large family)."""
 

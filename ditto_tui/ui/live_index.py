@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from ditto_tui.core.family_paths import Linkage
+from ditto_tui.core.families.paths import Linkage
 from ditto_tui.explore.snapshot import Snapshot
 
 __all__ = ["LiveIndex"]

@@ -188,7 +188,7 @@ def test_fingerprint_many_names_the_bad_element_and_checks_threads() -> None:
 
 @contextlib.contextmanager
 def kernel_in_use(name: str) -> Iterator[None]:
-    from ditto_tui.core import engine
+    from ditto_tui.core.fingerprint import engine
 
     if name == "compiled" and engine.isas() == ():
         pytest.skip("the compiled engine is not installed")
@@ -230,7 +230,7 @@ def test_fingerprint_many_packs_short_documents_into_one_compiled_call(monkeypat
     batch entry in one call (never one call each), and the long ones one call each
     where they are (a copy would cost more than the call)."""
     from ditto_tui._lib import pipelines
-    from ditto_tui.core import engine
+    from ditto_tui.core.fingerprint import engine
 
     compiled = engine.ditto()
     if compiled is None:

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from ditto_tui.core import engine
+from ditto_tui.core.fingerprint import engine
 
 #: numpy, then the compiled kernels of every instruction set this CPU runs.
 KERNELS = ("numpy", *(f"compiled-{isa}" for isa in engine.isas()))

@@ -1,14 +1,14 @@
 """A slow, literal port of golang.org/x/net/html's Tokenizer (token.go), used as a test oracle.
 
 It follows Go's byte-at-a-time structure (readByte, backing up ``raw_end``) so that it can
-be compared line by line with the Go source; ``ditto_tui.core.html_tokenizer`` must give
+be compared line by line with the Go source; ``ditto_tui.core.html.tokenizer`` must give
 the same token stream on every input. Only what the tokenizer exposes to html-distance is
 ported: token types, raw spans, tag names and attributes (values unescaped).
 """
 
 from __future__ import annotations
 
-from ditto_tui.core.html_entities import unescape
+from ditto_tui.core.html.entities import unescape
 
 WS = b" \n\r\t\f"
 TEXT, START, END, SELF, COMMENT, DOCTYPE = 1, 2, 3, 4, 5, 6

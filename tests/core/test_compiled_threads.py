@@ -9,8 +9,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from ditto_tui.core import Featurizer, engine
-from ditto_tui.core.html_structure import MAX_TOKENS, HtmlStructure
+from ditto_tui.core import Featurizer
+from ditto_tui.core.fingerprint import engine
+from ditto_tui.core.html.structure import MAX_TOKENS, HtmlStructure
 
 
 @pytest.fixture(scope="module", params=engine.isas())

@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from ditto_tui.core import engine
+from ditto_tui.core.fingerprint import engine
 
 ROOT = Path(__file__).resolve().parents[2]
 
 #: Fingerprints of a text and a page, by whichever engine the process runs.
 _SAMPLES = (
-    "from ditto_tui.core import Featurizer, engine, make_pipeline\n"
+    "from ditto_tui.core import Featurizer, make_pipeline\nfrom ditto_tui.core.fingerprint import engine\n"
     "text = b'The Quick brown fox, \\xc3\\xa9t\\xc3\\xa9 <b>jumps</b> over it. ' * 50\n"
     "page = b'<html><body><p class=a>x</p><a href=y>z</a></body></html>' * 20\n"
     "print(Featurizer().fingerprint(text), make_pipeline('html').fingerprint(page),"
@@ -51,7 +51,7 @@ def test_every_engine_and_instruction_set_gives_the_same_fingerprints() -> None:
 
 
 def test_forcing_numpy_never_loads_the_extension() -> None:
-    out = _run("import sys\n" + _SAMPLES + "print('ditto_tui.core._compiled' in sys.modules)",
+    out = _run("import sys\n" + _SAMPLES + "print('ditto_tui.core.fingerprint._compiled' in sys.modules)",
                DITTO_TUI_KERNEL="numpy")
     assert out.splitlines() == [out.splitlines()[0], "False"]
     assert out.splitlines()[0].endswith(" numpy")
@@ -60,7 +60,7 @@ def test_forcing_numpy_never_loads_the_extension() -> None:
 def test_a_missing_extension_falls_back_to_numpy_and_says_why_and_what_to_do() -> None:
     out = _run(
         "import sys\n"
-        "sys.modules['ditto_tui.core._compiled'] = None  # import now raises ImportError\n"
+        "sys.modules['ditto_tui.core.fingerprint._compiled'] = None  # import now raises ImportError\n"
         + _SAMPLES +
         "print(engine.missing())",
     )
@@ -121,7 +121,7 @@ def test_the_version_and_engine_commands_say_which_engine_runs() -> None:
 
 def test_a_missing_extension_is_noted_once_by_each_command_that_fingerprints(tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("one two three")
-    code = ("import sys\nsys.modules['ditto_tui.core._compiled'] = None\n"
+    code = ("import sys\nsys.modules['ditto_tui.core.fingerprint._compiled'] = None\n"
             "from ditto_tui.cli.main import main\nraise SystemExit(main(sys.argv[1:]))")
     done = subprocess.run([sys.executable, "-c", code, "fingerprint", "--no-cache", str(tmp_path)],
                           capture_output=True, text=True, cwd=ROOT,

@@ -32,8 +32,8 @@ from ditto_tui.core import (
     normalize,
     similarity_percent,
 )
-from ditto_tui.core.featurize import _CHUNK
-from ditto_tui.core.simhash import charikar_sum, popcount64
+from ditto_tui.core.fingerprint.featurize import _CHUNK
+from ditto_tui.core.fingerprint.simhash import charikar_sum, popcount64
 from tests.properties import examples
 
 # every test here runs once per engine (numpy, compiled per instruction set): see conftest.py
@@ -42,7 +42,7 @@ pytestmark = pytest.mark.usefixtures("engine_kernel")
 # --------------------------------------------------------------------------- reference
 
 def _data_lines(name: str) -> list[str]:
-    text = resources.files("ditto_tui.core.data").joinpath(name).read_text(encoding="ascii")
+    text = resources.files("ditto_tui.core.fingerprint.data").joinpath(name).read_text(encoding="ascii")
     return [line for line in text.splitlines() if line and not line.startswith("#")]
 
 
@@ -197,12 +197,12 @@ word_sizes = st.integers(min_value=-1, max_value=3)
 def small_chunks() -> ExitStack:
     """Shrink the engine's chunk sizes so short inputs cross every chunk boundary."""
     stack = ExitStack()
-    stack.enter_context(mock.patch("ditto_tui.core.featurize._CHUNK", 3))
-    stack.enter_context(mock.patch("ditto_tui.core.featurize._PY_TAIL", 2))
-    stack.enter_context(mock.patch("ditto_tui.core.simhash._FIELD_MAX", 2))
-    stack.enter_context(mock.patch("ditto_tui.core.simhash._DIRECT_MAX", 3))
+    stack.enter_context(mock.patch("ditto_tui.core.fingerprint.featurize._CHUNK", 3))
+    stack.enter_context(mock.patch("ditto_tui.core.fingerprint.featurize._PY_TAIL", 2))
+    stack.enter_context(mock.patch("ditto_tui.core.fingerprint.simhash._FIELD_MAX", 2))
+    stack.enter_context(mock.patch("ditto_tui.core.fingerprint.simhash._DIRECT_MAX", 3))
     # by module object: the package attribute ``normalize`` is the function of that name
-    stack.enter_context(mock.patch.object(sys.modules["ditto_tui.core.normalize"], "_DECODE_BLOCK", 2))
+    stack.enter_context(mock.patch.object(sys.modules["ditto_tui.core.fingerprint.normalize"], "_DECODE_BLOCK", 2))
     return stack
 
 
@@ -294,7 +294,7 @@ def test_ascii_documents_of_any_window_count(windows: int) -> None:
 def test_the_compiled_normalizer_matches_reference(engine_kernel: str, data: bytes) -> None:
     if engine_kernel == "numpy":
         pytest.skip("the compiled kernel only")
-    from ditto_tui.core import engine
+    from ditto_tui.core.fingerprint import engine
 
     compiled = engine.ditto()
     assert compiled.normalize_utf8(data) == ref_normalize(data).encode("utf-8")
@@ -313,7 +313,7 @@ plain_docs = st.lists(st.sampled_from(PLAIN_PIECES), max_size=60).map(lambda p: 
 @given(plain_docs)
 def test_plain_ascii_text_eight_bytes_at_a_time_matches_reference(engine_kernel: str, data: bytes) -> None:
     if engine_kernel != "numpy":
-        from ditto_tui.core import engine
+        from ditto_tui.core.fingerprint import engine
 
         assert engine.ditto().normalize_utf8(data) == ref_normalize(data).encode("utf-8")
     assert Featurizer().fingerprint(data) == ref_sum(ref_features(data, 4, 0))
@@ -417,7 +417,7 @@ def test_make_pipeline_builds_featurizers_and_rejects_unknown_names() -> None:
 
 @pytest.mark.kernel_free
 def test_make_pipeline_html_uses_the_structure_pipeline() -> None:
-    pytest.importorskip("ditto_tui.core.html_structure")
+    pytest.importorskip("ditto_tui.core.html.structure")
     pipeline = make_pipeline("html", shingle=3)
     assert pipeline.name == "html"
     assert pipeline.identity.startswith("html-distance/1")

@@ -12,9 +12,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ditto_tui.core import Featurizer, engine
-from ditto_tui.core.html_structure import MAX_TOKENS, HtmlStructure
-from ditto_tui.core.normalize import normalize_utf8
+from ditto_tui.core import Featurizer
+from ditto_tui.core.fingerprint import engine
+from ditto_tui.core.fingerprint.normalize import normalize_utf8
+from ditto_tui.core.html.structure import MAX_TOKENS, HtmlStructure
 from tests.properties import examples
 
 pytestmark = pytest.mark.skipif(not engine.isas(), reason="the compiled engine is not installed")
@@ -46,7 +47,7 @@ def _numpy(data: bytes) -> tuple[bytes, list[int], list[int]]:
 
 def _check(data: bytes) -> None:
     expected = _numpy(data)
-    from ditto_tui.core import _compiled
+    from ditto_tui.core.fingerprint import _compiled
 
     try:
         for isa in engine.isas():

@@ -14,16 +14,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ditto_tui.core import Featurizer, normalize
-from ditto_tui.core.explain import FRAGILE, binomial_range, explain_pair, unique_spans
-from ditto_tui.core.explain_features import (
+from ditto_tui.core.explain.explanation import FRAGILE, binomial_range, explain_pair, unique_spans
+from ditto_tui.core.explain.features import (
     document_features,
     go_code_points,
     normalize_with_offsets,
 )
-from ditto_tui.core.explain_text import pair_report
-from ditto_tui.core.featurize import fnv1a64
-from ditto_tui.core.html_structure import HtmlStructure, fnv1_64
-from ditto_tui.core.normalize import decode_go, normalize_utf8
+from ditto_tui.core.explain.text import pair_report
+from ditto_tui.core.fingerprint.featurize import fnv1a64
+from ditto_tui.core.fingerprint.normalize import decode_go, normalize_utf8
+from ditto_tui.core.html.structure import HtmlStructure, fnv1_64
 from tests.each import check_each
 from tests.properties import examples
 
@@ -292,7 +292,7 @@ def test_other_pipelines_are_refused() -> None:
 @settings(max_examples=examples(60), deadline=None)
 @given(st.lists(st.integers(0, (1 << 64) - 1), min_size=1, max_size=12), st.integers(0, 2**32), st.integers(200, 400))
 def test_membership_sieve_equals_a_set_lookup(wanted: list[int], seed: int, n: int) -> None:
-    from ditto_tui.core.explain import _first_occurrences, _member
+    from ditto_tui.core.explain.explanation import _first_occurrences, _member
 
     rng = np.random.default_rng(seed)
     noise = rng.integers(0, 2**63, size=n, dtype=np.uint64) * np.uint64(2) + np.uint64(1)

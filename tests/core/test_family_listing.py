@@ -6,10 +6,10 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ditto_tui.core.clusters import Family
-from ditto_tui.core.family_listing import FamilyListing
-from ditto_tui.core.id_filter import id_matcher
-from ditto_tui.core.index import NearIndex
+from ditto_tui.core.families.clusters import Family
+from ditto_tui.core.families.listing import FamilyListing
+from ditto_tui.core.index.near_index import NearIndex
+from ditto_tui.core.text.id_filter import id_matcher
 from ditto_tui.explore.view import filter_families
 from tests.core.index_reference import (
     fingerprint_sets,

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ditto_tui.core.clusters import Family, clusters, describe_family
-from ditto_tui.core.family_notes import EMPTY, IDENTICAL, chain_too_wide, family_note
+from ditto_tui.core.families.clusters import Family, clusters, describe_family
+from ditto_tui.core.families.notes import EMPTY, IDENTICAL, chain_too_wide, family_note
 
 
 def family_of(fps: dict[str, int]) -> Family:

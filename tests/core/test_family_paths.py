@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ditto_tui.core.clusters import clusters
-from ditto_tui.core.family_paths import chain_path, family_nodes, k_sweep, split_points
-from ditto_tui.core.index import NearIndex
+from ditto_tui.core.families.clusters import clusters
+from ditto_tui.core.families.paths import chain_path, family_nodes, k_sweep, split_points
+from ditto_tui.core.index.near_index import NearIndex
 from tests.properties import examples
 
 MAX_K = 4

@@ -12,12 +12,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import ditto_tui.core.family_tree as family_tree_module
-from ditto_tui.core.clusters import describe_family
-from ditto_tui.core.family_notes import chain_too_wide
-from ditto_tui.core.family_tree import TreeNode, family_forest, family_tree, sweep_stats
-from ditto_tui.core.hierarchy import level_labels
-from ditto_tui.core.index import NearIndex
+import ditto_tui.core.families.tree as family_tree_module
+from ditto_tui.core.families.clusters import describe_family
+from ditto_tui.core.families.notes import chain_too_wide
+from ditto_tui.core.families.tree import TreeNode, family_forest, family_tree, sweep_stats
+from ditto_tui.core.index.hierarchy import level_labels
+from ditto_tui.core.index.near_index import NearIndex
 from tests.properties import examples
 
 SEEDS = (0, 0xFFFF_0000_0000, 0x0F0F_0F0F_0000_0000)

@@ -6,8 +6,8 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ditto_tui.core.find import find_in_lines, find_in_sides, parse_line_number
-from ditto_tui.core.textdiff import diff_lines
+from ditto_tui.core.text.diff import diff_lines
+from ditto_tui.core.text.find import find_in_lines, find_in_sides, parse_line_number
 
 ALPHABET = "abAB [/]\\x1é"
 

@@ -7,10 +7,10 @@ import inspect
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ditto_tui.core.clusters import EXACT_STATS_LIMIT
-from ditto_tui.core.family_notes import EMPTY, IDENTICAL, chain_too_wide, star_hint
-from ditto_tui.core.featurize import Featurizer
-from ditto_tui.core.glossary import GLOSSARY
+from ditto_tui.core.explain.glossary import GLOSSARY
+from ditto_tui.core.families.clusters import EXACT_STATS_LIMIT
+from ditto_tui.core.families.notes import EMPTY, IDENTICAL, chain_too_wide, star_hint
+from ditto_tui.core.fingerprint.featurize import Featurizer
 from ditto_tui.ui.widgets import bit_diff
 from ditto_tui.ui.widgets.bit_diff import agreeing_blocks, block_ranges, similarity_text
 

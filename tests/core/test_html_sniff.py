@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ditto_tui.core.html_sniff import SNIFF_BYTES, has_html_name, sniff_html
-from ditto_tui.core.pipeline import make_pipeline
+from ditto_tui.core.fingerprint.pipeline import make_pipeline
+from ditto_tui.core.html.sniff import SNIFF_BYTES, has_html_name, sniff_html
 
 # The standard's table, written out as (pattern, mask) byte strings: a byte matches when
 # (input & mask) == pattern; every row is followed by a tag-terminating byte (0x20 or 0x3E).

@@ -23,11 +23,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ditto_tui.core import engine, html_structure
-from ditto_tui.core.html_entities import unescape
-from ditto_tui.core.html_features import token_features
-from ditto_tui.core.html_structure import MAX_TOKENS, HtmlStructure, _fnv1_64_many, fnv1_64
-from ditto_tui.core.html_tokenizer import (
+from ditto_tui.core.fingerprint import engine
+from ditto_tui.core.fingerprint.pipeline import Pipeline, make_pipeline
+from ditto_tui.core.fingerprint.simhash import Fingerprint
+from ditto_tui.core.html import structure as html_structure
+from ditto_tui.core.html.entities import unescape
+from ditto_tui.core.html.features import token_features
+from ditto_tui.core.html.structure import MAX_TOKENS, HtmlStructure, _fnv1_64_many, fnv1_64
+from ditto_tui.core.html.tokenizer import (
     _KEYED_TOKEN,
     ERROR_INFO,
     TEXT_INFO,
@@ -38,8 +41,6 @@ from ditto_tui.core.html_tokenizer import (
     token_keys,
     tokenize,
 )
-from ditto_tui.core.pipeline import Pipeline, make_pipeline
-from ditto_tui.core.simhash import Fingerprint
 from tests.core.go_html_reference import go_tokens
 from tests.each import check_each
 from tests.properties import FULL, QUICK_SHARE, examples

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ditto_tui.core.index import Match, NearIndex
-from ditto_tui.core.simhash import Fingerprint
+from ditto_tui.core.fingerprint.simhash import Fingerprint
+from ditto_tui.core.index.near_index import Match, NearIndex
 from tests.core.index_reference import (
     MAX64,
     dist,

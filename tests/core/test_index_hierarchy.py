@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 
-from ditto_tui.core.index import NearIndex
+from ditto_tui.core.index.near_index import NearIndex
 from tests.properties import examples
 
 from .index_reference import dist, fingerprint_sets, ref_clusters

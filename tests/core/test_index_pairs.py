@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import ditto_tui.core.pairs as pairs_module
-from ditto_tui.core.clusters import clusters, describe_family
-from ditto_tui.core.pairs import TableDesign, all_pairs, choose_design, unique_pairs
-from ditto_tui.core.simhash import popcount64
+import ditto_tui.core.index.pairs as pairs_module
+from ditto_tui.core.families.clusters import clusters, describe_family
+from ditto_tui.core.fingerprint.simhash import popcount64
+from ditto_tui.core.index.pairs import TableDesign, all_pairs, choose_design, unique_pairs
 from tests.core.index_reference import (
     biased_fingerprints,
     dist,
@@ -216,8 +216,8 @@ def test_describe_family_gives_medoid_and_diameter(fps: list[int]) -> None:
 
 
 def test_huge_families_get_an_approximate_centre_and_an_upper_bound_diameter(monkeypatch) -> None:
-    # ditto_tui.core.clusters is also the name of the function re-exported by the package
-    clusters_module = importlib.import_module("ditto_tui.core.clusters")
+    # ditto_tui.core.families.clusters is also the name of the function re-exported by the package
+    clusters_module = importlib.import_module("ditto_tui.core.families.clusters")
     monkeypatch.setattr(clusters_module, "EXACT_STATS_LIMIT", 4)
     rng = np.random.default_rng(5)
     fps = (np.uint64(0xFFFF) ^ (np.uint64(1) << rng.integers(0, 64, 40).astype(np.uint64))).tolist()
@@ -264,7 +264,7 @@ def test_a_failing_join_thread_fails_the_join(monkeypatch: pytest.MonkeyPatch,
 
         monkeypatch.setattr(pairs_module, "_runs", runs)
     else:
-        from ditto_tui.core import engine
+        from ditto_tui.core.fingerprint import engine
 
         module = engine.compiled()
         assert module is not None

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import ditto_tui.core.index as index_module
-from ditto_tui.core.index import NearIndex
-from ditto_tui.core.pairs import UniquePairs, fingerprints_digest, unique_pairs
+import ditto_tui.core.index.near_index as index_module
+from ditto_tui.core.index.near_index import NearIndex
+from ditto_tui.core.index.pairs import UniquePairs, fingerprints_digest, unique_pairs
 from tests.properties import examples
 
 

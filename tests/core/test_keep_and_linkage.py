@@ -9,7 +9,9 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ditto_tui.core.keep import (
+from ditto_tui.core.families.ignore_aware import family_groups, ignore_aware_labels
+from ditto_tui.core.index.pairs import UniquePairs
+from ditto_tui.core.review.keep import (
     DocumentTable,
     by_folder,
     by_glob,
@@ -19,8 +21,6 @@ from ditto_tui.core.keep import (
     preview,
     unsafe_families,
 )
-from ditto_tui.core.linkage import family_groups, ignore_aware_labels
-from ditto_tui.core.pairs import UniquePairs
 from tests.properties import examples
 
 # -- keep rules ---------------------------------------------------------------------------

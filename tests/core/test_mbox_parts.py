@@ -16,7 +16,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ditto_tui.core import Featurizer, _mbox_parts
+from ditto_tui.core import Featurizer
+from ditto_tui.core.fingerprint import _mbox_parts
 from ditto_tui.corpus.mail import split_mbox
 
 pytestmark = pytest.mark.usefixtures("engine_kernel")
@@ -194,7 +195,7 @@ def test_the_next_postmark_from_every_start_to_every_end(engine_kernel: str, dat
     postmark; newlines anywhere in an 8-byte word, several in one, at its edges."""
     if engine_kernel == "numpy":
         pytest.skip("the numpy engine has no kernel splitter")
-    from ditto_tui.core import engine
+    from ditto_tui.core.fingerprint import engine
 
     split = engine.ditto().mbox_split_into
     buf = np.frombuffer(data, dtype=np.uint8)

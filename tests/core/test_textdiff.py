@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ditto_tui.core.display import html_text, visible, visible_lines
-from ditto_tui.core.textdiff import diff_lines, diff_texts, word_opcodes, word_spans
+from ditto_tui.core.text.diff import diff_lines, diff_texts, word_opcodes, word_spans
+from ditto_tui.core.text.display import html_text, visible, visible_lines
 from tests.properties import examples
 
 
@@ -286,7 +286,7 @@ def test_large_inputs_take_the_bounded_paths_and_stay_exact(monkeypatch, lcs, mo
     """Beyond LCS_CELLS the changes are placed by Levenshtein's alignment (then refined),
     beyond MAX_CELLS only a close pair is aligned (banded), else lines pair in order: the
     marks stay exact on every path."""
-    from ditto_tui.core import textdiff
+    from ditto_tui.core.text import diff as textdiff
 
     monkeypatch.setattr(textdiff, "LCS_CELLS", lcs)
     monkeypatch.setattr(textdiff, "MAX_CELLS", most)

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from ditto_tui.core import engine
+from ditto_tui.core.fingerprint import engine
 from tests.properties import examples
 
 BLOCK = 3840
@@ -30,7 +30,7 @@ def compiled():
     """The extension module (every instruction set is tried in each test)."""
     if not engine.isas():
         pytest.skip("the compiled engine is not installed")
-    from ditto_tui.core import _compiled
+    from ditto_tui.core.fingerprint import _compiled
 
     try:
         yield _compiled

@@ -13,7 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ditto_tui.core import Featurizer, engine
+from ditto_tui.core import Featurizer
+from ditto_tui.core.fingerprint import engine
 from tests.core.test_engine_properties import ref_features, ref_normalize, ref_sum
 from tests.properties import examples
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ditto_tui.core.pipeline import Pipeline, make_pipeline
+from ditto_tui.core.fingerprint.pipeline import Pipeline, make_pipeline
 
 IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 

@@ -15,8 +15,8 @@ import pytest
 
 import ditto_tui.corpus.cache as cache_mod
 import ditto_tui.corpus.scan as scan_mod
-from ditto_tui.core.pairs import UniquePairs, fingerprints_digest
-from ditto_tui.core.pipeline import make_pipeline
+from ditto_tui.core.fingerprint.pipeline import make_pipeline
+from ditto_tui.core.index.pairs import UniquePairs, fingerprints_digest
 from ditto_tui.corpus.cache import (
     SCHEMA_VERSION,
     FingerprintCache,

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from ditto_tui.core.display import mail_excerpt
+from ditto_tui.core.text.display import mail_excerpt
 from ditto_tui.corpus.session import CorpusSession
 
 from .conftest import TEXT_A, write

@@ -26,7 +26,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import ditto_tui.corpus.rootdir as rootdir_mod
-from ditto_tui.core.pipeline import make_pipeline
+from ditto_tui.core.fingerprint.pipeline import make_pipeline
 from ditto_tui.corpus.documents import ScanOptions
 from ditto_tui.corpus.poll import TreePoller
 from ditto_tui.corpus.rootdir import RootDir, fd_path

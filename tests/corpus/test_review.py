@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ditto_tui.core.decisions import (
+from ditto_tui.core.review.decisions import (
     Identity,
     Record,
     family_key,

@@ -122,7 +122,7 @@ def test_file_that_keeps_changing_or_vanishes_is_skipped(tmp_path: Path, monkeyp
 
 
 def _pipeline():
-    from ditto_tui.core.pipeline import make_pipeline
+    from ditto_tui.core.fingerprint.pipeline import make_pipeline
 
     return make_pipeline("ditto")
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from ditto_tui.core.pipeline import make_pipeline
+from ditto_tui.core.fingerprint.pipeline import make_pipeline
 from ditto_tui.corpus.documents import (
     DEFAULT_OPTIONS,
     ScanOptions,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ditto_tui.core.pipeline import make_pipeline
+from ditto_tui.core.fingerprint.pipeline import make_pipeline
 from ditto_tui.corpus.documents import ScanOptions, Skipped, display_id
 from ditto_tui.corpus.records import FileEntry
 from ditto_tui.corpus.stream import go_clean, go_join, iter_fingerprints

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 import ditto_tui.corpus.scan as scan_mod
-from ditto_tui.core.pipeline import make_pipeline
+from ditto_tui.core.fingerprint.pipeline import make_pipeline
 from ditto_tui.corpus.documents import ScanOptions
 from ditto_tui.corpus.session import CorpusSession
 

@@ -22,7 +22,7 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="us
 
 SLOW_PIPELINE = '''
 import time
-from ditto_tui.core.pipeline import make_pipeline
+from ditto_tui.core.fingerprint.pipeline import make_pipeline
 
 class SlowPipeline:
     """The ditto pipeline, 50 ms per document (picklable: workers import this module)."""

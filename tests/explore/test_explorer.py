@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ditto_tui.core.pipeline import make_pipeline
+from ditto_tui.core.fingerprint.pipeline import make_pipeline
 from ditto_tui.corpus.session import CorpusSession
 from ditto_tui.explore import Explorer, MemorySource, ViewRequest
 from ditto_tui.explore.events import ViewBuilt

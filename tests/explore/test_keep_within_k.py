@@ -14,8 +14,8 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ditto_tui.core.index import NearIndex
-from ditto_tui.core.keep import RULES
+from ditto_tui.core.index.near_index import NearIndex
+from ditto_tui.core.review.keep import RULES
 from ditto_tui.corpus.dedupe import select
 from ditto_tui.corpus.documents import Document
 from ditto_tui.explore.review import ReviewState, action_targets, preview_marks

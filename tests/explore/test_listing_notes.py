@@ -6,9 +6,9 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ditto_tui.core.clusters import Family
-from ditto_tui.core.family_listing import FamilyListing
-from ditto_tui.core.family_notes import family_note
+from ditto_tui.core.families.clusters import Family
+from ditto_tui.core.families.listing import FamilyListing
+from ditto_tui.core.families.notes import family_note
 from ditto_tui.corpus.documents import Document
 from ditto_tui.explore import Explorer, MemorySource
 from ditto_tui.explore.view import ViewRequest, build_view, listing_notes

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from ditto_tui.core.pipeline import make_pipeline
-from ditto_tui.core.simhash import Fingerprint
+from ditto_tui.core.fingerprint.pipeline import make_pipeline
+from ditto_tui.core.fingerprint.simhash import Fingerprint
 from ditto_tui.corpus import session as session_module
 from ditto_tui.corpus.documents import ChangeBatch, Document, FixedDocuments
 from ditto_tui.corpus.session import CorpusSession

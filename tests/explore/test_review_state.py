@@ -7,7 +7,7 @@ from types import SimpleNamespace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ditto_tui.core.clusters import Family, clusters, describe_family
+from ditto_tui.core.families.clusters import Family, clusters, describe_family
 from ditto_tui.explore.review import (
     ReviewState,
     action_targets,
@@ -159,7 +159,7 @@ def test_action_targets_never_pair_a_duplicate_with_a_keeper_farther_than_k():
     k=st.integers(0, 6),
 )
 def test_dedupe_star_groups_equal_the_index_star_families(fps, k):
-    from ditto_tui.core.index import NearIndex
+    from ditto_tui.core.index.near_index import NearIndex
     from ditto_tui.corpus.dedupe import select
     from ditto_tui.corpus.documents import Document
 
@@ -179,7 +179,7 @@ def test_dedupe_star_groups_equal_the_index_star_families(fps, k):
 
 
 def test_decisions_go_through_the_writer_in_order_and_are_stored(tmp_path):
-    from ditto_tui.core.pipeline import make_pipeline
+    from ditto_tui.core.fingerprint.pipeline import make_pipeline
     from ditto_tui.corpus.session import CorpusSession
     from ditto_tui.explore import Explorer, ViewRequest
     from ditto_tui.explore.events import Notice, ReviewChanged
@@ -229,8 +229,8 @@ def test_decisions_go_through_the_writer_in_order_and_are_stored(tmp_path):
 )
 def test_explorer_stars_without_ignored_pairs_equal_dedupe_star(fps, picks, k):
     """The explorer's star view and ``dedupe --mode star`` agree on who leaves a star."""
-    from ditto_tui.core.index import NearIndex
-    from ditto_tui.core.pairs import UniquePairs
+    from ditto_tui.core.index.near_index import NearIndex
+    from ditto_tui.core.index.pairs import UniquePairs
     from ditto_tui.corpus.dedupe import _star_labels
     from ditto_tui.explore.review import leave_stars
 
@@ -259,7 +259,7 @@ def test_explorer_stars_without_ignored_pairs_equal_dedupe_star(fps, picks, k):
 
 
 def test_a_member_ignored_with_its_centre_leaves_the_star():
-    from ditto_tui.core.index import NearIndex
+    from ditto_tui.core.index.near_index import NearIndex
     from ditto_tui.explore.review import leave_stars
 
     fps = {"a": 0, "b": 1, "c": 3}

@@ -33,7 +33,7 @@ def test_a_snapshot_keeps_its_fingerprints_and_shares_them_until_a_change():
 def test_a_scan_about_to_end_is_applied_in_one_index_rebuild(monkeypatch):
     """Scan batches arriving faster than the scan will last wait for its end: one bulk
     rebuild of the index, not one each time the content doubles."""
-    from ditto_tui.core.index import NearIndex
+    from ditto_tui.core.index.near_index import NearIndex
     from ditto_tui.explore import pacing
 
     rebuilds: list[int] = []

@@ -10,8 +10,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from ditto_tui.core.decisions import identity_of
-from ditto_tui.core.family_listing import FamilyListing
+from ditto_tui.core.families.listing import FamilyListing
+from ditto_tui.core.review.decisions import identity_of
 from ditto_tui.explore import Explorer, MemorySource, listings, process_tuning
 from ditto_tui.explore.review import ReviewState, key_of
 from ditto_tui.explore.review_service import _Identities

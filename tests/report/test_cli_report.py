@@ -123,7 +123,7 @@ def test_hostile_corpus_is_inert(tmp_path, capfd):
 
 def test_decisions_column(corpus, tmp_path, capfd):
     from ditto_tui.core import make_pipeline
-    from ditto_tui.core.decisions import identity_of
+    from ditto_tui.core.review.decisions import identity_of
     from ditto_tui.corpus.review import ReviewStore
     from ditto_tui.corpus.session import CorpusSession
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ditto_tui.core.textdiff import diff_lines
+from ditto_tui.core.text.diff import diff_lines
 from ditto_tui.report.diffview import cut_line, diff_view, fold_diff
 from tests.properties import examples
 

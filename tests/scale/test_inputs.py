@@ -15,8 +15,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ditto_tui.core.clusters import all_pairs, clusters
-from ditto_tui.core.pipeline import make_pipeline
+from ditto_tui.core.families.clusters import all_pairs, clusters
+from ditto_tui.core.fingerprint.pipeline import make_pipeline
 
 pyspark = pytest.importorskip("pyspark", reason="pyspark is not installed (extra 'spark')")
 pa = pytest.importorskip("pyarrow", reason="pyarrow is not installed (extra 'spark')")

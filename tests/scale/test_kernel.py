@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ditto_tui.core.pairs import TableDesign
+from ditto_tui.core.index.pairs import TableDesign
 from ditto_tui.scale.kernel import bucket_pairs, choose_spark_design, explode
 from tests.core.index_reference import ref_pair_arrays
 from tests.properties import examples

@@ -18,8 +18,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ditto_tui.core.clusters import all_pairs, clusters
-from ditto_tui.core.pipeline import make_pipeline
+from ditto_tui.core.families.clusters import all_pairs, clusters
+from ditto_tui.core.fingerprint.pipeline import make_pipeline
 from ditto_tui.corpus.documents import ScanOptions
 from ditto_tui.corpus.session import CorpusSession
 from tests.scale.corpus_maker import CorpusShape, make_corpus

@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ditto_tui.core.clusters import clusters
-from ditto_tui.core.pipeline import make_pipeline
+from ditto_tui.core.families.clusters import clusters
+from ditto_tui.core.fingerprint.pipeline import make_pipeline
 from ditto_tui.corpus.session import CorpusSession
 
 pa = pytest.importorskip("pyarrow", reason="pyarrow is not installed (extra 'spark')")

@@ -19,8 +19,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ditto_tui.core.clusters import all_pairs, clusters
-from ditto_tui.core.pipeline import make_pipeline
+from ditto_tui.core.families.clusters import all_pairs, clusters
+from ditto_tui.core.fingerprint.pipeline import make_pipeline
 from ditto_tui.corpus.documents import ScanOptions
 from ditto_tui.corpus.session import CorpusSession
 from tests.scale.corpus_maker import CorpusShape, make_corpus
@@ -246,7 +246,7 @@ def test_results_open_without_spark_like_a_session(results, in_process) -> None:
 
 
 def test_wider_block_designs_find_the_same_pairs(spark, results) -> None:
-    from ditto_tui.core.pairs import TableDesign
+    from ditto_tui.core.index.pairs import TableDesign
 
     out, _ = results
     distinct = spark.read.parquet(str(out / "groups")).select("fp")

@@ -12,7 +12,7 @@ import pytest
 from textual.css.stylesheet import Stylesheet
 from textual.widgets import Input
 
-from ditto_tui.core.pipeline import make_pipeline
+from ditto_tui.core.fingerprint.pipeline import make_pipeline
 from ditto_tui.corpus.session import CorpusSession
 from ditto_tui.ui.app import DittoApp
 

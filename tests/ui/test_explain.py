@@ -3,9 +3,9 @@ underlined text in the side-by-side diff."""
 
 from __future__ import annotations
 
-from ditto_tui.core.explain import explain_pair
-from ditto_tui.core.explain_features import document_features
-from ditto_tui.core.pipeline import make_pipeline
+from ditto_tui.core.explain.explanation import explain_pair
+from ditto_tui.core.explain.features import document_features
+from ditto_tui.core.fingerprint.pipeline import make_pipeline
 from ditto_tui.ui.screens.compare import CompareScreen
 from ditto_tui.ui.widgets.bit_diff import BitDiff
 from ditto_tui.ui.widgets.explain_panel import ExplainPanel
@@ -88,7 +88,7 @@ async def test_swapping_sides_explains_again(corpus_dir, make_app):
 
 
 async def test_k_chart_counts_families_at_every_k_and_follows_the_slider(corpus_dir, make_app):
-    from ditto_tui.core.clusters import clusters
+    from ditto_tui.core.families.clusters import clusters
     from ditto_tui.ui.widgets.k_chart import KChart, bars
     from ditto_tui.ui.widgets.k_slider import KSlider
 
@@ -204,7 +204,7 @@ async def test_links_of_a_member_show_the_chain_to_the_representative(corpus_dir
 
 
 def test_chain_report_names_bridges_of_a_wide_family() -> None:
-    from ditto_tui.core.index import NearIndex
+    from ditto_tui.core.index.near_index import NearIndex
     from ditto_tui.ui.screens.chain_path import chain_report
 
     index = NearIndex(max_k=4)

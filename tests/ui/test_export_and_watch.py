@@ -173,7 +173,7 @@ async def test_changes_during_the_initial_scan_are_applied_after_it(corpus_dir, 
     without waiting for a reconcile (turned off here)."""
     import time
 
-    from ditto_tui.core.pipeline import make_pipeline
+    from ditto_tui.core.fingerprint.pipeline import make_pipeline
     from ditto_tui.corpus.session import CorpusSession
     from ditto_tui.ui.app import DittoApp
 
@@ -219,7 +219,7 @@ async def test_notices_show_when_they_happen_and_stay_in_the_log(corpus_dir, mak
 async def test_the_explorer_says_when_the_compiled_engine_is_missing(corpus_dir, make_app,
                                                                      monkeypatch):
     """Fingerprints from numpy although nobody asked: a notice says why and what to do."""
-    from ditto_tui.core import engine
+    from ditto_tui.core.fingerprint import engine
 
     monkeypatch.setattr(engine, "missing", lambda: "the compiled engine is not installed (test)")
     app = make_app(corpus_dir)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 
-from ditto_tui.core.family_tree import TreeNode, family_tree
+from ditto_tui.core.families.tree import TreeNode, family_tree
 from ditto_tui.ui.screens.keep_rules import KeepRulesScreen
 from ditto_tui.ui.widgets.family_tree import FamilyTreeView
 from ditto_tui.ui.widgets.member_table import MemberTable

@@ -25,9 +25,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from textual.screen import Screen
 
-from ditto_tui.core.clusters import Family
-from ditto_tui.core.family_listing import FamilyListing
-from ditto_tui.core.family_notes import family_note
+from ditto_tui.core.families.clusters import Family
+from ditto_tui.core.families.listing import FamilyListing
+from ditto_tui.core.families.notes import family_note
 from ditto_tui.corpus.documents import Document
 from ditto_tui.explore import MemorySource, listings
 from ditto_tui.explore import writer as writer_module

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-import ditto_tui.core.pairs as pairs_module
-from ditto_tui.core.pipeline import make_pipeline
+import ditto_tui.core.index.pairs as pairs_module
+from ditto_tui.core.fingerprint.pipeline import make_pipeline
 from ditto_tui.corpus.session import CorpusSession
 from ditto_tui.ui.app import DittoApp
 

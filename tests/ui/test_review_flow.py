@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ditto_tui.core.pipeline import make_pipeline
+from ditto_tui.core.fingerprint.pipeline import make_pipeline
 from ditto_tui.corpus.session import CorpusSession
 from ditto_tui.ui.app import DittoApp
 from ditto_tui.ui.screens.actions import ActionsScreen, ConfirmScreen, UndoScreen

@@ -19,8 +19,8 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable
 
-from ditto_tui.core.clusters import describe_family
-from ditto_tui.core.family_paths import (
+from ditto_tui.core.families.clusters import describe_family
+from ditto_tui.core.families.paths import (
     ChainPath,
     Linkage,
     SplitPoint,

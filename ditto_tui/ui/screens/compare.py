@@ -19,8 +19,8 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.worker import get_current_worker
 
-from ditto_tui.core.display import html_text, visible_lines
-from ditto_tui.core.textdiff import TextDiff, diff_lines
+from ditto_tui.core.text.diff import TextDiff, diff_lines
+from ditto_tui.core.text.display import html_text, visible_lines
 from ditto_tui.explore.snapshot import Snapshot
 from ditto_tui.ui.fit import Part
 from ditto_tui.ui.listing import shown

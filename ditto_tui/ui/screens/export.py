@@ -20,7 +20,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, RadioButton, RadioSet
 
-from ditto_tui.core.clusters import FamilyLike
+from ditto_tui.core.families.clusters import FamilyLike
 from ditto_tui.corpus.export import export_families
 
 

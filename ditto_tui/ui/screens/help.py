@@ -1,5 +1,5 @@
 """HelpScreen: every key binding, per screen, generated from the bindings themselves, then
-the words the explorer uses, explained (:data:`~ditto_tui.core.glossary.GLOSSARY` and what
+the words the explorer uses, explained (:data:`~ditto_tui.core.explain.glossary.GLOSSARY` and what
 the screen's own labels mean), rendered as Markdown."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Markdown, Static
 
-from ditto_tui.core.glossary import GLOSSARY
+from ditto_tui.core.explain.glossary import GLOSSARY
 from ditto_tui.ui.screens.compare import CompareScreen
 from ditto_tui.ui.screens.main.keys import MAIN_KEYS
 from ditto_tui.ui.screens.neighbours import NeighboursScreen

@@ -23,9 +23,9 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Button, Input, Label, Select, Static
 
-from ditto_tui.core.decisions import Decision
-from ditto_tui.core.keep import RULES
-from ditto_tui.core.simhash import similarity_percent
+from ditto_tui.core.fingerprint.simhash import similarity_percent
+from ditto_tui.core.review.decisions import Decision
+from ditto_tui.core.review.keep import RULES
 from ditto_tui.explore.review import MarkRow, preview_marks
 from ditto_tui.ui.listing import shown
 from ditto_tui.ui.widgets.columns import ColumnSpec

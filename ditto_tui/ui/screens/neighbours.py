@@ -9,7 +9,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.worker import get_current_worker
 
-from ditto_tui.core.index import Match
+from ditto_tui.core.index.near_index import Match
 from ditto_tui.explore.explorer import Explorer
 from ditto_tui.explore.snapshot import Snapshot
 from ditto_tui.ui.fit import Part

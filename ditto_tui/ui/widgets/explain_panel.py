@@ -21,11 +21,11 @@ from textual.message import Message
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
-from ditto_tui.core.display import visible
-from ditto_tui.core.explain import PairExplanation, explain_pair, unique_spans
-from ditto_tui.core.explain_features import document_features
-from ditto_tui.core.explain_text import display_spans
-from ditto_tui.core.normalize import decode_go
+from ditto_tui.core.explain.explanation import PairExplanation, explain_pair, unique_spans
+from ditto_tui.core.explain.features import document_features
+from ditto_tui.core.explain.text import display_spans
+from ditto_tui.core.fingerprint.normalize import decode_go
+from ditto_tui.core.text.display import visible
 from ditto_tui.ui.widgets.explained_diff import ExplainedDiff, Highlights
 
 __all__ = ["ExplainPanel", "explanation_text"]

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 
 from textual.message import Message
 
-from ditto_tui.core.family_notes import IDENTICAL
+from ditto_tui.core.families.notes import IDENTICAL
 from ditto_tui.explore.view import DocumentLike, newest_change
 from ditto_tui.ui.listing import ShownFamily, format_mtime, shown
 from ditto_tui.ui.widgets.columns import ColumnSpec

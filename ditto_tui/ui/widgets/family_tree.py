@@ -2,7 +2,7 @@
 
 Attributes down: the detail pane calls :meth:`FamilyTreeView.show` with the family's
 members, the snapshot they belong to, k and the ignored pairs. The tree is computed in a
-thread worker (:func:`~ditto_tui.core.family_tree.family_tree` over the snapshot's
+thread worker (:func:`~ditto_tui.core.families.tree.family_tree` over the snapshot's
 fingerprints: a family of thousands costs a fraction of a second there, nothing on the
 UI thread) and drawn lazily: a node's children are added when it is first expanded, at
 most ``CHILD_LIMIT`` of them (the rest summed up on one line). The same family at the same
@@ -34,7 +34,7 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode as UINode
 from textual.worker import get_current_worker
 
-from ditto_tui.core.family_tree import TreeNode, family_tree
+from ditto_tui.core.families.tree import TreeNode, family_tree
 from ditto_tui.ui.fit import Part, fit_parts
 from ditto_tui.ui.internals import number_tree_lines, redraw_tree_lines
 from ditto_tui.ui.listing import shown

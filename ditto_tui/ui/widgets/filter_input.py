@@ -23,7 +23,7 @@ from textual.geometry import Size
 from textual.reactive import Reactive
 from textual.widgets import Input
 
-from ditto_tui.core.family_listing import FamilyListing
+from ditto_tui.core.families.listing import FamilyListing
 
 __all__ = ["FilterInput"]
 

@@ -28,7 +28,7 @@ from textual.reactive import reactive
 from textual.strip import Strip
 from textual.widget import Widget
 
-from ditto_tui.core.family_tree import SweepRow, sweep_stats
+from ditto_tui.core.families.tree import SweepRow, sweep_stats
 from ditto_tui.explore.writer import ExplorerStopped
 from ditto_tui.ui.live_index import LiveIndex
 from ditto_tui.ui.widgets.styles import CachedStyles

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ditto_tui.core.family_tree import TreeNode
-from ditto_tui.core.id_filter import id_matcher
+from ditto_tui.core.families.tree import TreeNode
+from ditto_tui.core.text.id_filter import id_matcher
 from ditto_tui.corpus.documents import MAIL_KINDS, Document
 from ditto_tui.explore.snapshot import Snapshot
 from ditto_tui.ui.fit import Part, fit_parts

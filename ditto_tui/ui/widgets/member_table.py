@@ -17,7 +17,7 @@ from typing import Any
 from rich.style import Style
 from textual.message import Message
 
-from ditto_tui.core.id_filter import id_matcher
+from ditto_tui.core.text.id_filter import id_matcher
 from ditto_tui.ui.fit import split_path
 from ditto_tui.ui.listing import format_mtime, format_size, path_cell, shown
 from ditto_tui.ui.widgets.bit_diff import similarity_text

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 
 from rich.style import Style
 
-from ditto_tui.core.index import Match
+from ditto_tui.core.index.near_index import Match
 from ditto_tui.explore.view import DocumentLike
 from ditto_tui.ui.listing import format_mtime, format_size, path_cell
 from ditto_tui.ui.widgets.bit_diff import similarity_text

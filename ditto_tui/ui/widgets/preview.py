@@ -29,8 +29,8 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.worker import get_current_worker
 
-from ditto_tui.core.display import html_text, visible_lines, wrap_points
-from ditto_tui.core.find import parse_line_number
+from ditto_tui.core.text.display import html_text, visible_lines, wrap_points
+from ditto_tui.core.text.find import parse_line_number
 from ditto_tui.corpus.documents import MAIL_KINDS, Document
 from ditto_tui.explore.snapshot import Snapshot
 from ditto_tui.ui.fit import Part

@@ -3,7 +3,7 @@
 A view mixes this in and says what it shows (:meth:`Searchable.find_sides`: one list of
 display lines, or two for a comparison, with the display row of each line) and how to
 bring a row into sight. The search itself runs in a thread worker
-(:func:`~ditto_tui.core.find.find_in_sides`: vectorised); a result for an older query is
+(:func:`~ditto_tui.core.text.find.find_in_sides`: vectorised); a result for an older query is
 dropped by a counter, so typing never waits for a search. The view posts
 :class:`FindRequested` (open the bar) and :class:`FindChanged` (what the bar should say)
 upwards; whoever holds the :class:`~ditto_tui.ui.widgets.find_bar.FindBar` wires the two.
@@ -27,7 +27,7 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.worker import get_current_worker
 
-from ditto_tui.core.find import Found, find_in_sides
+from ditto_tui.core.text.find import Found, find_in_sides
 
 FIND_BINDINGS: list[Binding | tuple[str, str] | tuple[str, str, str]] = [
     Binding("slash", "open_find", "Find", key_display="/"),

@@ -1,7 +1,7 @@
 """SideBySideDiff: two documents aligned row by row, rendered lazily with the Line API.
 
-The widget holds a :class:`~ditto_tui.core.textdiff.TextDiff` over *display* lines (already
-made visible, see :func:`ditto_tui.core.display.visible`) and draws only the rows on screen,
+The widget holds a :class:`~ditto_tui.core.text.diff.TextDiff` over *display* lines (already
+made visible, see :func:`ditto_tui.core.text.display.visible`) and draws only the rows on screen,
 so a 1 MB document costs nothing per frame. Both panes share one scroll offset: scrolling is
 synchronized by construction. ``n``/``p`` jump to the next/previous change; ``/`` finds text
 in both sides (then ``n``/``N`` move between matches), ``:`` goes to a line of A (``b12``: of
@@ -25,9 +25,9 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from ditto_tui.core.display import wrap_points
-from ditto_tui.core.find import parse_line_number
-from ditto_tui.core.textdiff import Span, TextDiff
+from ditto_tui.core.text.diff import Span, TextDiff
+from ditto_tui.core.text.display import wrap_points
+from ditto_tui.core.text.find import parse_line_number
 from ditto_tui.ui.widgets.searchable import (
     FIND_BINDINGS,
     FIND_CLASSES,

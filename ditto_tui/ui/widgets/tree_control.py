@@ -18,7 +18,7 @@ from typing import Protocol
 
 from textual.message import Message
 
-from ditto_tui.core.family_tree import TreeNode
+from ditto_tui.core.families.tree import TreeNode
 from ditto_tui.explore.snapshot import Snapshot
 from ditto_tui.ui.listing import ShownFamily
 from ditto_tui.ui.widgets.borders import set_border_subtitle, set_border_title

@@ -9,7 +9,7 @@ import itertools
 import os
 import sys
 
-from ditto_tui.core.pipeline import make_pipeline
+from ditto_tui.core.fingerprint.pipeline import make_pipeline
 
 p = make_pipeline()
 base_release = """Harbourlight Tidewell 2.0 released

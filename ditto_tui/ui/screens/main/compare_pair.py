@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ditto_tui.core.clusters import FamilyLike
+from ditto_tui.core.families.clusters import FamilyLike
 
 __all__ = ["MAX_MARKS", "compare_pair", "nearest_other", "toggle_mark"]
 

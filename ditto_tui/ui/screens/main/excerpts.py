@@ -23,7 +23,7 @@ from typing import Any, Protocol
 from textual.app import App
 from textual.worker import Worker, get_current_worker
 
-from ditto_tui.core.display import excerpt, html_text
+from ditto_tui.core.text.display import excerpt, html_text
 from ditto_tui.explore.explorer import Explorer
 from ditto_tui.explore.snapshot import Snapshot
 from ditto_tui.explore.source import Excerpts

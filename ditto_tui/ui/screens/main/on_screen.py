@@ -12,8 +12,8 @@ from typing import Any, Protocol
 from textual.app import App
 from textual.message import Message
 
-from ditto_tui.core.clusters import Mode
-from ditto_tui.core.family_tree import TreeNode
+from ditto_tui.core.families.clusters import Mode
+from ditto_tui.core.families.tree import TreeNode
 from ditto_tui.explore.explorer import Explorer
 from ditto_tui.explore.review import ReviewState
 from ditto_tui.explore.snapshot import Snapshot

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ditto_tui.core.decisions import Decision
+from ditto_tui.core.review.decisions import Decision
 from ditto_tui.explore.review import key_of
 from ditto_tui.ui.listing import ShownFamily, shown
 from ditto_tui.ui.screens.main.on_screen import OnScreen

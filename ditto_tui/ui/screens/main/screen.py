@@ -31,9 +31,9 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input
 
-from ditto_tui.core.clusters import Mode
-from ditto_tui.core.decisions import Decision
-from ditto_tui.core.family_tree import TreeNode
+from ditto_tui.core.families.clusters import Mode
+from ditto_tui.core.families.tree import TreeNode
+from ditto_tui.core.review.decisions import Decision
 from ditto_tui.corpus.review import SessionState
 from ditto_tui.explore.explorer import Explorer
 from ditto_tui.explore.review import ReviewState

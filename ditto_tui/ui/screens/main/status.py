@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from ditto_tui.core.pipeline import Pipeline
+from ditto_tui.core.fingerprint.pipeline import Pipeline
 from ditto_tui.corpus.documents import Skipped, options_summary
 from ditto_tui.explore.review import ReviewState
 from ditto_tui.explore.snapshot import Snapshot

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ditto_tui.core.clusters import Mode
+from ditto_tui.core.families.clusters import Mode
 from ditto_tui.explore.view import SortKey, ViewRequest
 
 __all__ = ["ViewSettings"]

@@ -30,9 +30,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ditto_tui.core.clusters import describe_family
-from ditto_tui.core.family_notes import chain_too_wide
-from ditto_tui.core.simhash import popcount64
+from ditto_tui.core.families.clusters import describe_family
+from ditto_tui.core.families.notes import chain_too_wide
+from ditto_tui.core.fingerprint.simhash import popcount64
 
 __all__ = [
     "RULES",
@@ -291,7 +291,7 @@ def keepers(
 def too_wide(families: np.ndarray, fingerprints: np.ndarray, ids: Sequence[str],
              labels: np.ndarray, k: int) -> dict[int, int]:
     """Of the families ``labels`` (chain families, typically the split ones), those whose
-    exact diameter is far above ``k`` (:func:`~ditto_tui.core.family_notes.chain_too_wide`):
+    exact diameter is far above ``k`` (:func:`~ditto_tui.core.families.notes.chain_too_wide`):
     label -> diameter. ``ids`` (sorted within a family) name the members for the medoid
     tie-break. One grouping pass over the documents, then one exact diameter a family."""
     wanted = np.asarray(labels, dtype=np.int64)

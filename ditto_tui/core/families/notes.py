@@ -1,6 +1,6 @@
 """Short notes that say what a family is when that is trivial, or when its grouping misleads.
 
-:func:`family_note` looks at one :class:`~ditto_tui.core.clusters.Family` and returns a few
+:func:`family_note` looks at one :class:`~ditto_tui.core.families.clusters.Family` and returns a few
 words for the family list, or None:
 
 - ``"empty files"``: every member is an empty document (their fingerprints are equal, so
@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ditto_tui.core.clusters import Family
+from ditto_tui.core.families.clusters import Family
 
 __all__ = ["EMPTY", "IDENTICAL", "chain_too_wide", "family_note", "star_hint"]
 

@@ -3,9 +3,9 @@
 Families are the connected components of the graph over *documents* whose edges join two
 documents within ``k`` bits, minus the ignored pairs. Removing an edge only matters between
 its two documents, so the graph stays small: every distinct fingerprint is one node for all
-its documents that appear in no ignored pair (as in :mod:`ditto_tui.core.clusters`), and
+its documents that appear in no ignored pair (as in :mod:`ditto_tui.core.families.clusters`), and
 each document that does appear in one is a node of its own. Edges come from the near pairs
-of distinct fingerprints (:class:`~ditto_tui.core.pairs.UniquePairs` or ``unique_pairs``),
+of distinct fingerprints (:class:`~ditto_tui.core.index.pairs.UniquePairs` or ``unique_pairs``),
 so the result at any ``k`` up to the pairs' ``k`` needs no new join. Pure numpy/scipy.
 """
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ditto_tui.core.explain_features import DocumentFeatures, bit_matrix
+from ditto_tui.core.explain.features import DocumentFeatures, bit_matrix
 
 __all__ = [
     "FRAGILE",

@@ -19,8 +19,8 @@ from itertools import chain
 
 import numpy as np
 
-from ditto_tui.core import datafiles
-from ditto_tui.core.html_tokenizer import (
+from ditto_tui.core.fingerprint import datafiles
+from ditto_tui.core.html.tokenizer import (
     ERROR_INFO,
     TagInfo,
     describe_key,

@@ -11,8 +11,8 @@ from types import ModuleType
 
 import numpy as np
 
-from ditto_tui.core._mbox_parts import MboxParts
-from ditto_tui.core._mbox_parts import mbox_parts as drive_mbox
+from ditto_tui.core.fingerprint._mbox_parts import MboxParts
+from ditto_tui.core.fingerprint._mbox_parts import mbox_parts as drive_mbox
 
 __all__ = ["CompiledDitto", "CompiledHtml"]
 

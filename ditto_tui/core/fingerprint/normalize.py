@@ -27,7 +27,7 @@ from functools import cache
 
 import numpy as np
 
-from ditto_tui.core import datafiles
+from ditto_tui.core.fingerprint import datafiles
 
 __all__ = ["decode_go", "lowercase_table", "normalize", "normalize_utf8", "strip_tags", "whitespace"]
 

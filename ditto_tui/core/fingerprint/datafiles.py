@@ -1,4 +1,4 @@
-"""The text files of ``ditto_tui/core/data`` (code point tables, html-distance's atoms).
+"""The text files of ``ditto_tui/core/fingerprint/data`` (code point tables, html-distance's atoms).
 
 Read straight from the package's folder: ``importlib.resources`` costs a command about 8 ms
 of start-up (it imports ``tempfile`` and more). It is used only when the package is not a
@@ -22,7 +22,7 @@ def read_text(name: str, encoding: str = "utf-8") -> str:
     except (FileNotFoundError, NotADirectoryError):
         from importlib import resources
 
-        return resources.files("ditto_tui.core.data").joinpath(name).read_text(encoding=encoding)
+        return resources.files("ditto_tui.core.fingerprint.data").joinpath(name).read_text(encoding=encoding)
 
 
 def html_atoms() -> list[bytes]:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import operator
 from typing import Protocol, runtime_checkable
 
-from ditto_tui.core.featurize import Featurizer
-from ditto_tui.core.simhash import Fingerprint
+from ditto_tui.core.fingerprint.featurize import Featurizer
+from ditto_tui.core.fingerprint.simhash import Fingerprint
 
 __all__ = [
     "MAX_CHAR",
@@ -60,7 +60,7 @@ def make_pipeline(name: str = "ditto", *, char_n: int = 4, word_n: int = 0, shin
     if name == "ditto":
         return Featurizer(char_n=char_n, word_n=word_n)
     if name == "html":
-        from ditto_tui.core.html_structure import HtmlStructure
+        from ditto_tui.core.html.structure import HtmlStructure
 
         return HtmlStructure(shingle=shingle)
     raise ValueError(f"unknown pipeline {name!r} (expected one of {', '.join(PIPELINE_NAMES)})")
@@ -73,7 +73,7 @@ def pipeline_choices(pipeline: Pipeline) -> dict[str, Pipeline]:
     parameters from it when it has them (the ditto pipeline's ``char_n``/``word_n``, the
     html one's ``shingle``) and the defaults otherwise. Empty when ``pipeline`` is none of
     the known kinds."""
-    from ditto_tui.core.html_structure import HtmlStructure
+    from ditto_tui.core.html.structure import HtmlStructure
 
     if pipeline.name not in PIPELINE_NAMES:
         return {}

@@ -15,8 +15,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ditto_tui.core import engine
-from ditto_tui.core.clusters import components
+from ditto_tui.core.families.clusters import components
+from ditto_tui.core.fingerprint import engine
 
 __all__ = ["Growable", "Hierarchy", "level_labels", "merge_order"]
 

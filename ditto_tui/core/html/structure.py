@@ -25,10 +25,10 @@ from typing import ClassVar
 
 import numpy as np
 
-from ditto_tui.core import engine
-from ditto_tui.core.html_features import MAX_TOKENS, FeatureTable
-from ditto_tui.core.html_sniff import has_html_name, sniff_html
-from ditto_tui.core.simhash import Fingerprint
+from ditto_tui.core.fingerprint import engine
+from ditto_tui.core.fingerprint.simhash import Fingerprint
+from ditto_tui.core.html.features import MAX_TOKENS, FeatureTable
+from ditto_tui.core.html.sniff import has_html_name, sniff_html
 
 __all__ = ["HTML_PIPELINE_VERSION", "MAX_TOKENS", "HtmlStructure", "fnv1_64"]
 
@@ -215,7 +215,7 @@ class HtmlStructure:
 
     def accepts_head(self, head: bytes) -> bool:
         """For a file refused by name: True when its first bytes look like an HTML page
-        (WHATWG sniffing signatures, :func:`~ditto_tui.core.html_sniff.sniff_html`)."""
+        (WHATWG sniffing signatures, :func:`~ditto_tui.core.html.sniff.sniff_html`)."""
         return sniff_html(head)
 
     def features(self, data: bytes | str) -> list[str]:

@@ -42,8 +42,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from ditto_tui.core import engine
-from ditto_tui.core.simhash import popcount64
+from ditto_tui.core.fingerprint import engine
+from ditto_tui.core.fingerprint.simhash import popcount64
 
 __all__ = [
     "PairsLookup",

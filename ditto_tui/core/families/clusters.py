@@ -14,8 +14,8 @@ from typing import Literal, Protocol
 
 import numpy as np
 
-from ditto_tui.core.pairs import all_pairs, unique_pairs
-from ditto_tui.core.simhash import popcount64
+from ditto_tui.core.fingerprint.simhash import popcount64
+from ditto_tui.core.index.pairs import all_pairs, unique_pairs
 
 __all__ = [
     "MODES",

@@ -12,9 +12,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ditto_tui.core.display import visible
-from ditto_tui.core.explain import PairExplanation
-from ditto_tui.core.simhash import similarity_percent
+from ditto_tui.core.explain.explanation import PairExplanation
+from ditto_tui.core.fingerprint.simhash import similarity_percent
+from ditto_tui.core.text.display import visible
 
 __all__ = ["LineIndex", "display_spans", "format_table", "pair_report", "passages", "snippet"]
 

@@ -1,4 +1,4 @@
-"""The compiled engine (C, ``csrc/module.c``): see ``ditto_tui.core.engine``."""
+"""The compiled engine (C, ``csrc/module.c``): see ``ditto_tui.core.fingerprint.engine``."""
 
 from typing_extensions import Buffer
 

@@ -35,17 +35,17 @@ from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
-from ditto_tui.core import engine
-from ditto_tui.core.clusters import MODES, Family, Mode, describe_family, family_diameter
-from ditto_tui.core.family_listing import FamilyListing
-from ditto_tui.core.hierarchy import Growable, Hierarchy, grow, merge_order
-from ditto_tui.core.pairs import PairsLookup, UniquePairs, fingerprints_digest
-from ditto_tui.core.probe import ProbeDesign, ProbeTable
-from ditto_tui.core.simhash import Fingerprint, popcount64
-from ditto_tui.core.star import star_centres
+from ditto_tui.core.families.clusters import MODES, Family, Mode, describe_family, family_diameter
+from ditto_tui.core.families.listing import FamilyListing
+from ditto_tui.core.families.star import star_centres
+from ditto_tui.core.fingerprint import engine
+from ditto_tui.core.fingerprint.simhash import Fingerprint, popcount64
+from ditto_tui.core.index.hierarchy import Growable, Hierarchy, grow, merge_order
+from ditto_tui.core.index.pairs import PairsLookup, UniquePairs, fingerprints_digest
+from ditto_tui.core.index.probe import ProbeDesign, ProbeTable
 
 if TYPE_CHECKING:
-    from ditto_tui.core.family_paths import Linkage
+    from ditto_tui.core.families.paths import Linkage
 
 __all__ = ["Match", "NearIndex", "ProbeDesign"]
 
@@ -887,7 +887,7 @@ class NearIndex:
 
     def linkage(self) -> Linkage:
         """A snapshot of the pairs and the merge order, for ``core.family_paths``."""
-        from ditto_tui.core.family_paths import Linkage
+        from ditto_tui.core.families.paths import Linkage
 
         a, b = self._edges(self.max_k)
         n, fps = self._n_u, self._u_fp[: self._n_u].copy()

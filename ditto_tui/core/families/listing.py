@@ -1,7 +1,7 @@
 """Every family at one k, held compactly: :class:`FamilyListing`.
 
 Most documents of a large corpus are alone at small k. A listing keeps the families of 2+
-members as :class:`~ditto_tui.core.clusters.Family` objects and the singletons as their
+members as :class:`~ditto_tui.core.families.clusters.Family` objects and the singletons as their
 ids only (one reference each); a singleton's ``Family`` is made when it is read. At a
 million documents this is the difference between about 8 bytes and about 250 bytes per
 singleton, for every k and mode kept.
@@ -14,7 +14,7 @@ from typing import overload
 
 import numpy as np
 
-from ditto_tui.core.clusters import Family
+from ditto_tui.core.families.clusters import Family
 
 __all__ = ["FamilyListing"]
 

@@ -23,12 +23,12 @@ from functools import cache
 
 import numpy as np
 
-from ditto_tui.core.featurize import FNV_OFFSET, FNV_PRIME, Featurizer, fnv1a64
-from ditto_tui.core.html_features import MAX_TOKENS, token_features
-from ditto_tui.core.html_structure import HtmlStructure, fnv1_64
-from ditto_tui.core.html_tokenizer import scan_classes
-from ditto_tui.core.normalize import go_decode_window, lowercase_table, whitespace
-from ditto_tui.core.simhash import Fingerprint
+from ditto_tui.core.fingerprint.featurize import FNV_OFFSET, FNV_PRIME, Featurizer, fnv1a64
+from ditto_tui.core.fingerprint.normalize import go_decode_window, lowercase_table, whitespace
+from ditto_tui.core.fingerprint.simhash import Fingerprint
+from ditto_tui.core.html.features import MAX_TOKENS, token_features
+from ditto_tui.core.html.structure import HtmlStructure, fnv1_64
+from ditto_tui.core.html.tokenizer import scan_classes
 
 __all__ = [
     "DocumentFeatures",

@@ -7,21 +7,21 @@ where it stays whole are skipped: they would repeat the node, one line per k, wi
 nothing new to read). A node that never splits is a leaf: documents with one fingerprint
 (a family at k = 0) or one document. Every node has its size, its diameter (the largest
 distance between two of its documents) and its representative (the medoid, as
-:func:`~ditto_tui.core.clusters.describe_family` chooses it). Nodes at level j are exactly
+:func:`~ditto_tui.core.families.clusters.describe_family` chooses it). Nodes at level j are exactly
 the chain families at k = j restricted to the root family.
 
 The statistics come from the distances between the family's distinct fingerprints, each
 pair looked at once for the whole tree: a node's diameter and its members' distance sums
 are those of its children plus the pairs across children. As for
-:func:`~ditto_tui.core.clusters.describe_family`, a node with more than
+:func:`~ditto_tui.core.families.clusters.describe_family`, a node with more than
 ``EXACT_STATS_LIMIT`` distinct fingerprints gets an approximate representative and an
 upper-bound diameter (``diameter_exact`` False).
 
 :func:`sweep_stats` gives, for each k of an index's merge order, the families of at
 least two documents, the documents in them, the largest family, the largest diameter and
-how many families are too wide for their k (:func:`~ditto_tui.core.family_notes.chain_too_wide`).
+how many families are too wide for their k (:func:`~ditto_tui.core.families.notes.chain_too_wide`).
 
-Pure functions of ids and fingerprints (or of a :class:`~ditto_tui.core.family_paths.Linkage`).
+Pure functions of ids and fingerprints (or of a :class:`~ditto_tui.core.families.paths.Linkage`).
 """
 
 from __future__ import annotations
@@ -33,14 +33,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ditto_tui.core.clusters import EXACT_STATS_LIMIT
-from ditto_tui.core.family_notes import chain_too_wide
-from ditto_tui.core.hierarchy import level_labels
-from ditto_tui.core.pairs import unique_pairs
-from ditto_tui.core.simhash import popcount64
+from ditto_tui.core.families.clusters import EXACT_STATS_LIMIT
+from ditto_tui.core.families.notes import chain_too_wide
+from ditto_tui.core.fingerprint.simhash import popcount64
+from ditto_tui.core.index.hierarchy import level_labels
+from ditto_tui.core.index.pairs import unique_pairs
 
 if TYPE_CHECKING:
-    from ditto_tui.core.family_paths import Linkage
+    from ditto_tui.core.families.paths import Linkage
 
 __all__ = ["SweepRow", "TreeNode", "family_forest", "family_tree", "sweep_stats"]
 
@@ -110,7 +110,7 @@ class SweepRow:
     the ``documents`` in them, the ``largest`` family (documents; 0 without families),
     the largest ``diameter`` among them (an upper bound when ``diameter_exact`` is False,
     for a family of more than ``EXACT_STATS_LIMIT`` distinct fingerprints), and how many
-    are ``too_wide`` for k (:func:`~ditto_tui.core.family_notes.chain_too_wide`, exact
+    are ``too_wide`` for k (:func:`~ditto_tui.core.families.notes.chain_too_wide`, exact
     diameters only)."""
 
     k: int
@@ -245,8 +245,8 @@ class _Forest:
                        a: np.ndarray, b: np.ndarray, d: np.ndarray, ia: np.ndarray,
                        ib: np.ndarray) -> np.ndarray:
         """Units when some documents are ignored with others: each of those is a unit of
-        its own; labels per level from :func:`~ditto_tui.core.linkage.ignore_aware_labels`."""
-        from ditto_tui.core.linkage import ignore_aware_labels
+        its own; labels per level from :func:`~ditto_tui.core.families.ignore_aware.ignore_aware_labels`."""
+        from ditto_tui.core.families.ignore_aware import ignore_aware_labels
 
         n_u = len(u)
         special = np.unique(np.concatenate([ia, ib]))

@@ -42,7 +42,7 @@ from enum import IntEnum
 from itertools import islice
 from typing import NamedTuple
 
-from ditto_tui.core.html_entities import unescape
+from ditto_tui.core.html.entities import unescape
 
 __all__ = [
     "ERROR_INFO",

@@ -1,6 +1,6 @@
 """Which engine computes fingerprints: the compiled one or the numpy code.
 
-Both give bit-identical fingerprints. The compiled engine (``ditto_tui.core._compiled``, C
+Both give bit-identical fingerprints. The compiled engine (``ditto_tui.core.fingerprint._compiled``, C
 built when the package is installed) is several times faster; the numpy code needs nothing
 but numpy and is the reference, and the fallback when the extension was not built (no C
 compiler at install time). Importing the compiled engine takes about a millisecond: there
@@ -19,7 +19,7 @@ import threading
 from types import ModuleType
 from typing import Literal, get_args
 
-from ditto_tui.core.compiled import CompiledDitto, CompiledHtml
+from ditto_tui.core.fingerprint.compiled import CompiledDitto, CompiledHtml
 
 __all__ = ["ENGINES", "ENV", "ISA_ENV", "Engine", "active", "compiled", "describe", "ditto",
            "html", "isa", "isas", "missing", "select", "use_isa"]
@@ -57,7 +57,7 @@ def _load() -> ModuleType | None:
     with _lock:
         if not _tried:
             try:
-                from ditto_tui.core import _compiled
+                from ditto_tui.core.fingerprint import _compiled
             except ImportError as exc:
                 _failure = f"{type(exc).__name__}: {exc}"
             else:

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ditto_tui.core.simhash import popcount64
+from ditto_tui.core.fingerprint.simhash import popcount64
 
 __all__ = ["ChainPath", "Linkage", "SplitPoint", "chain_path", "family_nodes", "k_sweep", "split_points"]
 

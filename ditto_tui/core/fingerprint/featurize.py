@@ -22,10 +22,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ditto_tui.core import engine
-from ditto_tui.core._mbox_parts import MboxParts
-from ditto_tui.core.normalize import normalize_utf8
-from ditto_tui.core.simhash import BitTally, Fingerprint
+from ditto_tui.core.fingerprint import engine
+from ditto_tui.core.fingerprint._mbox_parts import MboxParts
+from ditto_tui.core.fingerprint.normalize import normalize_utf8
+from ditto_tui.core.fingerprint.simhash import BitTally, Fingerprint
 
 __all__ = ["FNV_OFFSET", "FNV_PRIME", "PIPELINE_VERSION", "Featurizer", "fnv1a64"]
 
