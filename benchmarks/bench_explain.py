@@ -8,7 +8,7 @@ a trailing comment gives the median CPU time, steadier on a shared machine):
   for two 1 MB ASCII documents 1% apart: what the explain panel shows first;
   ``explain_1mb_spans_ms``: then the merged spans only each document has (highlights);
 - ``explain_1mb_utf8_first_view_ms``: the same for 1 MB of mixed UTF-8 text;
-- ``chain_snapshot_100k_ms``: ``NearIndex.linkage()`` (pairs and merge order) for them;
+- ``chain_snapshot_100k_ms``: ``NearIndex.near_graph()`` (pairs and merge order) for them;
 - ``chain_path_100k_ms``: the minimax path between the two ends of one chain family of
   100,000 documents (a random walk, ~70,000 hops), from that snapshot (see
   ``core/families/paths``); ``chain_path_100k_again_ms``: another path in the same family
@@ -100,21 +100,21 @@ def bench_family(n: int, repeat: int) -> None:
     ids = [f"doc{i:06d}" for i in range(n)]
     index = NearIndex(max_k=3)
     index.add_many(ids, fps)
-    print(f"chain_snapshot_100k_ms {_median_ms(index.linkage, repeat)}")
-    linkage = index.linkage()
-    src, dst = linkage.node_of(ids[0]), linkage.node_of(ids[-1])
-    size = len(family_nodes(linkage, src, 3))
-    path = chain_path(linkage, src, dst)
+    print(f"chain_snapshot_100k_ms {_median_ms(index.near_graph, repeat)}")
+    graph = index.near_graph()
+    src, dst = graph.node_of(ids[0]), graph.node_of(ids[-1])
+    size = len(family_nodes(graph, src, 3))
+    path = chain_path(graph, src, dst)
     print(f"chain_family_size {size} documents  # path of {len(path.hops)} hops, max {path.bottleneck}")
     def first() -> None:
-        linkage._graphs.clear()  # as after a change: the family's links are gathered again
-        chain_path(linkage, src, dst)
+        graph._graphs.clear()  # as after a change: the family's links are gathered again
+        chain_path(graph, src, dst)
 
     print(f"chain_path_100k_ms {_median_ms(first, repeat)}")
-    print(f"chain_path_100k_again_ms {_median_ms(lambda: chain_path(linkage, src, dst), repeat)}")
-    nodes = family_nodes(linkage, src, 3)
-    print(f"chain_bridges_100k_ms {_median_ms(lambda: split_points(linkage, nodes, 3), 1)}")
-    print(f"k_sweep_100k_ms {_median_ms(lambda: k_sweep(linkage), repeat)}")
+    print(f"chain_path_100k_again_ms {_median_ms(lambda: chain_path(graph, src, dst), repeat)}")
+    nodes = family_nodes(graph, src, 3)
+    print(f"chain_bridges_100k_ms {_median_ms(lambda: split_points(graph, nodes, 3), 1)}")
+    print(f"k_sweep_100k_ms {_median_ms(lambda: k_sweep(graph), repeat)}")
 
 
 def main() -> None:

@@ -162,20 +162,20 @@ def _chain(args: argparse.Namespace, out: Output) -> int:
     index = NearIndex(max_k=max(args.k, 8))  # beyond k: to say at which k they would join
     ids = list(fingerprints)
     index.add_many(ids, [int(fingerprints[i]) for i in ids])
-    linkage = index.linkage()
-    src = linkage.node_of(args.a)
-    nodes = family_nodes(linkage, src, args.k)
-    members = [m for group in linkage.documents_of(nodes) for m in group]
+    graph = index.near_graph()
+    src = graph.node_of(args.a)
+    nodes = family_nodes(graph, src, args.k)
+    members = [m for group in graph.documents_of(nodes) for m in group]
     member_fps = [int(fingerprints[m]) for m in members]
     centre, diameter, exact = describe_family(members, member_fps)
     target = args.b if args.b is not None else centre
-    path = chain_path(linkage, src, linkage.node_of(target))
-    docs = linkage.documents_of(np.array(path.nodes, dtype=np.int64)) if path.linked else []
+    path = chain_path(graph, src, graph.node_of(target))
+    docs = graph.documents_of(np.array(path.nodes, dtype=np.int64)) if path.linked else []
     for group, doc_id in ((docs[0], args.a), (docs[-1], target)) if docs else ():
         group.remove(doc_id)  # the ends are the documents asked about
         group.insert(0, doc_id)
-    bridges = split_points(linkage, nodes, args.k) if diameter > 2 * args.k else []
-    bridge_docs = linkage.documents_of(np.array([p.node for p in bridges], dtype=np.int64))
+    bridges = split_points(graph, nodes, args.k) if diameter > 2 * args.k else []
+    bridge_docs = graph.documents_of(np.array([p.node for p in bridges], dtype=np.int64))
     if args.json:
         out.json({
             "a": args.a, "b": target, "b_is_representative": args.b is None, "k": args.k,
@@ -183,7 +183,7 @@ def _chain(args: argparse.Namespace, out: Output) -> int:
                        "diameter": diameter, "diameter_exact": exact},
             "linked": path.linked, "joins_at_k": path.bottleneck if path.linked else None,
             "path": [
-                {"id": group[0], "identical": len(group) - 1, "fp": f"{int(linkage.fps[n]):016x}",
+                {"id": group[0], "identical": len(group) - 1, "fp": f"{int(graph.fps[n]):016x}",
                  "hop": path.hops[i - 1] if i else 0}
                 for i, (n, group) in enumerate(zip(path.nodes, docs, strict=True))
             ],
@@ -213,7 +213,7 @@ def _chain(args: argparse.Namespace, out: Output) -> int:
     for i, group in enumerate(docs):
         hop = _bits(path.hops[i - 1]).rjust(7) if i else b"  start"
         extra = f"  (+{len(group) - 1} identical)" if len(group) > 1 else ""
-        out.line(b"  %s  %016x  %s%s" % (hop, int(linkage.fps[path.nodes[i]]),
+        out.line(b"  %s  %016x  %s%s" % (hop, int(graph.fps[path.nodes[i]]),
                                         escape_id(group[0]), extra.encode()))
     if bridges:
         out.line(f"Bridge documents (the diameter, {diameter}, is far above k={args.k}): removing one "

@@ -25,7 +25,7 @@ def cmd_sweep(args: argparse.Namespace, out: Output) -> int:
     index = NearIndex(max_k=max(args.k, 0))
     # duplicate ids (a path given twice) are one document here
     index.add_many(got.ids, got.fps)
-    rows = sweep_stats(index.linkage())
+    rows = sweep_stats(index.near_graph())
     if args.json:
         for r in rows:
             out.json({"k": r.k, "families": r.families, "documents": r.documents, "of": len(index),

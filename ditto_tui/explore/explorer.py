@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from ditto_tui.core.families.clusters import Family, Mode
-from ditto_tui.core.families.paths import Linkage
+from ditto_tui.core.families.paths import NearGraph
 from ditto_tui.core.fingerprint.pipeline import Pipeline
 from ditto_tui.core.index.near_index import Match
 from ditto_tui.core.review.decisions import Decision
@@ -141,9 +141,9 @@ class Explorer:
         return snap.near(snap.fingerprint(doc_id), k)
 
     # -- blocking questions (the index after everything queued; call from a worker) ----
-    def linkage(self) -> Linkage:
-        """The index's pairs and merge order (``core.family_paths.Linkage``)."""
-        return self._writer.linkage()
+    def near_graph(self) -> NearGraph:
+        """The index's pairs and merge order (``core.families.paths.NearGraph``)."""
+        return self._writer.near_graph()
 
     def families(self, k: int, mode: Mode = "chain") -> Sequence[Family]:
         """Every family at ``(k, mode)``."""

@@ -153,7 +153,7 @@ class FamilyView:
     multi: int  # families of 2+ members at this k (whatever the filter)
     documents: int
     shown_multi: int = -1  # families of 2+ members shown (-1: not counted)
-    #: centre -> what the family is when that is trivial (core.family_notes.family_note)
+    #: centre -> what the family is when that is trivial (core.families.notes.family_note)
     notes: Mapping[str, str] = field(default_factory=dict)
     delta: ViewDelta | None = None  # None: not a live change (first view, new k, ...)
     newest: Mapping[str, int] = field(default_factory=dict)  # centre -> newest mtime_ns

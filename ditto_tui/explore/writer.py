@@ -27,7 +27,7 @@ import numpy as np
 
 from ditto_tui.core.families.clusters import Mode
 from ditto_tui.core.families.listing import FamilyListing
-from ditto_tui.core.families.paths import Linkage
+from ditto_tui.core.families.paths import NearGraph
 from ditto_tui.core.index.near_index import NearIndex
 from ditto_tui.core.index.pairs import UniquePairs
 from ditto_tui.corpus.documents import ChangeBatch, Document
@@ -277,10 +277,10 @@ class IndexWriter:
         assert isinstance(answer, FamilyListing)
         return answer
 
-    def linkage(self) -> Linkage:
+    def near_graph(self) -> NearGraph:
         """The index's pairs and merge order, after everything queued (blocking)."""
-        answer = self.ask(lambda: self._index.linkage())
-        assert isinstance(answer, Linkage)
+        answer = self.ask(lambda: self._index.near_graph())
+        assert isinstance(answer, NearGraph)
         return answer
 
     def clamp(self, k: int) -> int:

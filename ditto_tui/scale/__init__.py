@@ -7,7 +7,7 @@ package, and every module imports pyspark lazily, so ``ditto-tui`` works without
 - ``layout``: the results folder (table names, run metadata), readable without Spark.
 - ``fingerprints``: a folder (``binaryFile``), Parquet/JSONL shards or a manifest ->
   Parquet ``fingerprints`` (with integer ``doc`` ranks) and ``skipped``.
-- ``kernel``: the numpy side of the pairs join (block buckets out, verified pairs back).
+- ``bucket_join``: the numpy side of the pairs join (block buckets out, verified pairs back).
 - ``pairs``: exact all-pairs within K, buckets verified in numpy (``groups``,
   ``pairs-fp``, optionally ``pairs`` per document).
 - ``families``: connected components for every k in 0..K, stored as label changes.

@@ -6,14 +6,14 @@ row, not a million. The distinct fingerprints are then joined by the permuted-ta
 scheme of :mod:`ditto_tui.core.index.pairs`: a :class:`~ditto_tui.core.index.pairs.TableDesign` cuts
 the 64 bits into ``m`` blocks, and two fingerprints within K bits agree on at least
 ``c = m - K`` of them (pigeonhole). The design is data-aware like the in-process index's
-(:func:`~ditto_tui.scale.kernel.choose_spark_design`: a sample of the fingerprints
+(:func:`~ditto_tui.scale.bucket_join.choose_spark_design`: a sample of the fingerprints
 measures how often each bit differs, bits are dealt into blocks of equal selectivity,
 and candidates are counted on sampled pairs), so real, skewed fingerprints do not pile
 into a few keys.
 
 Each fingerprint becomes one ``(bucket, fp)`` row per table (``mapInArrow``); the rows
-are shuffled by bucket and each partition is verified by the numpy kernel
-(:func:`~ditto_tui.scale.kernel.bucket_pairs`): a bucket is one task's in-memory
+are shuffled by bucket and each partition is verified by the numpy bucket join
+(:func:`~ditto_tui.scale.bucket_join.bucket_pairs`): a bucket is one task's in-memory
 problem, buckets above a size are split by a further design over their own bits, and a
 pair is kept only in its first agreeing table -- so there is no quadratic join, no
 inlined predicate and no ``distinct``.
@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ditto_tui.core.index.pairs import TableDesign
-from ditto_tui.scale.kernel import MAX_TABLES, choose_spark_design
+from ditto_tui.scale.bucket_join import MAX_TABLES, choose_spark_design
 from ditto_tui.scale.layout import (
     DOCS_RANK,
     FINGERPRINTS,
@@ -107,7 +107,7 @@ def _explode(batches: Iterator[pa.RecordBatch], design: TableDesign) -> Iterator
     import numpy as np
     import pyarrow as pa
 
-    from ditto_tui.scale.kernel import explode
+    from ditto_tui.scale.bucket_join import explode
 
     for batch in batches:
         fps = batch.column(0).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
@@ -122,11 +122,11 @@ def _explode(batches: Iterator[pa.RecordBatch], design: TableDesign) -> Iterator
 def _verify(
     batches: Iterator[pa.RecordBatch], design: TableDesign, k: int
 ) -> Iterator[pa.RecordBatch]:
-    """All of a partition's rows (whole buckets) at once, verified by the numpy kernel."""
+    """All of a partition's rows (whole buckets) at once, verified by the numpy bucket join (``bucket_join``)."""
     import numpy as np
     import pyarrow as pa
 
-    from ditto_tui.scale.kernel import bucket_pairs
+    from ditto_tui.scale.bucket_join import bucket_pairs
 
     buckets: list[np.ndarray] = []
     fps: list[np.ndarray] = []

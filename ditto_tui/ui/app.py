@@ -179,7 +179,7 @@ class DittoApp(App[None]):
 
     @property
     def live(self) -> Explorer:
-        """The live index as the explanation screens read it (generation, linkage())."""
+        """The live index as the explanation screens read it (generation, graph())."""
         return self.explorer
 
     def open_compare(self, left: str, right: str) -> None:

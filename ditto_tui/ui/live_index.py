@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from ditto_tui.core.families.paths import Linkage
+from ditto_tui.core.families.paths import NearGraph
 from ditto_tui.explore.snapshot import Snapshot
 
 __all__ = ["LiveIndex"]
 
 
 class LiveIndex(Protocol):
-    """The latest state of the index and its linkage."""
+    """The latest state of the index and its near graph (pairs and merge order)."""
 
     @property
     def generation(self) -> int:
@@ -38,7 +38,7 @@ class LiveIndex(Protocol):
         """The corpus source the documents are read from."""
         ...
 
-    def linkage(self) -> Linkage:
+    def near_graph(self) -> NearGraph:
         """The index's pairs and merge order; blocking (call from a worker), and raises
         :class:`~ditto_tui.explore.explorer.ExplorerStopped` once the index is closed."""
         ...

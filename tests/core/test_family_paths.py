@@ -55,10 +55,10 @@ def _hops(fps: list[int], src: int, t: int) -> dict[int, int]:
 @given(_FPS, st.data())
 def test_chain_path_is_minimax_then_fewest_hops(fps: list[int], data: st.DataObject) -> None:
     index, ids = _index(fps)
-    linkage = index.linkage()
+    graph = index.near_graph()
     i = data.draw(st.integers(0, len(fps) - 1))
     j = data.draw(st.integers(0, len(fps) - 1))
-    path = chain_path(linkage, linkage.node_of(ids[i]), linkage.node_of(ids[j]))
+    path = chain_path(graph, graph.node_of(ids[i]), graph.node_of(ids[j]))
     reach = [t for t in range(MAX_K + 1) if j in _hops(fps, i, t)]
     if not reach:
         assert not path.linked
@@ -66,8 +66,8 @@ def test_chain_path_is_minimax_then_fewest_hops(fps: list[int], data: st.DataObj
     best = reach[0]
     assert path.bottleneck == best
     nodes = path.nodes
-    assert int(linkage.fps[nodes[0]]) == fps[i] and int(linkage.fps[nodes[-1]]) == fps[j]
-    assert list(path.hops) == [_dist(int(linkage.fps[u]), int(linkage.fps[v])) for u, v in zip(nodes, nodes[1:], strict=False)]
+    assert int(graph.fps[nodes[0]]) == fps[i] and int(graph.fps[nodes[-1]]) == fps[j]
+    assert list(path.hops) == [_dist(int(graph.fps[u]), int(graph.fps[v])) for u, v in zip(nodes, nodes[1:], strict=False)]
     assert max(path.hops, default=0) == best
     # fewest hops over distinct fingerprints (identical documents are one node)
     distinct = sorted(set(fps))
@@ -78,18 +78,18 @@ def test_chain_path_is_minimax_then_fewest_hops(fps: list[int], data: st.DataObj
 @given(_FPS, st.integers(1, MAX_K), st.data())
 def test_split_points_match_removing_each_node(fps: list[int], k: int, data: st.DataObject) -> None:
     index, ids = _index(fps)
-    linkage = index.linkage()
-    start = linkage.node_of(ids[data.draw(st.integers(0, len(fps) - 1))])
-    nodes = family_nodes(linkage, start, k)
-    members = [f for f in fps if int(f) in {int(linkage.fps[n]) for n in nodes}]
+    graph = index.near_graph()
+    start = graph.node_of(ids[data.draw(st.integers(0, len(fps) - 1))])
+    nodes = family_nodes(graph, start, k)
+    members = [f for f in fps if int(f) in {int(graph.fps[n]) for n in nodes}]
     expected = {}
     for n in nodes.tolist():
-        gone = int(linkage.fps[n])
+        gone = int(graph.fps[n])
         rest = [f for f in members if f != gone]
         pieces = [len(g) for g in clusters([str(x) for x in range(len(rest))], rest, k)]
         if len(pieces) > 1:
             expected[n] = tuple(sorted(pieces, reverse=True))
-    got = split_points(linkage, nodes, k, limit=len(nodes) + 1)
+    got = split_points(graph, nodes, k, limit=len(nodes) + 1)
     assert {p.node: p.pieces for p in got} == expected
     assert [p.cut_off for p in got] == sorted((p.cut_off for p in got), reverse=True)
 
@@ -98,35 +98,35 @@ def test_split_points_match_removing_each_node(fps: list[int], k: int, data: st.
 @given(_FPS)
 def test_k_sweep_counts_families_like_clusters(fps: list[int]) -> None:
     index, ids = _index(fps)
-    for k, families, documents in k_sweep(index.linkage()):
+    for k, families, documents in k_sweep(index.near_graph()):
         groups = clusters(ids, fps, k, 2)
         assert (families, documents) == (len(groups), sum(map(len, groups)))
 
 
 def test_unlinked_documents_have_no_path() -> None:
     index, ids = _index([0, 0xFFFF_FFFF])
-    linkage = index.linkage()
-    path = chain_path(linkage, linkage.node_of("d00"), linkage.node_of("d01"))
+    graph = index.near_graph()
+    path = chain_path(graph, graph.node_of("d00"), graph.node_of("d01"))
     assert not path.linked and path.bottleneck == -1
-    same = chain_path(linkage, linkage.node_of("d00"), linkage.node_of("d00"))
+    same = chain_path(graph, graph.node_of("d00"), graph.node_of("d00"))
     assert same.linked and same.hops == () and same.bottleneck == 0
 
 
 def test_documents_of_nodes_and_removed_documents() -> None:
     index, ids = _index([0, 0, 1, 3, 7])
     index.remove("d02")
-    linkage = index.linkage()
-    node = linkage.node_of("d00")
-    assert linkage.documents_of(np.array([node])) == [["d00", "d01"]]
+    graph = index.near_graph()
+    node = graph.node_of("d00")
+    assert graph.documents_of(np.array([node])) == [["d00", "d01"]]
     with pytest.raises(KeyError):
-        linkage.node_of("d02")
+        graph.node_of("d02")
     # removing d02 (fp 1) splits 0 from 3-7 at k=1
-    assert chain_path(linkage, node, linkage.node_of("d04")).bottleneck == 2
+    assert chain_path(graph, node, graph.node_of("d04")).bottleneck == 2
 
 
 def test_a_chain_splits_at_its_middle_documents() -> None:
     index, _ = _index([0, 1, 3, 7, 15, 15])  # a path 0-1-3-7-15 (15 twice) at k=1
-    linkage = index.linkage()
-    nodes = family_nodes(linkage, linkage.node_of("d00"), 1)
-    got = split_points(linkage, nodes, 1)
-    assert [(int(linkage.fps[p.node]), p.pieces) for p in got] == [(3, (3, 2)), (7, (3, 2)), (1, (4, 1))]
+    graph = index.near_graph()
+    nodes = family_nodes(graph, graph.node_of("d00"), 1)
+    got = split_points(graph, nodes, 1)
+    assert [(int(graph.fps[p.node]), p.pieces) for p in got] == [(3, (3, 2)), (7, (3, 2)), (1, (4, 1))]

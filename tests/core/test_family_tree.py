@@ -209,7 +209,7 @@ def check_sweep(ids: list[str], fps: list[int], max_k: int) -> None:
     index = NearIndex(max_k)
     index.add_many(ids, fps)
     fp = dict(zip(ids, fps, strict=True))
-    rows = sweep_stats(index.linkage())
+    rows = sweep_stats(index.near_graph())
     assert [r.k for r in rows] == list(range(max_k + 1))
     for r in rows:
         groups = [g for g in components(ids, fps, r.k) if len(g) >= 2]
@@ -241,7 +241,7 @@ def test_sweep_after_removals() -> None:
     index = NearIndex(4)
     index.add_many(ids, fps)
     index.remove("d1")  # the bridge between d0 and d2 at k=1
-    rows = sweep_stats(index.linkage())
+    rows = sweep_stats(index.near_graph())
     kept = [i for i in ids if i != "d1"]
     fp = dict(zip(ids, fps, strict=True))
     for r in rows:
@@ -251,5 +251,5 @@ def test_sweep_after_removals() -> None:
 
 
 def test_sweep_of_an_empty_index() -> None:
-    rows = sweep_stats(NearIndex(2).linkage())
+    rows = sweep_stats(NearIndex(2).near_graph())
     assert [(r.k, r.families, r.largest, r.diameter) for r in rows] == [(0, 0, 0, 0), (1, 0, 0, 0), (2, 0, 0, 0)]

@@ -73,10 +73,10 @@ def test_questions_to_a_closed_explorer_say_so():
     explorer = Explorer(MemorySource({"a": 1, "b": 3}), max_k=4)
     explorer.start()
     assert explorer.wait_idle()
-    assert int(explorer.linkage().counts.sum()) == 2
+    assert int(explorer.near_graph().counts.sum()) == 2
     explorer.close()
     with pytest.raises(ExplorerStopped):
-        explorer.linkage()
+        explorer.near_graph()
     with pytest.raises(ExplorerStopped):
         explorer.families(1)
 

@@ -1,5 +1,5 @@
 """Family notes computed once per listing (``explore.view.listing_notes``) equal the
-one-family rule (``core.family_notes.family_note``) applied to every family."""
+one-family rule (``core.families.notes.family_note``) applied to every family."""
 
 from __future__ import annotations
 

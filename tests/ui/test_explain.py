@@ -213,8 +213,8 @@ def test_chain_report_names_bridges_of_a_wide_family() -> None:
     index.add_many(ids, fps)
 
     class Live:
-        def linkage(self):
-            return index.linkage()
+        def near_graph(self):
+            return index.near_graph()
 
     report = chain_report(Live(), "v0", None, 1)
     assert report.target == "v3" and report.diameter == 6  # the medoid is the middle

@@ -1,5 +1,6 @@
 """How a chain family holds together: the path joining two members, its bridge documents,
-and how families grow with k. Pure functions over a snapshot of an index's linkage.
+and how families grow with k. Pure functions over a :class:`NearGraph`: a snapshot of an
+index's pairs within its max k and their merge order.
 
 A chain family at k is a connected component of the graph "distance <= k" over distinct
 fingerprints (nodes; identical documents share one). ``chain_path`` finds the path a user
@@ -20,12 +21,12 @@ import numpy as np
 
 from ditto_tui.core.fingerprint.simhash import popcount64
 
-__all__ = ["ChainPath", "Linkage", "SplitPoint", "chain_path", "family_nodes", "k_sweep", "split_points"]
+__all__ = ["ChainPath", "NearGraph", "SplitPoint", "chain_path", "family_nodes", "k_sweep", "split_points"]
 
 
 @dataclass(frozen=True, eq=False)
-class Linkage:
-    """A snapshot of an index's linkage (see ``NearIndex.linkage``).
+class NearGraph:
+    """A snapshot of an index's pairs and merge order (see ``NearIndex.near_graph``).
 
     Nodes are distinct fingerprints: ``fps[n]`` with ``counts[n]`` documents (0 for a
     dead node). ``a[e] < b[e]`` are the live pairs of nodes within ``max_k``, ``d[e]``
@@ -108,27 +109,27 @@ class SplitPoint:
         return sum(self.pieces[1:])
 
 
-def _bottleneck(linkage: Linkage, src: int, dst: int) -> int | None:
-    for k, labels in enumerate(linkage.labels):
+def _bottleneck(graph: NearGraph, src: int, dst: int) -> int | None:
+    for k, labels in enumerate(graph.labels):
         if labels[src] == labels[dst]:
             return k
     return None
 
 
-def family_nodes(linkage: Linkage, node: int, k: int) -> np.ndarray:
+def family_nodes(graph: NearGraph, node: int, k: int) -> np.ndarray:
     """The live nodes of ``node``'s family at ``k`` (clamped to 0..max_k), sorted."""
-    labels = linkage.labels[max(0, min(k, linkage.max_k))]
-    return np.flatnonzero((labels == labels[node]) & (linkage.counts > 0))
+    labels = graph.labels[max(0, min(k, graph.max_k))]
+    return np.flatnonzero((labels == labels[node]) & (graph.counts > 0))
 
 
-def _subgraph(linkage: Linkage, nodes: np.ndarray, k: int) -> Any:
+def _subgraph(graph: NearGraph, nodes: np.ndarray, k: int) -> Any:
     """CSR adjacency (scipy) of the links within ``k`` among ``nodes`` (local indices)."""
     from scipy.sparse import csr_matrix
 
-    local = np.full(len(linkage.fps), -1, dtype=np.int64)
+    local = np.full(len(graph.fps), -1, dtype=np.int64)
     local[nodes] = np.arange(len(nodes))
-    la, lb = local[linkage.a], local[linkage.b]
-    keep = (linkage.d <= k) & (la >= 0) & (lb >= 0)
+    la, lb = local[graph.a], local[graph.b]
+    keep = (graph.d <= k) & (la >= 0) & (lb >= 0)
     la, lb = la[keep], lb[keep]
     n = len(nodes)
     rows = np.concatenate((la, lb))
@@ -136,38 +137,38 @@ def _subgraph(linkage: Linkage, nodes: np.ndarray, k: int) -> Any:
     return csr_matrix((np.ones(len(rows), np.int8), (rows, cols)), shape=(n, n))
 
 
-def chain_path(linkage: Linkage, src: int, dst: int) -> ChainPath:
+def chain_path(graph: NearGraph, src: int, dst: int) -> ChainPath:
     """The minimax path from node ``src`` to node ``dst``, with the fewest hops among them."""
     if src == dst:
         return ChainPath((src,), (), 0)
-    bottleneck = _bottleneck(linkage, src, dst)
+    bottleneck = _bottleneck(graph, src, dst)
     if bottleneck is None:
         return ChainPath((), (), -1)
     from scipy.sparse.csgraph import breadth_first_order
 
-    nodes, graph = linkage.family_graph(src, bottleneck)
+    nodes, adjacency = graph.family_graph(src, bottleneck)
     s, t = np.searchsorted(nodes, [src, dst]).tolist()
     # the adjacency is symmetric already: a directed search sees every link both ways
-    _, pred_array = breadth_first_order(graph, s, directed=True, return_predecessors=True)
+    _, pred_array = breadth_first_order(adjacency, s, directed=True, return_predecessors=True)
     pred = pred_array.tolist()
     path = [t]
     while path[-1] != s:
         path.append(pred[path[-1]])
     chain = nodes[np.array(path[::-1])]
-    hops = popcount64(linkage.fps[chain[1:]] ^ linkage.fps[chain[:-1]]).astype(np.int64)
+    hops = popcount64(graph.fps[chain[1:]] ^ graph.fps[chain[:-1]]).astype(np.int64)
     return ChainPath(tuple(chain.tolist()), tuple(hops.tolist()), bottleneck)
 
 
-def split_points(linkage: Linkage, nodes: np.ndarray, k: int, *, limit: int = 5) -> list[SplitPoint]:
+def split_points(graph: NearGraph, nodes: np.ndarray, k: int, *, limit: int = 5) -> list[SplitPoint]:
     """The ``limit`` nodes of ``nodes`` (one family at ``k``) whose removal cuts off the
     most documents from the rest of the family, most first (articulation points of the
     family's k-graph; none for a family that stays whole whatever node goes)."""
     n = len(nodes)
     if n < 3:
         return []
-    graph = _subgraph(linkage, np.asarray(nodes), k)
-    indptr, indices = graph.indptr.tolist(), graph.indices.tolist()
-    weight = linkage.counts[nodes].tolist()
+    adjacency = _subgraph(graph, np.asarray(nodes), k)
+    indptr, indices = adjacency.indptr.tolist(), adjacency.indices.tolist()
+    weight = graph.counts[nodes].tolist()
     total = sum(weight)
     disc = [-1] * n
     low = [0] * n
@@ -207,16 +208,16 @@ def split_points(linkage: Linkage, nodes: np.ndarray, k: int, *, limit: int = 5)
             continue
         all_pieces = sorted([*pieces, rest] if rest else pieces, reverse=True)
         out.append(SplitPoint(int(nodes[u]), tuple(all_pieces)))
-    out.sort(key=lambda p: (-p.cut_off, int(linkage.fps[p.node])))
+    out.sort(key=lambda p: (-p.cut_off, int(graph.fps[p.node])))
     return out[:limit]
 
 
-def k_sweep(linkage: Linkage) -> list[tuple[int, int, int]]:
+def k_sweep(graph: NearGraph) -> list[tuple[int, int, int]]:
     """``(k, families, documents)`` for k = 0..max_k: the number of families of at least
     two documents and how many documents they hold, from the merge order."""
-    counts = linkage.counts
+    counts = graph.counts
     out = []
-    for k, labels in enumerate(linkage.labels):
+    for k, labels in enumerate(graph.labels):
         sizes = np.bincount(labels, weights=counts, minlength=len(counts))
         grouped = sizes >= 2
         out.append((k, int(np.count_nonzero(grouped)), int(sizes[grouped].sum())))

@@ -21,7 +21,7 @@ upper-bound diameter (``diameter_exact`` False).
 least two documents, the documents in them, the largest family, the largest diameter and
 how many families are too wide for their k (:func:`~ditto_tui.core.families.notes.chain_too_wide`).
 
-Pure functions of ids and fingerprints (or of a :class:`~ditto_tui.core.families.paths.Linkage`).
+Pure functions of ids and fingerprints (or of a :class:`~ditto_tui.core.families.paths.NearGraph`).
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ from ditto_tui.core.index.hierarchy import level_labels
 from ditto_tui.core.index.pairs import unique_pairs
 
 if TYPE_CHECKING:
-    from ditto_tui.core.families.paths import Linkage
+    from ditto_tui.core.families.paths import NearGraph
 
 __all__ = ["SweepRow", "TreeNode", "family_forest", "family_tree", "sweep_stats"]
 
@@ -377,15 +377,15 @@ def family_tree(
 # --------------------------------------------------------------------------- sweep
 
 
-def sweep_stats(linkage: Linkage) -> list[SweepRow]:
-    """One :class:`SweepRow` per k = 0..max_k of ``linkage`` (the index's merge order).
+def sweep_stats(graph: NearGraph) -> list[SweepRow]:
+    """One :class:`SweepRow` per k = 0..max_k of ``graph`` (the index's merge order).
 
     Diameters are carried up the merge order: a family that did not merge at k keeps its
     diameter; one that did is the largest of its parts' diameters and the distances
     across its parts (each pair of distinct fingerprints measured once over all k), or,
     beyond ``EXACT_STATS_LIMIT`` distinct fingerprints, the bound of ``describe_family``."""
-    fps = np.asarray(linkage.fps, dtype=_U64)
-    counts = np.asarray(linkage.counts, dtype=np.int64)
+    fps = np.asarray(graph.fps, dtype=_U64)
+    counts = np.asarray(graph.counts, dtype=np.int64)
     n = len(fps)
     live = np.flatnonzero(counts > 0)
     diameter = np.zeros(n, np.int64)
@@ -393,7 +393,7 @@ def sweep_stats(linkage: Linkage) -> list[SweepRow]:
     first = np.arange(n, dtype=np.int64)  # ties of the approximate centre: by node
     rows: list[SweepRow] = []
     prev: np.ndarray | None = None
-    for k, labels_k in enumerate(linkage.labels):
+    for k, labels_k in enumerate(graph.labels):
         cur = np.asarray(labels_k, dtype=np.int64)[live]
         if prev is not None and len(live):
             _merge_level(cur, prev, live, fps, counts, first, diameter, exact)

@@ -45,7 +45,7 @@ from ditto_tui.core.index.pairs import PairsLookup, UniquePairs, fingerprints_di
 from ditto_tui.core.index.probe import ProbeDesign, ProbeTable
 
 if TYPE_CHECKING:
-    from ditto_tui.core.families.paths import Linkage
+    from ditto_tui.core.families.paths import NearGraph
 
 __all__ = ["Match", "NearIndex", "ProbeDesign"]
 
@@ -195,7 +195,7 @@ class NearIndex:
         # ids changed since each key's last listing (see _patch_chain)
         self._journal: list[str] = []
         self._last_listing: dict[tuple[int, str, int], tuple[FamilyListing, int]] = {}
-        # single-linkage hierarchy over the slots that have pairs (see core.hierarchy)
+        # single-linkage hierarchy over the slots that have pairs (see core.index.hierarchy)
         self._hierarchy = Hierarchy(self.max_k, self._incremental_limit)
 
     def _changed(self) -> None:
@@ -573,7 +573,7 @@ class NearIndex:
     def family_listing(self, k: int, *, mode: Mode = "chain", min_size: int = 1) -> FamilyListing:
         """:meth:`families` as an immutable :class:`FamilyListing` shared with the index's
         family cache (the one cache of listings: every k and mode of the current
-        generation). Singletons are held as ids (see :mod:`core.family_listing`)."""
+        generation). Singletons are held as ids (see :mod:`core.families.listing`)."""
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
         if k < 0:
@@ -885,14 +885,14 @@ class NearIndex:
             "pairs": pairs,
         }
 
-    def linkage(self) -> Linkage:
-        """A snapshot of the pairs and the merge order, for ``core.family_paths``."""
-        from ditto_tui.core.families.paths import Linkage
+    def near_graph(self) -> NearGraph:
+        """A snapshot of the pairs and the merge order, for ``core.families.paths``."""
+        from ditto_tui.core.families.paths import NearGraph
 
         a, b = self._edges(self.max_k)
         n, fps = self._n_u, self._u_fp[: self._n_u].copy()
         docs = np.flatnonzero(self._doc_u >= 0)
-        return Linkage(
+        return NearGraph(
             fps, self._u_count[:n].astype(np.int64), a, b, popcount64(fps[a] ^ fps[b]).astype(np.int64),
             tuple(self.labels(k) for k in range(self.max_k + 1)),
             [self._doc_id[d] for d in docs.tolist()], self._doc_u[docs].copy(), self.max_k,  # type: ignore[misc]

@@ -2,7 +2,7 @@
 document): each hop of the path with its distance, and, for a family far wider than k,
 the bridge documents whose removal would split it most.
 
-Computed in a worker from a snapshot of the index's linkage (``core.family_paths``).
+Computed in a worker from a snapshot of the index's near graph (``core.families.paths``).
 ``enter`` on a hop compares it with the document before it.
 """
 
@@ -22,7 +22,7 @@ from textual.widgets import DataTable
 from ditto_tui.core.families.clusters import describe_family
 from ditto_tui.core.families.paths import (
     ChainPath,
-    Linkage,
+    NearGraph,
     SplitPoint,
     chain_path,
     family_nodes,
@@ -39,9 +39,9 @@ __all__ = ["ChainPathScreen", "ChainReport", "chain_report"]
 
 
 class Linked(Protocol):
-    """Anything with the index's linkage (the live index; a test's index)."""
+    """Anything with the index's near graph (the live index; a test's index)."""
 
-    def linkage(self) -> Linkage: ...
+    def near_graph(self) -> NearGraph: ...
 
 
 @dataclass(frozen=True)
@@ -73,26 +73,26 @@ class ChainReport:
 
 def chain_report(live: Linked, source: str, target: str | None, k: int) -> ChainReport:
     """The report for ``source`` (to ``target``, default its family's representative at
-    ``k``) over ``live``'s linkage; blocking (call from a worker). KeyError when a
+    ``k``) over ``live``'s near graph; blocking (call from a worker). KeyError when a
     document is not in the index."""
-    linkage = live.linkage()
-    src = linkage.node_of(source)
-    nodes = family_nodes(linkage, src, k)
-    members = [m for group in linkage.documents_of(nodes) for m in group]
-    fps = {m: int(linkage.fps[linkage.node_of(m)]) for m in members}
+    graph = live.near_graph()
+    src = graph.node_of(source)
+    nodes = family_nodes(graph, src, k)
+    members = [m for group in graph.documents_of(nodes) for m in group]
+    fps = {m: int(graph.fps[graph.node_of(m)]) for m in members}
     centre, diameter, _ = describe_family(members, [fps[m] for m in members])
     to_rep = target is None
     goal = centre if target is None else target
-    path = chain_path(linkage, src, linkage.node_of(goal))
-    groups = linkage.documents_of(np.array(path.nodes, dtype=np.int64)) if path.linked else []
+    path = chain_path(graph, src, graph.node_of(goal))
+    groups = graph.documents_of(np.array(path.nodes, dtype=np.int64)) if path.linked else []
     hops = []
     for i, (node, group) in enumerate(zip(path.nodes, groups, strict=True)):
         first = source if i == 0 else goal if i == len(groups) - 1 else group[0]
-        hops.append((first, int(linkage.fps[node]), path.hops[i - 1] if i else 0, len(group) - 1))
+        hops.append((first, int(graph.fps[node]), path.hops[i - 1] if i else 0, len(group) - 1))
     bridges: list[tuple[str, SplitPoint]] = []
     if diameter > 2 * k:
-        points = split_points(linkage, nodes, k)
-        names = linkage.documents_of(np.array([p.node for p in points], dtype=np.int64))
+        points = split_points(graph, nodes, k)
+        names = graph.documents_of(np.array([p.node for p in points], dtype=np.int64))
         bridges = [(group[0], p) for group, p in zip(names, points, strict=True)]
     return ChainReport(source, goal, to_rep, k, len(members), diameter, path, tuple(hops), tuple(bridges))
 

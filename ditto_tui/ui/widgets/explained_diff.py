@@ -2,7 +2,7 @@
 underlined, so "what made these two differ" is visible in the documents themselves.
 
 ``highlights`` holds, per side, display line -> ``[start, stop)`` columns (see
-``core.explain_text.display_spans``); the rows are drawn by :class:`SideBySideDiff`, the
+``core.explain.text.display_spans``); the rows are drawn by :class:`SideBySideDiff`, the
 highlight is laid over the text cells afterwards.
 """
 

@@ -8,7 +8,7 @@ go first, then the numbers get shorter (``12k``); the numbers of the current k s
 (at 80 columns too). The tooltip is the whole table, one row per k, with the families too
 wide for their k.
 
-The numbers come from the index's merge order (``core.family_tree.sweep_stats``), computed
+The numbers come from the index's merge order (``core.families.tree.sweep_stats``), computed
 in a worker once per content generation, never per move of the k slider: the chart only
 polls the index's generation; the screen sets ``k`` when it shows the families of a new k
 (in the same frame). The chart's width depends on the figures of every k, not on the
@@ -148,10 +148,10 @@ class KChart(CachedStyles, Widget):
     @work(thread=True, exclusive=True, group="k-chart")
     def _compute(self, live: LiveIndex) -> None:
         try:
-            linkage = live.linkage()
+            graph = live.near_graph()
         except ExplorerStopped:
             return  # the app is closing
-        rows = tuple(sweep_stats(linkage))
+        rows = tuple(sweep_stats(graph))
         self.app.call_from_thread(setattr, self, "sweep", rows)
 
     # -- the forms of the line ------------------------------------------------------------

@@ -26,9 +26,9 @@ def _executor_jvm() -> int | None:
 
 
 if _MARKER:
-    import ditto_tui.scale.kernel as _kernel
+    import ditto_tui.scale.bucket_join as _bucket_join
 
-    _original = _kernel.bucket_pairs
+    _original = _bucket_join.bucket_pairs
 
     def bucket_pairs(*args, **kwargs):  # type: ignore[no-untyped-def]
         try:
@@ -41,4 +41,4 @@ if _MARKER:
         os.kill(jvm or os.getpid(), 9)
         return _original(*args, **kwargs)
 
-    _kernel.bucket_pairs = bucket_pairs
+    _bucket_join.bucket_pairs = bucket_pairs

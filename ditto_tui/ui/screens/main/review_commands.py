@@ -155,7 +155,7 @@ class ReviewCommands:
         if view is None or not len(view):
             host.notify("No families to export.", markup=False)
             return
-        from ditto_tui.explore.report import write_snapshot_report
+        from ditto_tui.explore.snapshot_report import write_snapshot_report
         from ditto_tui.ui.screens.export import ExportDialog
 
         families = list(view.families)

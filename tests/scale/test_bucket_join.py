@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ditto_tui.core.index.pairs import TableDesign
-from ditto_tui.scale.kernel import bucket_pairs, choose_spark_design, explode
+from ditto_tui.scale.bucket_join import bucket_pairs, choose_spark_design, explode
 from tests.core.index_reference import ref_pair_arrays
 from tests.properties import examples
 

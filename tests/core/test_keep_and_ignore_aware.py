@@ -186,7 +186,7 @@ def same_partition(a, b):
 
 
 @st.composite
-def linkage_cases(draw):
+def ignore_aware_cases(draw):
     base = draw(st.integers(0, 2**64 - 1))
     n = draw(st.integers(1, 14))
     flips = draw(st.lists(st.lists(st.integers(0, 63), max_size=4), min_size=n, max_size=n))
@@ -204,7 +204,7 @@ def linkage_cases(draw):
 
 
 @settings(max_examples=examples(100), deadline=None)
-@given(linkage_cases())
+@given(ignore_aware_cases())
 def test_ignore_aware_families_equal_brute_force_at_every_k(case):
     fps, ignored = case
     arr = np.array(fps, dtype=np.uint64)
