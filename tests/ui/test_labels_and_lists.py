@@ -399,3 +399,27 @@ async def test_tab_skips_the_member_filter_box_unless_it_is_in_use(tmp_path, mak
         families(app).focus()
         await pilot.press("tab")
         assert app.focused is members(app)  # out of the tab order again
+
+
+async def test_a_too_wide_chain_keeps_its_excerpt_and_marks_its_diameter() -> None:
+    """A chain family far wider than k (here 12 bits at k=3) keeps its excerpt in the
+    list; the hint to try star grouping is the ≫ after its diameter."""
+    from ditto_tui.explore import MemorySource
+    from ditto_tui.ui.app import DittoApp
+
+    # a chain of 5 links of 3 bits: neighbours within k=3, the ends 15 bits apart
+    fps = {f"chain-{i}.txt": (1 << (3 * i)) - 1 for i in range(6)}
+    fps["pair-a.txt"], fps["pair-b.txt"] = 0xF0F0_0000_0000_0000, 0xF0F0_0000_0000_0001
+    texts = {doc: f"Minutes of meeting {doc}: the harbour light needs a lens." for doc in fps}
+    app = DittoApp(MemorySource(fps, texts=texts), watch=False, max_k=8, k=3)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        table = families(app)
+        chain = row_of(app, "chain-0.txt")
+        await wait_for(pilot, lambda: table.cell_text(chain, "excerpt") != "")
+        assert table.cell_text(chain, "excerpt").startswith("Minutes of meeting")
+        assert table.cell_text(chain, "diameter") == "15 ≫"
+        pair = row_of(app, "pair-a.txt")
+        assert table.cell_text(pair, "diameter") == "1"
+        await select_family(pilot, "chain-0.txt")
+        assert "try star grouping" in str(members(app).border_title)

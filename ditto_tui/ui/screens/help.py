@@ -101,9 +101,9 @@ SCREEN_WORDS = """\
 
 **Families list**: *Members* is how many documents the family holds, *Diameter* the
 distance between its two farthest members (≤ means an upper bound, for very large
-families), *Representative* the member standing for it. A family whose note starts
-with ◆ is trivial or too wide: ◆ *empty files*, ◆ *identical* (identical fingerprints),
-◆ *try star (g)* (a chain family whose diameter is far above k).
+families; ≫ after it: a chain family far wider than k, try star grouping with `g`),
+*Representative* the member standing for it. A family whose excerpt is a note starting
+with ◆ is trivial: ◆ *empty files*, ◆ *identical* (identical fingerprints).
 
 **Members list**: *To rep.* is the member's distance to the representative, in bits;
 *Similar* the same as a similarity %; *File size* is in bytes (KB, MB). The list shows

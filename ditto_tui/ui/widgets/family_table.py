@@ -1,9 +1,10 @@
 """FamilyTable: one row per near-duplicate family (members, diameter, representative,
 excerpt or note, newest change), virtual (only the visible rows are drawn; no row cap).
 
-A family that is trivial shows its note (``◆ empty files``, ``◆ identical fingerprints``,
-``◆ diameter 19 ≫ k=3: try star grouping``) instead of the excerpt; the representative's
-path is cut in the middle so its file name stays.
+A family that is trivial shows its note (``◆ empty files``, ``◆ identical``) instead of
+the excerpt; a chain family far wider than k keeps its excerpt and shows the hint in the
+Diameter column (``19 ≫``: try star grouping, ``g``; the member list's title says it in
+full). The representative's path is cut in the middle so its file name stays.
 
 Cells are built from :func:`~ditto_tui.ui.listing.shown` strings as plain segments: nothing
 from the corpus is interpreted as markup.
@@ -29,14 +30,20 @@ COLUMNS = (
     ColumnSpec("newest", "Newest (UTC)", 10, weight=1, max_width=16, optional=True),
 )
 NOTE_MARK = "◆ "  # starts a family note in the excerpt column
+WIDE_MARK = " ≫"  # after a diameter far above k: try star grouping
 RIGHT_ALIGNED = frozenset({"size", "diameter"})
 
 
-def list_note(note: str) -> str:
-    """A family note as the list shows it: the star hint without the diameter (the
-    Diameter column has it) and with its key; the full note is in the member title."""
-    if note.startswith("diameter ") and "star" in note:
-        return "try star (g)"
+def is_star_hint(note: str) -> bool:
+    """The note of a chain family far wider than k (``diameter D ≫ k=K: try star ...``)."""
+    return note.startswith("diameter ") and "star" in note
+
+
+def list_note(note: str) -> str | None:
+    """A family note as the excerpt column shows it, or None when the excerpt stays (the
+    star hint: the Diameter column marks it, the member list's title says it in full)."""
+    if is_star_hint(note):
+        return None
     if note == IDENTICAL:
         return "identical"
     return note
@@ -198,13 +205,16 @@ class FamilyTable(VirtualTable[ShownFamily]):
         if key == "size":
             return str(family.size)
         if key == "diameter":  # ≤: an upper bound (very large families)
-            return str(family.diameter) if family.diameter_exact else f"≤{family.diameter}"
+            text = str(family.diameter) if family.diameter_exact else f"≤{family.diameter}"
+            note = self._notes.get(family.centre)
+            return text + WIDE_MARK if note is not None and is_star_hint(note) else text
         if key == "name":
             return shown(family.centre)
         if key == "excerpt":
             note = self._notes.get(family.centre)
-            if note is not None:
-                return NOTE_MARK + list_note(note)
+            listed = list_note(note) if note is not None else None
+            if listed is not None:
+                return NOTE_MARK + listed
             return self._excerpts.get(family.centre, "")
         newest = self._newest_given.get(family.centre)
         if newest is None:
