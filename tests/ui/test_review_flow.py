@@ -475,3 +475,27 @@ async def test_link_says_that_hard_links_share_content_in_the_dry_run_and_the_qu
         await wait_for(pilot, lambda: act.report is not None, timeout=20)
         assert act.report.count("done") == 1
     assert os.stat(root / "a" / "doc.txt").st_ino == os.stat(root / "b" / "doc.txt").st_ino
+
+
+async def test_keep_rules_open_as_they_were_left(places, sessions) -> None:
+    """R opens with the rules, scope and folders it was closed with (applied or not)."""
+    root, cache, _ = places
+    app = open_app(root, cache, sessions)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("R")
+        await wait_for(pilot, lambda: isinstance(app.screen, KeepRulesScreen))
+        rules = app.screen
+        rules.query_one("#scope").value = "all"
+        rules.query_one("#rules").value = "preferred, newest"
+        rules.query_one("#folders").value = "c, b"
+        await pilot.pause()
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, KeepRulesScreen))
+        await pilot.press("R")
+        await wait_for(pilot, lambda: isinstance(app.screen, KeepRulesScreen))
+        again = app.screen
+        assert again is not rules
+        assert again.query_one("#scope").value == "all"
+        assert again.query_one("#rules").value == "preferred, newest"
+        assert again.query_one("#folders").value == "c, b"

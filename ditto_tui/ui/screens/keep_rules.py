@@ -79,7 +79,9 @@ class KeepRulesScreen(Screen[dict[str, Decision] | None]):
     """Keep rules and bulk marking over ``families`` (or the ``selected`` family).
 
     ``scope_label`` names the ``selected`` scope when it is not the selected family (the
-    members of a node chosen in the family tree, say)."""
+    members of a node chosen in the family tree, say). ``remembered`` are the settings it
+    was left with last time (the dialog opens with them; a family scope needs a selected
+    family). When it closes, :attr:`left_with` holds the settings it was left with."""
 
     DEFAULT_CSS = """
     KeepRulesScreen #keep-rules { border: round $primary; padding: 0 1; height: 1fr; }
@@ -104,9 +106,12 @@ class KeepRulesScreen(Screen[dict[str, Decision] | None]):
         k: int,
         grouping: str = "chain",
         scope_label: str | None = None,
+        remembered: Settings | None = None,
     ) -> None:
         super().__init__()
         self.selected = selected
+        self.remembered = remembered
+        self.left_with: Settings | None = None
         self.scope_label = scope_label
         self.families = families
         self.documents = documents
@@ -157,6 +162,14 @@ class KeepRulesScreen(Screen[dict[str, Decision] | None]):
         self.query_one(MarkTable).placeholder = "Nothing previewed yet."
         if self.selected is not None:
             self.query_one("#scope", Select).value = "family"
+        if self.remembered is not None:
+            mode, scope, rules, folders, argument = self.remembered
+            self.query_one("#mode", Select).value = mode
+            if scope == "all" or self.selected is not None:
+                self.query_one("#scope", Select).value = scope
+            self.query_one("#rules", Input).value = ", ".join(rules)
+            self.query_one("#folders", Input).value = ", ".join(folders)
+            self.query_one("#argument", Input).value = argument
 
     def settings(self) -> Settings:
         """The settings as they are on screen."""
@@ -242,8 +255,10 @@ class KeepRulesScreen(Screen[dict[str, Decision] | None]):
         if self.preview is None or self._previewed != self.settings():
             self._say("Preview again: the settings changed.")
             return
+        self.left_with = self.settings()
         self.dismiss(dict(self.preview.marks))
 
     @on(Button.Pressed, "#keep-cancel")
     def action_cancel(self) -> None:
+        self.left_with = self.settings()
         self.dismiss(None)

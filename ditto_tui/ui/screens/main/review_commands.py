@@ -15,11 +15,15 @@ and does nothing.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ditto_tui.core.review.decisions import Decision
 from ditto_tui.explore.review import key_of
 from ditto_tui.ui.listing import ShownFamily, shown
 from ditto_tui.ui.screens.main.on_screen import OnScreen
+
+if TYPE_CHECKING:
+    from ditto_tui.ui.screens.keep_rules import Settings
 
 __all__ = ["ReviewCommands"]
 
@@ -29,6 +33,8 @@ class ReviewCommands:
 
     def __init__(self, host: OnScreen) -> None:
         self._host = host
+        #: the keep rules dialog's settings when it last closed (it opens with them)
+        self._keep_settings: Settings | None = None
 
     def decide(self, value: Decision) -> bool:
         """Record ``value`` ("keep", "duplicate", "not-duplicate") for the highlighted
@@ -107,25 +113,25 @@ class ReviewCommands:
             selected = node.members
             scope_label = f"The chosen tree node (k={node.k}, {node.size:,} documents)"
         explorer = host.explorer
+        dialog = KeepRulesScreen(
+            selected=selected,
+            families=[f.members for f in view.families if f.size > 1],
+            documents=host.snapshot.documents,
+            review=host.review,
+            fingerprints=host.snapshot.fingerprints,
+            k=host.k,
+            grouping=host.mode,
+            scope_label=scope_label,
+            remembered=self._keep_settings,
+        )
 
         def applied(marks: dict[str, Decision] | None) -> None:
+            self._keep_settings = dialog.left_with or self._keep_settings
             if marks:
                 explorer.set_marks(marks)
                 host.notify(f"Recorded {len(marks):,} decisions.", markup=False)
 
-        host.app.push_screen(
-            KeepRulesScreen(
-                selected=selected,
-                families=[f.members for f in view.families if f.size > 1],
-                documents=host.snapshot.documents,
-                review=host.review,
-                fingerprints=host.snapshot.fingerprints,
-                k=host.k,
-                grouping=host.mode,
-                scope_label=scope_label,
-            ),
-            applied,
-        )
+        host.app.push_screen(dialog, applied)
 
     def actions(self) -> None:
         """Act on the documents decided duplicate (the dialog runs a dry run first)."""
