@@ -32,6 +32,8 @@ from ditto_tui.corpus.documents import Document
 from ditto_tui.explore.review import ReviewState, key_of
 
 SortKey = Literal["size", "diameter", "name", "newest"]
+#: how a shown family is marked in the review
+FamilyState = Literal["reviewed", "ignored"]
 SORT_KEYS: tuple[SortKey, ...] = ("size", "diameter", "name", "newest")
 
 _identities = itertools.count(1)
@@ -164,6 +166,9 @@ class FamilyView:
     reviewable: int = 0
     #: family key of each shown row ("" for singletons; empty without a review store)
     keys: Sequence[str] = ()
+    #: centre -> "reviewed" or "ignored" for the shown families marked so (ignored ones
+    #: are shown only on request)
+    states: Mapping[str, FamilyState] = field(default_factory=dict)
     review_serial: int = 0
     _row_of: dict[str, int] = field(default_factory=dict, repr=False)
 
@@ -268,6 +273,7 @@ def build_view(
     pool = listing if request.singletons else listing[:multi]
     pool_multi: int | None = multi  # families of 2+ in ``pool`` (None: not counted)
     keys_of: dict[int, str] = {}
+    states: dict[str, FamilyState] = {}
     reviewed: int | None = None
     reviewable = 0
     # no family marked reviewed or ignored: none is left out or counted as reviewed, so
@@ -300,6 +306,8 @@ def build_view(
                 continue
             if done and request.unreviewed_only:
                 continue
+            if ignored or done:
+                states[family.centre] = "ignored" if ignored else "reviewed"
             kept.append(family)
         pool = kept
         pool_multi = None
@@ -419,6 +427,7 @@ def build_view(
         reviewed=reviewed,
         reviewable=reviewable,
         keys=keys,
+        states=states,
         review_serial=review.serial if review is not None else 0,
         request=request,
         generation=generation,

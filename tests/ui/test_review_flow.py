@@ -499,3 +499,31 @@ async def test_keep_rules_open_as_they_were_left(places, sessions) -> None:
         assert again.query_one("#scope").value == "all"
         assert again.query_one("#rules").value == "preferred, newest"
         assert again.query_one("#folders").value == "c, b"
+
+
+async def test_reviewed_and_ignored_families_are_marked_in_the_list(places, sessions) -> None:
+    """✓ before a reviewed family's representative; ⊘ before an ignored one, when F4
+    shows ignored families again."""
+    from ditto_tui.ui.widgets.family_table import FamilyTable
+
+    root, cache, _ = places
+    app = open_app(root, cache, sessions)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        screen = app.main_screen
+        table = app.main_screen.query_one(FamilyTable)
+        assert not any(table.cell_text(r, "name")[:2] in ("✓ ", "⊘ ") for r in range(len(table.families)))
+        first = table.families[0].centre
+        await pilot.press("r")
+        await wait_for(pilot, lambda: table.cell_text(0, "name").startswith("✓ "))
+        assert first in table.cell_text(0, "name")
+        table.move_cursor(row=1)
+        await settle(pilot)
+        second = table.families[1].centre
+        await pilot.press("i")
+        await wait_for(pilot, lambda: all(f.centre != second for f in table.families))
+        await pilot.press("f4")
+        await wait_for(pilot, lambda: any(f.centre == second for f in table.families))
+        row = next(r for r, f in enumerate(table.families) if f.centre == second)
+        await wait_for(pilot, lambda: table.cell_text(row, "name").startswith("⊘ "))
+        assert screen.review is not None

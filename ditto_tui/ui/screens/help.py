@@ -103,7 +103,9 @@ SCREEN_WORDS = """\
 distance between its two farthest members (≤ means an upper bound, for very large
 families; ≫ after it: a chain family far wider than k, try star grouping with `g`),
 *Representative* the member standing for it. A family whose excerpt is a note starting
-with ◆ is trivial: ◆ *empty files*, ◆ *identical* (identical fingerprints).
+with ◆ is trivial: ◆ *empty files*, ◆ *identical* (identical fingerprints). Before the
+representative, ✓ marks a family marked reviewed (`r`) and ⊘ an ignored one (shown with
+`F4`).
 
 **Members list**: *To rep.* is the member's distance to the representative, in bits;
 *Similar* the same as a similarity %; *File size* is in bytes (KB, MB). The list shows

@@ -74,7 +74,8 @@ class FamiliesPane(Vertical):
         table.sort_key = view.request.sort
         table.placeholder = placeholder
         table.show_rows(
-            view.families, documents, excerpts, row, newest=view.newest, notes=view.notes
+            view.families, documents, excerpts, row, newest=view.newest, notes=view.notes,
+            states=view.states,
         )
         if view.delta is not None and row is not None and screen_row >= 0:
             # a live change: the selected family stays where the user is looking

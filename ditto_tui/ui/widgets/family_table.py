@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from textual.message import Message
 
 from ditto_tui.core.families.notes import IDENTICAL
-from ditto_tui.explore.view import DocumentLike, newest_change
+from ditto_tui.explore.view import DocumentLike, FamilyState, newest_change
 from ditto_tui.ui.listing import ShownFamily, format_mtime, shown
 from ditto_tui.ui.widgets.columns import ColumnSpec
 from ditto_tui.ui.widgets.virtual_table import VirtualTable
@@ -31,6 +31,8 @@ COLUMNS = (
 )
 NOTE_MARK = "◆ "  # starts a family note in the excerpt column
 WIDE_MARK = " ≫"  # after a diameter far above k: try star grouping
+#: before the representative of a family marked in the review
+STATE_MARKS: Mapping[FamilyState, str] = {"reviewed": "✓ ", "ignored": "⊘ "}
 RIGHT_ALIGNED = frozenset({"size", "diameter"})
 
 
@@ -96,6 +98,7 @@ class FamilyTable(VirtualTable[ShownFamily]):
         self._newest: dict[str, int] = {}
         self._newest_given: Mapping[str, int] = {}
         self._notes: Mapping[str, str] = {}
+        self._states: Mapping[str, FamilyState] = {}
         #: the cursor was moved (by the user, or on purpose by code): not just set by a
         #: new listing
         self.chosen = False
@@ -159,14 +162,18 @@ class FamilyTable(VirtualTable[ShownFamily]):
         *,
         newest: Mapping[str, int] | None = None,
         notes: Mapping[str, str] | None = None,
+        states: Mapping[str, FamilyState] | None = None,
     ) -> None:
         """Replace the listing in O(1): the cursor goes to row ``cursor`` (None: the same
-        row index). :meth:`row_of` is not available afterwards (the rows' owner has it)."""
+        row index). :meth:`row_of` is not available afterwards (the rows' owner has it).
+        ``states`` (centre -> review state) marks the representative (✓ reviewed,
+        ⊘ ignored)."""
         self._documents = documents
         self._excerpts = excerpts
         self._newest = {}
         self._newest_given = newest or {}
         self._notes = notes or {}
+        self._states = states or {}
         self._row_of = {}
         self.set_rows(families, cursor=cursor)
 
@@ -209,7 +216,8 @@ class FamilyTable(VirtualTable[ShownFamily]):
             note = self._notes.get(family.centre)
             return text + WIDE_MARK if note is not None and is_star_hint(note) else text
         if key == "name":
-            return shown(family.centre)
+            state = self._states.get(family.centre)
+            return STATE_MARKS[state] + shown(family.centre) if state else shown(family.centre)
         if key == "excerpt":
             note = self._notes.get(family.centre)
             listed = list_note(note) if note is not None else None
