@@ -527,3 +527,20 @@ async def test_reviewed_and_ignored_families_are_marked_in_the_list(places, sess
         row = next(r for r, f in enumerate(table.families) if f.centre == second)
         await wait_for(pilot, lambda: table.cell_text(row, "name").startswith("⊘ "))
         assert screen.review is not None
+
+
+async def test_D_clears_the_decisions_of_the_selected_family_only(places, sessions) -> None:
+    root, cache, _ = places
+    app = open_app(root, cache, sessions)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        screen = app.main_screen
+        families = screen.view.families
+        first, second = families[0].members, families[1].members
+        app.explorer.set_marks({first[0]: "keep", first[1]: "duplicate", second[0]: "keep"})
+        await wait_for(pilot, lambda: len(screen.review.decisions) == 3)
+        screen.table.move_cursor(row=0)
+        await settle(pilot)
+        await pilot.press("D")
+        await wait_for(pilot, lambda: len(screen.review.decisions) == 1)
+        assert dict(screen.review.decisions) == {second[0]: "keep"}

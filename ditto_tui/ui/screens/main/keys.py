@@ -170,6 +170,13 @@ MAIN_KEYS: list[BindingType] = [
         tooltip="decide: the highlighted document is not a duplicate (again: clear)",
         show=False,
     ),
+    Binding(
+        "D",
+        "clear_decisions",
+        "Clear decisions",
+        tooltip="clear every decision (keep, duplicate, not a duplicate) in the selected family",
+        show=False,
+    ),
     Binding("r", "family_reviewed", "Reviewed", tooltip="mark the selected family reviewed (again: unmark)"),
     Binding(
         "i",

@@ -48,6 +48,20 @@ class ReviewCommands:
         host.explorer.decide([doc_id], None if current == value and not stale else value)
         return True
 
+    def clear_decisions(self) -> None:
+        """Clear the decisions (current or stale) of every member of the selected family."""
+        host = self._host
+        family = self._family()
+        if family is None or not self._review_ready():
+            return
+        decided = [m for m in family.members if host.review.decision(m)[0] is not None]
+        if not decided:
+            host.notify("No decisions in this family.", markup=False)
+            return
+        host.explorer.decide(decided, None)
+        host.notify(f"Cleared {len(decided):,} decision{'s' if len(decided) != 1 else ''} "
+                    "in this family.", markup=False)
+
     def family_reviewed(self) -> None:
         """Mark the selected family reviewed, or unmark it."""
         host = self._host

@@ -444,6 +444,9 @@ class MainScreen(Screen[None]):
         if self.review_commands.decide(value):
             self.detail.next_member()  # as in a mail reader: a family decided key after key
 
+    def action_clear_decisions(self) -> None:
+        self.review_commands.clear_decisions()
+
     def action_family_reviewed(self) -> None:
         self.review_commands.family_reviewed()
 
