@@ -502,7 +502,7 @@ async def test_keep_rules_open_as_they_were_left(places, sessions) -> None:
 
 
 async def test_reviewed_and_ignored_families_are_marked_in_the_list(places, sessions) -> None:
-    """✓ before a reviewed family's representative; ⊘ before an ignored one, when F4
+    """✓ before a reviewed family's member count; ⊘ before an ignored one's, when F4
     shows ignored families again."""
     from ditto_tui.ui.widgets.family_table import FamilyTable
 
@@ -512,11 +512,11 @@ async def test_reviewed_and_ignored_families_are_marked_in_the_list(places, sess
         await settle(pilot)
         screen = app.main_screen
         table = app.main_screen.query_one(FamilyTable)
-        assert not any(table.cell_text(r, "name")[:2] in ("✓ ", "⊘ ") for r in range(len(table.families)))
+        assert not any(table.cell_text(r, "size")[:2] in ("✓ ", "⊘ ") for r in range(len(table.families)))
         first = table.families[0].centre
         await pilot.press("r")
-        await wait_for(pilot, lambda: table.cell_text(0, "name").startswith("✓ "))
-        assert first in table.cell_text(0, "name")
+        await wait_for(pilot, lambda: table.cell_text(0, "size").startswith("✓ "))
+        assert table.families[0].centre == first
         table.move_cursor(row=1)
         await settle(pilot)
         second = table.families[1].centre
@@ -525,7 +525,7 @@ async def test_reviewed_and_ignored_families_are_marked_in_the_list(places, sess
         await pilot.press("f4")
         await wait_for(pilot, lambda: any(f.centre == second for f in table.families))
         row = next(r for r, f in enumerate(table.families) if f.centre == second)
-        await wait_for(pilot, lambda: table.cell_text(row, "name").startswith("⊘ "))
+        await wait_for(pilot, lambda: table.cell_text(row, "size").startswith("⊘ "))
         assert screen.review is not None
 
 
@@ -544,3 +544,26 @@ async def test_D_clears_the_decisions_of_the_selected_family_only(places, sessio
         await pilot.press("D")
         await wait_for(pilot, lambda: len(screen.review.decisions) == 1)
         assert dict(screen.review.decisions) == {second[0]: "keep"}
+
+
+@pytest.mark.parametrize("width", [100, 120])
+async def test_member_list_shows_name_and_folder_and_decisions_only_once_there_are_some(
+    places, sessions, width
+) -> None:
+    """From 100 columns the member list shows the file name and its folder apart; the
+    Decision column comes with the first decision (current or stale)."""
+    root, cache, _ = places
+    app = open_app(root, cache, sessions)
+    async with app.run_test(size=(width, 36)) as pilot:
+        await settle(pilot)
+        table = app.main_screen.query_one(MemberTable)
+        keys = [spec.key for spec, _w in table.columns]
+        assert "name" in keys and "folder" in keys and "decision" not in keys
+        assert table.header_label(next(s for s, _w in table.columns if s.key == "name")) == "Name"
+        member = table.members[0].id
+        await pilot.press("k")
+        await wait_for(pilot, lambda: "decision" in [s.key for s, _w in table.columns])
+        row = next(i for i, m in enumerate(table.members) if m.id == member)
+        assert table.cell_text(row, "decision") == "keep"
+        if width >= 120:
+            assert "folder" in [s.key for s, _w in table.columns]

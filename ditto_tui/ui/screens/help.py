@@ -104,7 +104,7 @@ distance between its two farthest members (≤ means an upper bound, for very la
 families; ≫ after it: a chain family far wider than k, try star grouping with `g`),
 *Representative* the member standing for it. A family whose excerpt is a note starting
 with ◆ is trivial: ◆ *empty files*, ◆ *identical* (identical fingerprints). Before the
-representative, ✓ marks a family marked reviewed (`r`) and ⊘ an ignored one (shown with
+member count, ✓ marks a family marked reviewed (`r`) and ⊘ an ignored one (shown with
 `F4`).
 
 **Members list**: *To rep.* is the member's distance to the representative, in bits;

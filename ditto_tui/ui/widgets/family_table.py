@@ -31,7 +31,7 @@ COLUMNS = (
 )
 NOTE_MARK = "◆ "  # starts a family note in the excerpt column
 WIDE_MARK = " ≫"  # after a diameter far above k: try star grouping
-#: before the representative of a family marked in the review
+#: before the member count of a family marked in the review
 STATE_MARKS: Mapping[FamilyState, str] = {"reviewed": "✓ ", "ignored": "⊘ "}
 RIGHT_ALIGNED = frozenset({"size", "diameter"})
 
@@ -166,7 +166,7 @@ class FamilyTable(VirtualTable[ShownFamily]):
     ) -> None:
         """Replace the listing in O(1): the cursor goes to row ``cursor`` (None: the same
         row index). :meth:`row_of` is not available afterwards (the rows' owner has it).
-        ``states`` (centre -> review state) marks the representative (✓ reviewed,
+        ``states`` (centre -> review state) marks the member count (✓ reviewed,
         ⊘ ignored)."""
         self._documents = documents
         self._excerpts = excerpts
@@ -210,14 +210,14 @@ class FamilyTable(VirtualTable[ShownFamily]):
     # -- rendering ---------------------------------------------------------------------------
     def cell(self, family: ShownFamily, key: str) -> str:
         if key == "size":
-            return str(family.size)
+            state = self._states.get(family.centre)
+            return STATE_MARKS[state] + str(family.size) if state else str(family.size)
         if key == "diameter":  # ≤: an upper bound (very large families)
             text = str(family.diameter) if family.diameter_exact else f"≤{family.diameter}"
             note = self._notes.get(family.centre)
             return text + WIDE_MARK if note is not None and is_star_hint(note) else text
         if key == "name":
-            state = self._states.get(family.centre)
-            return STATE_MARKS[state] + shown(family.centre) if state else shown(family.centre)
+            return shown(family.centre)
         if key == "excerpt":
             note = self._notes.get(family.centre)
             listed = list_note(note) if note is not None else None

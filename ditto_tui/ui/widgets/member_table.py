@@ -28,8 +28,8 @@ COLUMNS = (
     ColumnSpec("mark", "✓", 1),
     ColumnSpec("name", "Name", 16, weight=3),
     ColumnSpec("distance", "To rep.", 7),
-    ColumnSpec("similarity", "Similar", 7, optional=True, drop=1),
-    ColumnSpec("folder", "Folder", 8, weight=2, optional=True, drop=2),
+    ColumnSpec("similarity", "Similar", 7, optional=True, drop=2),
+    ColumnSpec("folder", "Folder", 8, weight=2, optional=True, drop=1),
     ColumnSpec("size", "File size", 9, optional=True, drop=3),
     ColumnSpec("modified", "Modified (UTC)", 10, weight=1, max_width=16, optional=True, drop=4),
     ColumnSpec("decision", "Decision", 10),
@@ -40,8 +40,8 @@ MAIL_COLUMNS = (
     ColumnSpec("distance", "To rep.", 7),
     ColumnSpec("subject", "Subject", 12, weight=3, optional=True),
     ColumnSpec("sender", "From", 10, weight=2, optional=True),
-    ColumnSpec("similarity", "Similar", 7, optional=True, drop=1),
-    ColumnSpec("folder", "Folder", 8, weight=1, optional=True, drop=2),
+    ColumnSpec("similarity", "Similar", 7, optional=True, drop=2),
+    ColumnSpec("folder", "Folder", 8, weight=1, optional=True, drop=1),
     ColumnSpec("size", "File size", 9, optional=True, drop=3),
     ColumnSpec("modified", "Modified (UTC)", 10, weight=1, max_width=16, optional=True, drop=4),
     ColumnSpec("decision", "Decision", 10),
@@ -111,6 +111,11 @@ def filter_members(members: Sequence[Member], pattern: str) -> list[Member]:
     ]
 
 
+def _has_decisions(review: Any) -> bool:
+    """Whether ``review`` (a ReviewState, or None) holds any decision, current or stale."""
+    return review is not None and review.active and bool(review.decisions or review.stale)
+
+
 class MemberTable(VirtualTable[Member]):
     """Member list of the selected family."""
 
@@ -160,15 +165,16 @@ class MemberTable(VirtualTable[Member]):
 
     def column_specs(self) -> Sequence[ColumnSpec]:
         columns = MAIL_COLUMNS if self.mail else COLUMNS
-        if self.review is None or not self.review.active:
+        if not _has_decisions(self.review):
             return tuple(c for c in columns if c.key != "decision")
         return columns
 
     def set_review(self, review: Any) -> None:
-        """Show the decisions of ``review`` (a ReviewState; inactive: no Decision column)."""
-        had = self.review is not None and self.review.active
+        """Show the decisions of ``review`` (a ReviewState): the Decision column is there
+        only while the review holds some decision (current or stale)."""
+        had = _has_decisions(self.review)
         self.review = review
-        if had != (review is not None and review.active):
+        if had != _has_decisions(review):
             self.relayout()
         self.refresh()
 
