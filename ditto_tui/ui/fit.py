@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from rich.cells import cell_len, set_cell_size
 from rich.style import Style
@@ -177,3 +178,22 @@ def fit_parts(parts: Sequence[Part], width: int) -> Text:
     if width > 0 and out.cell_len > width:  # wide characters rounding: never overflow
         out = Text(right_crop(out.plain, width), no_wrap=True, end="")
     return out
+
+
+@lru_cache(maxsize=64)
+def wrapped_lines(text: str, cells: int) -> tuple[str, ...]:
+    """``text`` wrapped at spaces into lines of at most ``cells`` cells (its own line
+    breaks kept); a word wider than a line is cut with an ellipsis."""
+    out: list[str] = []
+    for line in text.splitlines():
+        current = ""
+        for word in line.split(" "):
+            candidate = f"{current} {word}" if current else word
+            if cell_len(candidate) <= cells:
+                current = candidate
+                continue
+            if current:
+                out.append(current)
+            current = right_crop(word, cells)
+        out.append(current)
+    return tuple(out)

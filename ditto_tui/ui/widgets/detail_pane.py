@@ -110,7 +110,8 @@ class DetailPane(FindBarHolder, Vertical):
 
     def compose(self) -> ComposeResult:
         yield MemberFilter(
-            placeholder="filter members: path, subject or sender  (/ in the list)",
+            placeholders=("filter members: path, subject or sender  (/ in the list)",
+                          "filter members: path, subject, sender (/)", "filter members (/)"),
             id="member-filter",
             compact=True,
         )

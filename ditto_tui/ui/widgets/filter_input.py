@@ -21,15 +21,15 @@ from typing import Any
 from textual import work
 from textual.geometry import Size
 from textual.reactive import Reactive
-from textual.widgets import Input
 
 from ditto_tui.core.families.listing import FamilyListing
+from ditto_tui.ui.widgets.fitted_input import FittedInput
 
 __all__ = ["FilterInput"]
 
 
-class FilterInput(Input):
-    """An :class:`~textual.widgets.Input` of fixed size; ``on_edit()`` runs per edit."""
+class FilterInput(FittedInput):
+    """A :class:`~ditto_tui.ui.widgets.fitted_input.FittedInput` of fixed size; ``on_edit()`` runs per edit."""
 
     virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False)
     #: (a class default: Input's constructor sets a given value, which runs the watcher)

@@ -10,11 +10,13 @@ from __future__ import annotations
 from textual import on
 from textual.widgets import Input
 
+from ditto_tui.ui.widgets.fitted_input import FittedInput
+
 __all__ = ["MemberFilter"]
 
 
-class MemberFilter(Input):
-    """An :class:`~textual.widgets.Input` that is focusable only while in use."""
+class MemberFilter(FittedInput):
+    """A :class:`~ditto_tui.ui.widgets.fitted_input.FittedInput` that is focusable only while in use."""
 
     def on_mount(self) -> None:
         self.can_focus = False

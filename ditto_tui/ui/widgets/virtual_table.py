@@ -27,7 +27,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widget import Widget
 
-from ditto_tui.ui.fit import left_crop, middle_crop, right_crop
+from ditto_tui.ui.fit import left_crop, middle_crop, right_crop, wrapped_lines
 from ditto_tui.ui.internals import refresh_scrollbars
 from ditto_tui.ui.widgets.columns import CELL_PADDING, ColumnSpec, fit_columns
 from ditto_tui.ui.widgets.scrollbar import SteadyScrollBars
@@ -369,7 +369,7 @@ class VirtualTable(CachedStyles, SteadyScrollBars, ScrollView, Generic[RowT], ca
             return self._row_strip(cells, base + header, width)
         row = int(self.scroll_offset.y) + y - 1
         if not self.rows:
-            lines = self.placeholder.splitlines()
+            lines = wrapped_lines(self.placeholder, width)
             if 1 <= y <= len(lines):
                 return Strip(
                     [Segment(lines[y - 1], base + self._style("placeholder"))]

@@ -121,7 +121,8 @@ class MainScreen(Screen[None]):
             yield KChart(self.explorer, k=self.k, id="k-chart")
             yield FilterInput(
                 value=self.pattern,
-                placeholder="filter: path substring or glob  (/)",
+                placeholders=("filter: path substring or glob  (/)", "filter: path or glob (/)",
+                              "filter (/)"),
                 id="filter",
                 compact=True,
                 on_edit=self.pacer.hold,
