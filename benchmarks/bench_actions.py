@@ -37,7 +37,10 @@ import numpy as np
 from ditto_tui.core.families.ignore_aware import ignore_aware_labels
 from ditto_tui.core.index.pairs import UniquePairs
 from ditto_tui.core.review.keep import DocumentTable, preview
-from ditto_tui.corpus.actions import Target, execute, plan_action, undo_last
+from ditto_tui.corpus.actions.execution import execute
+from ditto_tui.corpus.actions.plan import Target
+from ditto_tui.corpus.actions.planning import plan_action
+from ditto_tui.corpus.actions.undo import undo_last
 
 
 def emit(name: str, value: float, unit: str) -> None:

@@ -16,7 +16,7 @@ import pytest
 
 from ditto_tui.cli.main import main
 from ditto_tui.core.review.decisions import identity_of
-from ditto_tui.corpus.actions import PAUSE_ENV
+from ditto_tui.corpus.actions.execution import PAUSE_ENV
 from ditto_tui.corpus.journal import journals
 from ditto_tui.corpus.review import ReviewStore
 from ditto_tui.corpus.session import CorpusSession

@@ -64,7 +64,7 @@ def documents(args: argparse.Namespace, paths: Sequence[str], report: SkipReport
     cache_dir = getattr(args, "cache", None)
     use_cache = not getattr(args, "no_cache", True)
     if cache_dir is not None and use_cache:
-        from ditto_tui.corpus.cache import is_inside
+        from ditto_tui.corpus.rootdir import is_inside
 
         for path in paths:
             if os.path.isdir(path) and is_inside(cache_dir, path):

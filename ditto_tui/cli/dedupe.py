@@ -30,7 +30,7 @@ from ditto_tui.cli.options import (
 from ditto_tui.cli.output import Output, escape_id, warn
 from ditto_tui.core.fingerprint.simhash import similarity_percent
 from ditto_tui.core.review.keep import RULES
-from ditto_tui.corpus.actions import LINK_WARNING
+from ditto_tui.corpus.actions.messages import LINK_WARNING
 from ditto_tui.corpus.documents import human_size
 
 if TYPE_CHECKING:
@@ -137,7 +137,7 @@ def _store(path: str, cache_dir: str | None, notices: list[str]):
 
 
 def _report_recovery(journal_dir: Path) -> None:
-    from ditto_tui.corpus.actions import recover
+    from ditto_tui.corpus.actions.undo import recover
 
     for report in recover(journal_dir):
         warn(f"an interrupted {report.action} was rolled back: {report.count('undone')} "
@@ -150,7 +150,7 @@ def _report_recovery(journal_dir: Path) -> None:
 
 def _report_damage(journal_dir: Path) -> int:
     """Warn about every damaged journal (by name, with what it can still tell); how many."""
-    from ditto_tui.corpus.actions import damaged
+    from ditto_tui.corpus.actions.undo import damaged
 
     found = damaged(journal_dir)
     for journal in found:
@@ -173,7 +173,8 @@ def _confirm(question: str, yes: bool) -> None:
 
 def cmd_dedupe(args: argparse.Namespace, out: Output) -> int:
     """The ``dedupe`` command (see :func:`add_parsers`)."""
-    from ditto_tui.corpus.actions import plan_action, save_plan
+    from ditto_tui.corpus.actions.planning import plan_action
+    from ditto_tui.corpus.actions.saved_plans import save_plan
     from ditto_tui.corpus.dedupe import select
     from ditto_tui.corpus.session import CorpusSession
     from ditto_tui.corpus.trash import trash_refusal
@@ -260,7 +261,7 @@ def _carry_out(plan: Any, args: argparse.Namespace, out: Output, journal_dir: Pa
                shown_refused: set[str], prefix: str | None = None) -> int:
     """After the plan is shown: stop there (a dry run, or nothing to do), write the
     removal list (``list``, to ``prefix`` or a name of its own), or confirm and act."""
-    from ditto_tui.corpus.actions import write_removal_list
+    from ditto_tui.corpus.actions.removal_list import write_removal_list
 
     if args.dry_run or not plan.steps:
         return 0
@@ -288,7 +289,7 @@ def _question(plan: Any) -> str:
 def _act(plan: Any, args: argparse.Namespace, out: Output, journal_dir: Path,
          shown_refused: set[str]) -> int:
     """Confirm, execute and report a checked trash/move/link plan."""
-    from ditto_tui.corpus.actions import execute
+    from ditto_tui.corpus.actions.execution import execute
 
     _confirm(_question(plan), args.yes)
     report = execute(plan, journal_dir)
@@ -303,7 +304,7 @@ def _act(plan: Any, args: argparse.Namespace, out: Output, journal_dir: Path,
 
 def _run_apply(args: argparse.Namespace, out: Output) -> int:
     """``dedupe PATH --apply FILE``: act on exactly a saved plan, each file checked again."""
-    from ditto_tui.corpus.actions import PlanError, load_plan, replan
+    from ditto_tui.corpus.actions.saved_plans import PlanError, load_plan, replan
 
     if args.plan is not None:
         raise UsageError("--apply FILE acts on a saved plan; --plan saves one")
@@ -390,7 +391,7 @@ def cmd_undo(args: argparse.Namespace, out: Output) -> int:
     """The ``undo`` command."""
     import time
 
-    from ditto_tui.corpus.actions import Busy, undo_last
+    from ditto_tui.corpus.actions.undo import Busy, undo_last
     from ditto_tui.corpus.journal import journals
 
     if not os.path.isdir(args.path):

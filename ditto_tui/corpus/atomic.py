@@ -1,4 +1,5 @@
-"""Write an output file whole or not at all, never over an existing file unless asked."""
+"""Writing whole: an output file whole or not at all, never over an existing file unless
+asked (:func:`output_file`), and every byte of a buffer to a descriptor (:func:`write_all`)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
-__all__ = ["output_file"]
+__all__ = ["output_file", "write_all"]
 
 
 @contextmanager
@@ -47,3 +48,11 @@ def output_file(
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """Write every byte of ``data`` to ``fd``, however short each ``os.write`` is; an
+    OSError from a write propagates (what was written before it stays written)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]

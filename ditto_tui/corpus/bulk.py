@@ -24,6 +24,7 @@ from ditto_tui.corpus.records import FileEntry
 from ditto_tui.corpus.rootdir import RootDir
 from ditto_tui.corpus.scan import (
     BINARY_REASON,
+    CHUNK_BYTES,
     INFLIGHT_PER_JOB,
     POOL_MIN_BYTES,
     POOL_MIN_FILES,
@@ -41,9 +42,9 @@ if TYPE_CHECKING:  # concurrent.futures is imported by runs that use a pool
 
 __all__ = ["Batch", "MessageIds", "fingerprint_batches"]
 
-#: Files (and bytes) of one chunk: one compiled call, one message to or from a worker.
+#: Files of one chunk: one compiled call, one message to or from a worker. Its bytes are
+#: bounded by the scan's ``CHUNK_BYTES``, the one bound of a chunk sent to a worker.
 CHUNK_FILES = 512
-CHUNK_BYTES = 4 * 1024 * 1024
 
 #: What one file gave: its fingerprint, the fingerprints of its mbox messages, or a skip
 #: reason.

@@ -39,6 +39,7 @@ import numpy as np
 
 from ditto_tui.core.index.pairs import UniquePairs
 from ditto_tui.corpus.records import CachedFile, FileResult
+from ditto_tui.corpus.rootdir import is_inside
 
 SCHEMA_VERSION = 2
 _UPGRADABLE = (1,)  # older versions whose tables are a subset of the current schema
@@ -106,13 +107,6 @@ def default_cache_path(root: str | Path) -> Path:
         if not is_inside(folder, real):
             return folder / name
     raise ValueError(f"no cache location outside {real}")
-
-
-def is_inside(path: str | Path, root: str | Path) -> bool:
-    """True when ``path`` (resolved) is ``root`` or below it."""
-    p = os.path.realpath(path)
-    r = os.path.realpath(root)
-    return p == r or p.startswith(r.rstrip(os.sep) + os.sep)
 
 
 def private_folder(folder: str | Path) -> Path:

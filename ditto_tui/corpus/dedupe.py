@@ -21,7 +21,7 @@ from ditto_tui.core.families.star import star_centres
 from ditto_tui.core.index.pairs import UniquePairs
 from ditto_tui.core.review.decisions import Identity, Resolution, family_key, identity_of
 from ditto_tui.core.review.keep import DocumentTable, by_folder, by_glob, preview, too_wide
-from ditto_tui.corpus.actions import Target
+from ditto_tui.corpus.actions.plan import Target
 from ditto_tui.corpus.documents import Document
 from ditto_tui.corpus.review import ReviewStore
 

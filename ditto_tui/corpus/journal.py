@@ -7,7 +7,7 @@ destination, size, mtime, inode, mode, sha256). The file is fsync'ed, and its fo
 *before* the first file moves. Then each outcome is appended (``{"n", "status",
 "reason"}``; fsync'ed in batches and at the end) and a final ``{"state": ...}`` line closes
 it: ``done``, ``undone`` or ``rolled-back``. A journal without a final state was
-interrupted; :func:`ditto_tui.corpus.actions.recover` rolls it back, deciding each
+interrupted; :func:`ditto_tui.corpus.actions.undo.recover` rolls it back, deciding each
 operation from the disk (so outcomes lost in a crash do not matter).
 
 Paths are stored as JSON strings; names that are not UTF-8 round-trip as ``\\udcXX``
@@ -30,6 +30,8 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TypeGuard
+
+from ditto_tui.corpus.atomic import write_all
 
 __all__ = ["Journal", "journal_folder", "journals"]
 
@@ -114,11 +116,7 @@ class Journal:
         journal._lock()
         chunks = [_dump({"header": header})]
         chunks += [_dump({"op": op}) for op in ops]
-        data = b"".join(chunks)
-        view = memoryview(data)
-        while view:
-            written = os.write(fd, view)
-            view = view[written:]
+        write_all(fd, b"".join(chunks))
         os.fsync(fd)
         _fsync_dir(folder)
         return journal

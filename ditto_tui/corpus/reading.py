@@ -13,6 +13,7 @@ import errno
 import os
 
 from ditto_tui.corpus import early_bytes
+from ditto_tui.corpus.documents import human_size
 from ditto_tui.corpus.rootdir import Refused, RootDir, kind_reason
 
 __all__ = [
@@ -226,18 +227,9 @@ def read_head(root: RootDir, rel: str, size: int) -> bytes:
 
 def too_large(size: int, limit: int) -> str:
     """The skip reason for a file of ``size`` bytes over the ``limit``: both figures shown."""
-    return f"larger than the size limit ({_human(size)} > {_human(limit)})"
+    return f"larger than the size limit ({human_size(size)} > {human_size(limit)})"
 
 
 def over_limit(limit: int) -> str:
     """The skip reason for a stream found longer than ``limit`` (its size is unknown)."""
-    return f"larger than the size limit (more than {_human(limit)})"
-
-
-def _human(n: int) -> str:
-    """Bytes as a short human figure (``64 MiB``)."""
-    for unit in ("bytes", "KiB", "MiB", "GiB"):
-        if n < 1024 or unit == "GiB":
-            return f"{n:g} {unit}" if unit == "bytes" else f"{n:.4g} {unit}"
-        n /= 1024  # type: ignore[assignment]
-    return f"{n} bytes"
+    return f"larger than the size limit (more than {human_size(limit)})"

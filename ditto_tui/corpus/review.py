@@ -33,7 +33,6 @@ from typing import Any
 from ditto_tui.core.review.decisions import DECISIONS, Identity, Record, Resolution, resolve
 from ditto_tui.corpus.cache import (
     default_cache_path,
-    is_inside,
     private_database,
     private_folder,
     root_digest,
@@ -42,6 +41,7 @@ from ditto_tui.corpus.cache import (
     to_unsigned,
 )
 from ditto_tui.corpus.journal import journal_folder
+from ditto_tui.corpus.rootdir import is_inside
 
 __all__ = ["ReviewStore", "SessionState", "review_path_for"]
 

@@ -24,12 +24,16 @@ import threading
 from collections.abc import Iterator
 
 __all__ = [
+    "FILE_FLAGS",
     "LEAVES",
     "LOOP",
+    "NEW_FILE_FLAGS",
     "THROUGH_SYMLINK",
     "Refused",
     "RootDir",
+    "is_inside",
     "kind_reason",
+    "relative_inside",
 ]
 
 #: Reasons of refusals (what the user reads).
@@ -45,8 +49,30 @@ BATCH_FOLDERS = 8
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _NOFOLLOW | _CLOEXEC
-_FILE_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | _NOFOLLOW | _CLOEXEC
+#: Opening an existing file by one name, read-only, never through a symlink (and never
+#: waiting on a FIFO: ``O_NONBLOCK``).
+FILE_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | _NOFOLLOW | _CLOEXEC
+#: Creating a new file by one name, exclusively (an existing name raises FileExistsError),
+#: never through a symlink.
+NEW_FILE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC
 _PROC_FD = "/proc/self/fd"
+
+
+def relative_inside(path: str | os.PathLike[str], root: str | os.PathLike[str]) -> str | None:
+    """``path`` relative to ``root``, both resolved (``"."`` for the root itself, ``/``
+    between names), or None when it lies outside. Resolves by path string: for a check
+    before acting, never for an open (that goes through :class:`RootDir`)."""
+    real, top = os.path.realpath(path), os.path.realpath(root)
+    if real == top:
+        return "."
+    if real.startswith(top.rstrip(os.sep) + os.sep):
+        return os.path.relpath(real, top).replace(os.sep, "/")
+    return None
+
+
+def is_inside(path: str | os.PathLike[str], root: str | os.PathLike[str]) -> bool:
+    """True when ``path`` (resolved) is ``root`` (resolved) or below it."""
+    return relative_inside(path, root) is not None
 
 
 class Refused(OSError):
@@ -292,7 +318,7 @@ class RootDir:
         if not stat.S_ISREG(st.st_mode):
             code = errno.EISDIR if stat.S_ISDIR(st.st_mode) else errno.EINVAL
             raise Refused(kind_reason(st.st_mode) or "not a regular file", code)
-        fd = os.open(name, _FILE_FLAGS, dir_fd=cur)
+        fd = os.open(name, FILE_FLAGS, dir_fd=cur)
         try:
             after = os.fstat(fd)
             if (after.st_dev, after.st_ino) != (st.st_dev, st.st_ino) or not stat.S_ISREG(
@@ -357,7 +383,7 @@ class RootDir:
         parent, _, name = rel.rpartition("/")
         try:
             dfd = self._batch_folder(parent)
-            fd = os.open(name, _FILE_FLAGS, dir_fd=dfd)
+            fd = os.open(name, FILE_FLAGS, dir_fd=dfd)
         except OSError:
             return None
         try:

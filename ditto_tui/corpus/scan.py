@@ -55,6 +55,7 @@ __all__ = [
 POOL_MIN_FILES = 50
 POOL_MIN_BYTES = 2 * 1024 * 1024
 CHUNK_FILES = 128
+#: Bytes of the files of one chunk sent to a worker (the bulk stream's chunks too).
 CHUNK_BYTES = 4 * 1024 * 1024
 INFLIGHT_PER_JOB = 3
 BINARY_REASON = "binary file"

@@ -99,7 +99,8 @@ def iter_fingerprints(
     """
     folders = [p for p in paths if os.path.isdir(p)]
     if use_cache and folders:  # only folders have a cache (sqlite3 costs start-up time)
-        from ditto_tui.corpus.cache import cache_file_for, is_inside, open_cache_for_root
+        from ditto_tui.corpus.cache import cache_file_for, open_cache_for_root
+        from ditto_tui.corpus.rootdir import is_inside
     if cache is not None and use_cache:
         for folder in folders:
             if is_inside(os.path.dirname(os.path.abspath(cache)), folder):

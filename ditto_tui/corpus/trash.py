@@ -31,6 +31,9 @@ import time
 import urllib.parse
 from pathlib import Path
 
+from ditto_tui.corpus.atomic import write_all
+from ditto_tui.corpus.rootdir import NEW_FILE_FLAGS
+
 __all__ = [
     "FREEDESKTOP_PLATFORMS",
     "TRASH_ENV",
@@ -204,13 +207,8 @@ def trashinfo_text(original: str, when: float | None = None) -> bytes:
 def write_trashinfo(info_path: str, original: str, *, dir_fd: int | None = None) -> None:
     """Create ``info_path`` exclusively (O_EXCL: the name is reserved, never through a
     symlink) for ``original``; with ``dir_fd`` it is a name in that open folder."""
-    flags = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-             | getattr(os, "O_CLOEXEC", 0))
-    fd = os.open(info_path, flags, 0o600, dir_fd=dir_fd)
+    fd = os.open(info_path, NEW_FILE_FLAGS, 0o600, dir_fd=dir_fd)
     try:
-        data = trashinfo_text(original)
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
+        write_all(fd, trashinfo_text(original))
     finally:
         os.close(fd)

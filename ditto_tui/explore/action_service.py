@@ -13,18 +13,12 @@ from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from ditto_tui.core.families.clusters import Family, Mode
-from ditto_tui.corpus.actions import (
-    ActionName,
-    Outcome,
-    Plan,
-    Report,
-    Target,
-    execute,
-    plan_action,
-    undo_last,
-    undoable,
-    write_removal_list,
-)
+from ditto_tui.corpus.actions.execution import execute
+from ditto_tui.corpus.actions.outcomes import Outcome, Report
+from ditto_tui.corpus.actions.plan import ActionName, Plan, Target
+from ditto_tui.corpus.actions.planning import plan_action
+from ditto_tui.corpus.actions.removal_list import write_removal_list
+from ditto_tui.corpus.actions.undo import undo_last, undoable
 from ditto_tui.corpus.journal import Journal
 from ditto_tui.explore.review import ActionTargets, action_targets, leave_stars, split_ignored
 from ditto_tui.explore.review_service import ReviewService
@@ -81,7 +75,7 @@ class ActionService:
     def plan(self, action: ActionName, targets: Sequence[Target],
              destination: str | None = None) -> Plan:
         """Check ``targets`` for ``action`` without touching any file
-        (:func:`~ditto_tui.corpus.actions.plan_action`); ``destination`` is the
+        (:func:`~ditto_tui.corpus.actions.planning.plan_action`); ``destination`` is the
         quarantine folder of ``move`` (and the prefix of a ``list``'s files)."""
         source = self._corpus.source
         plan = plan_action(source.root, action, targets,

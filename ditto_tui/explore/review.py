@@ -351,7 +351,7 @@ def preview_marks(
 # -- actions ---------------------------------------------------------------------------------
 class ActionTargets(NamedTuple, Generic[T]):
     """What :func:`action_targets` finds: ``found`` (document, keeper id, bits from it; the
-    explorer turns each into an action :class:`~ditto_tui.corpus.actions.Target`);
+    explorer turns each into an action :class:`~ditto_tui.corpus.actions.plan.Target`);
     ``far`` the ids decided duplicate with no kept member within k (not targets);
     ``stale`` how many stale duplicate decisions were left out; ``too_wide`` how many of
     the families with targets are flagged wider than 2k (chain grouping)."""

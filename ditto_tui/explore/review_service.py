@@ -18,7 +18,7 @@ from types import MappingProxyType
 from typing import Literal, Protocol
 
 from ditto_tui.core.review.decisions import Decision, Identity, identity_of
-from ditto_tui.corpus.actions import damaged, recover
+from ditto_tui.corpus.actions.undo import damaged, recover
 from ditto_tui.corpus.documents import Document
 from ditto_tui.corpus.review import ReviewStore
 from ditto_tui.corpus.session import CorpusSession

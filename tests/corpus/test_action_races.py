@@ -10,8 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from ditto_tui.corpus import actions
-from ditto_tui.corpus.actions import Target, execute, plan_action, undo_last
+from ditto_tui.corpus.actions import run_state
+from ditto_tui.corpus.actions.execution import execute
+from ditto_tui.corpus.actions.plan import Target
+from ditto_tui.corpus.actions.planning import plan_action
+from ditto_tui.corpus.actions.undo import undo_last
 
 DATA = b"the same bytes in three places\n" * 40
 
@@ -58,11 +61,8 @@ def unswap(places: dict[str, Path]) -> None:
 
 
 def swap_once(places: dict[str, Path], monkeypatch) -> None:
-    """Swap the folder right after the last check of ``sub/f.txt``, before it is acted on.
-
-    ``actions._about_to_act`` is the seam; on a tree without it (main before this fix) the
-    re-check function ``_verify`` is wrapped instead, and in undo the first helper it calls,
-    so this test shows what that code did."""
+    """Swap the folder right after the last check of ``sub/f.txt``, before it is acted on
+    (the seam ``run_state.about_to_act``, called by execute and by undo)."""
     done = []
 
     def once(*_: object) -> None:
@@ -70,24 +70,7 @@ def swap_once(places: dict[str, Path], monkeypatch) -> None:
             done.append(True)
             swap(places)
 
-    if hasattr(actions, "_about_to_act"):
-        monkeypatch.setattr(actions, "_about_to_act", lambda rel: once())
-        return
-    verify = actions._verify  # type: ignore[attr-defined]
-
-    def verify_then_swap(*args: object):
-        got = verify(*args)
-        once()
-        return got
-
-    monkeypatch.setattr(actions, "_verify", verify_then_swap)
-    remove = actions._remove_quietly  # type: ignore[attr-defined]
-
-    def remove_then_swap(*args: object) -> None:
-        remove(*args)
-        once()
-
-    monkeypatch.setattr(actions, "_remove_quietly", remove_then_swap)
+    monkeypatch.setattr(run_state, "about_to_act", lambda rel: once())
 
 
 def plan(places: dict[str, Path], action: str):
@@ -179,7 +162,7 @@ def test_the_reference_folder_swapped_while_linking_is_refused(
         os.rename(root / "keep", root / "keep.moved")
         os.symlink(places["outside"], root / "keep")
 
-    monkeypatch.setattr(actions, "_about_to_act", swap_reference)
+    monkeypatch.setattr(run_state, "about_to_act", swap_reference)
     report = execute(checked, places["j"])
     [outcome] = report.outcomes
     assert outcome.status == "refused" and "replaced or moved" in outcome.reason, outcome
@@ -199,7 +182,7 @@ def test_a_file_swapped_at_its_name_while_linking_is_put_back(
         (root / "sub" / "f.new").write_bytes(intruder)
         os.rename(root / "sub" / "f.new", root / "sub" / "f.txt")
 
-    monkeypatch.setattr(actions, "_about_to_act", replace_member)
+    monkeypatch.setattr(run_state, "about_to_act", replace_member)
     report = execute(checked, places["j"])
     [outcome] = report.outcomes
     assert outcome.status == "refused" and "replaced by another file" in outcome.reason

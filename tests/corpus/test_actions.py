@@ -14,17 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from ditto_tui.corpus.actions import (
-    MAIL_REASON,
-    PAUSE_ENV,
-    Target,
-    execute,
-    plan_action,
-    recover,
-    undo_last,
-    undoable,
-    write_removal_list,
-)
+from ditto_tui.corpus.actions.execution import PAUSE_ENV, execute
+from ditto_tui.corpus.actions.messages import MAIL_REASON
+from ditto_tui.corpus.actions.plan import Target
+from ditto_tui.corpus.actions.planning import plan_action
+from ditto_tui.corpus.actions.removal_list import write_removal_list
+from ditto_tui.corpus.actions.undo import recover, undo_last, undoable
 from ditto_tui.corpus.journal import Journal, journals
 
 from .conftest import write
@@ -238,7 +233,9 @@ def _run_action_child(corpus: Path, tmp_path: Path, action: str, pause_after: in
                       names: list[str], extra: str = "") -> subprocess.Popen:
     code = f"""
 import os, sys
-from ditto_tui.corpus.actions import Target, plan_action, execute
+from ditto_tui.corpus.actions.execution import execute
+from ditto_tui.corpus.actions.plan import Target
+from ditto_tui.corpus.actions.planning import plan_action
 root = {str(corpus)!r}
 targets = []
 for rel in {names!r}:
@@ -372,20 +369,23 @@ def test_trash_inside_the_corpus_and_quarantine_escapes_are_refused(
 def test_content_checks_open_through_the_gate(tmp_path: Path) -> None:
     """The sha256 check before acting opens the file inside the root only: a folder on the
     way swapped for a symlink (after the lstat walk) is refused, never hashed."""
-    from ditto_tui.corpus import actions as actions_mod
+    from ditto_tui.corpus.actions.outcomes import Refused
+    from ditto_tui.corpus.actions.verify import hash_in_gate
+    from ditto_tui.corpus.rootdir import RootDir
 
     root = tmp_path / "corpus"
     (root / "sub").mkdir(parents=True)
     (root / "sub" / "f.txt").write_text("inside")
     (tmp_path / "out").mkdir()
     (tmp_path / "out" / "f.txt").write_text("outside")
-    digest, _ = actions_mod._hash(str(root), "sub/f.txt")
+    with RootDir(root) as gate:
+        digest, _, _ = hash_in_gate(gate, "sub/f.txt", False)
     assert digest == hashlib.sha256(b"inside").hexdigest()
     (root / "sub" / "f.txt").unlink()
     (root / "sub").rmdir()
     (root / "sub").symlink_to(tmp_path / "out", target_is_directory=True)
-    with pytest.raises(actions_mod.Refused, match="symlink"):
-        actions_mod._hash(str(root), "sub/f.txt")
+    with RootDir(root) as gate, pytest.raises(Refused, match="symlink"):
+        hash_in_gate(gate, "sub/f.txt", False)
 
 
 @pytest.mark.parametrize(("platform", "name"), [("darwin", "macOS"), ("win32", "Windows")])
@@ -527,7 +527,7 @@ def test_disk_full_while_copying_across_filesystems_leaves_no_part_file(
     up during the copy removes ``*.ditto-part``, names the writing side, keeps the file."""
     import errno
 
-    from ditto_tui.corpus import actions as actions_mod
+    from ditto_tui.corpus.actions import transfer
 
     q = tmp_path / "q"
     plan = plan_action(corpus, "move", [target(corpus, "copies/deep/a2.txt", "keep/a.txt")],
@@ -550,15 +550,14 @@ def test_disk_full_while_copying_across_filesystems_leaves_no_part_file(
 
     monkeypatch.setattr(os, "write", full_write)
     monkeypatch.setattr(os, "rename", other_fs_rename)
-    if hasattr(actions_mod, "rename_noreplace"):
-        real_noreplace = actions_mod.rename_noreplace
+    real_noreplace = transfer.rename_noreplace
 
-        def other_fs(src_fd: int, src: str, dst_fd: int, dst: str) -> None:
-            if src_fd != dst_fd:
-                raise OSError(errno.EXDEV, "Invalid cross-device link")
-            real_noreplace(src_fd, src, dst_fd, dst)
+    def other_fs(src_fd: int, src: str, dst_fd: int, dst: str) -> None:
+        if src_fd != dst_fd:
+            raise OSError(errno.EXDEV, "Invalid cross-device link")
+        real_noreplace(src_fd, src, dst_fd, dst)
 
-        monkeypatch.setattr(actions_mod, "rename_noreplace", other_fs)
+    monkeypatch.setattr(transfer, "rename_noreplace", other_fs)
     report = execute(plan, tmp_path / "j")
     monkeypatch.undo()
     [outcome] = report.outcomes

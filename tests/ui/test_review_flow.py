@@ -280,7 +280,8 @@ async def test_fresh_sets_the_review_aside_and_keeps_the_journals(places, sessio
 async def test_an_interrupted_action_is_rolled_back_at_start_with_a_notice(places, sessions):
     from dataclasses import asdict
 
-    from ditto_tui.corpus.actions import Target, plan_action
+    from ditto_tui.corpus.actions.plan import Target
+    from ditto_tui.corpus.actions.planning import plan_action
     from ditto_tui.corpus.journal import Journal
     from ditto_tui.corpus.review import review_path_for
 
@@ -440,7 +441,7 @@ async def test_link_says_that_hard_links_share_content_in_the_dry_run_and_the_qu
 ):
     from textual.widgets import Select
 
-    from ditto_tui.corpus.actions import LINK_WARNING
+    from ditto_tui.corpus.actions.messages import LINK_WARNING
 
     cache = tmp_path / "cache"
     monkeypatch.setenv("XDG_CACHE_HOME", str(cache))

@@ -25,7 +25,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Input, ProgressBar, Select, Static
 
 from ditto_tui.core.fingerprint.simhash import similarity_percent
-from ditto_tui.corpus.actions import LINK_WARNING
+from ditto_tui.corpus.actions.messages import LINK_WARNING
 from ditto_tui.corpus.documents import human_size
 from ditto_tui.corpus.trash import platform_name, trash_refusal
 from ditto_tui.ui.listing import shown
