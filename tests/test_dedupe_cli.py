@@ -573,3 +573,24 @@ def test_the_removal_list_gives_each_files_bits_to_its_keeper_farthest_first(
         assert int(row["distance"]) == line["distance"] == (
             fps[row["id"]] ^ fps[row["reference"]]).bit_count() <= 4
         assert row["similarity"] == line["similarity"] == f"{(1 - line['distance'] / 64) * 100:.2f}%"
+
+
+def test_apply_of_an_unchanged_plan_acts_on_near_duplicates_too(corpus, env, tmp_path, capfdbinary) -> None:
+    """A saved plan re-checked against an unchanged folder acts on every step, the copy
+    that is near (not byte-identical to) its keeper included (the saved fingerprints
+    are compared as fingerprints, its distance as a distance)."""
+    import json as _json
+
+    (corpus / "copies/near.txt").write_text(TEXT.replace("now", "soon", 1))  # 2 bits away
+    os.utime(corpus / "copies/near.txt", ns=(1_700_000_000_000_000_000,) * 2)
+    plan_file = tmp_path / "plan.json"
+    code, out, err = run(capfdbinary, "dedupe", str(corpus), "--keep", "oldest", "--dry-run",
+                         "--plan", str(plan_file), "--action", "trash")
+    assert code == 0, err
+    steps = {s["id"]: s for s in _json.loads(plan_file.read_text())["steps"]}
+    near = steps["copies/near.txt"]
+    assert near["fp"] != near["ref_fp"] and near["distance"] == 2  # near, not equal
+    code, out, err = run(capfdbinary, "dedupe", str(corpus), "--apply", str(plan_file), "--yes")
+    assert code == 0, (out, err)
+    assert "refuse " not in out and "4 file(s) done, 0 not done" in out
+    assert set(tree(corpus)) == {"copies/one.txt", "other/unrelated.txt"}

@@ -142,7 +142,8 @@ def replan(saved: Plan, root: str | os.PathLike[str], *, pipeline: Any = None) -
             str(getattr(pipeline, "identity", "")) != saved.pipeline:
         raise PlanError(f"this plan was made with the pipeline {saved.pipeline}; "
                         f"give the same pipeline options (now {pipeline.identity})")
-    targets = [Target(s.id, s.size, s.mtime_ns, s.inode, "text", s.reference, s.fp, s.ref_fp)
+    targets = [Target(s.id, s.size, s.mtime_ns, s.inode, "text", s.reference, s.distance,
+                      fp=s.fp, ref_fp=s.ref_fp)
                for s in saved.steps]
     fresh = plan_action(real, saved.action, targets, quarantine=saved.quarantine,
                         trash_dir=saved.trash_dir if saved.action == "trash" else None,
