@@ -125,7 +125,8 @@ one and the member list shows only its members (its title says *tree node k=…*
 the root shows them all. With a node chosen, `R` offers it as the keep rule's scope.
 
 **Status line**: documents, files skipped (`!` lists them with the reason), families at
-the current k (with singletons on: `+ N single`), k, the grouping, the watch state, the
+the current k (with singletons on: `+ N single`), k, the grouping, the documents marked in
+the selected family (`2 marked`: `c` compares them; `M` clears), the watch state, the
 pipeline, and the scan options when they are not the defaults (`o` changes them).
 
 """

@@ -1,5 +1,5 @@
-"""StatusBar: one line saying where we are: root, counts, k, grouping, watch state, pipeline,
-scan options.
+"""StatusBar: one line saying where we are: root, counts, k, grouping, the marks of the
+selected family, watch state, pipeline, scan options.
 
 The line is a list of :class:`~ditto_tui.ui.fit.Part` built by :meth:`StatusBar.parts`,
 each with a priority; when the terminal is narrow the labels get terse, the root loses
@@ -28,6 +28,7 @@ SEP = " · "
 P_K, P_MODE, P_WATCH, P_PIPELINE, P_FAMILIES, P_DOCS, P_SKIPPED = range(7)
 P_OPTIONS, P_ROOT, P_PROGRAM = 7, 8, 9
 P_REVIEW = 4  # after the pipeline, before the families count
+P_MARKED = P_MODE  # what c compares
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,7 +48,8 @@ class Status:
     shown_families: int | None = None
     singles: int | None = None
     options: str = ""
-    review: str = ""  # review progress, e.g. "312/601 reviewed" ("" without a review store)
+    review: str = ""  # review progress, e.g. "312 of 601 reviewed" ("" without a review store)
+    marked: int = 0  # documents marked for comparison in the selected family
 
 
 class StatusBar(CachedStyles, Widget):
@@ -118,6 +120,8 @@ class StatusBar(CachedStyles, Widget):
             Part(f"k={s.k}", P_K, "bold", sep=SEP),
             Part(s.mode, P_MODE, sep=SEP),
         ]
+        if s.marked:
+            parts.append(Part(f"{s.marked} marked", P_MARKED, "bold", sep=SEP))
         if s.review:
             parts.append(Part(s.review, P_REVIEW, sep=SEP))
         parts += [

@@ -40,6 +40,7 @@ from ditto_tui.explore.review import ReviewState
 from ditto_tui.explore.snapshot import Snapshot
 from ditto_tui.explore.view import SORT_KEYS, FamilyView, SortKey
 from ditto_tui.ui.listing import ShownFamily
+from ditto_tui.ui.screens.main.compare_pair import marks_in
 from ditto_tui.ui.screens.main.document_commands import DocumentCommands
 from ditto_tui.ui.screens.main.excerpts import ExcerptReader
 from ditto_tui.ui.screens.main.frame_pacing import FramePacer
@@ -119,13 +120,8 @@ class MainScreen(Screen[None]):
         with Horizontal(id="controls"):
             yield KSlider(self.k, self.explorer.max_k, id="k-slider")
             yield KChart(self.explorer, k=self.k, id="k-chart")
-            yield FilterInput(
-                value=self.pattern,
-                placeholder="filter: path substring or glob  (/)",
-                id="filter",
-                compact=True,
-                on_edit=self.pacer.hold,
-            )
+            yield FilterInput(value=self.pattern, placeholder="filter: path substring or glob  (/)",
+                              id="filter", compact=True, on_edit=self.pacer.hold)
             yield TitleLine(Text(""), id="view-options")
         yield ScanProgress(id="scan")
         with Horizontal(id="body"):
@@ -193,7 +189,11 @@ class MainScreen(Screen[None]):
 
     @property
     def marked(self) -> list[str]:
-        return self.detail.marked
+        return marks_in(self.detail.marked, self.detail.family)
+
+    def set_marks(self, marks: list[str]) -> None:
+        self.detail.set_marked(marks)
+        self.update_status()
 
     @property
     def previewed(self) -> str | None:
@@ -324,8 +324,9 @@ class MainScreen(Screen[None]):
         self.query_one(StatusBar).show(status_of(
             root=self.root_label, snapshot=self.snapshot, view=self.view, settings=settings,
             watch=self.explorer.watch_state, source=self.explorer.source, review=self.review,
+            marked=len(self.marked),
         ))
-        self.query_one("#view-options", TitleLine).update(view_options(settings, len(self.marked)))
+        self.query_one("#view-options", TitleLine).update(view_options(settings))
 
     # -- sessions --------------------------------------------------------------------------
     def session_state(self) -> SessionState:
@@ -394,8 +395,8 @@ class MainScreen(Screen[None]):
     def action_leave_filter(self) -> None:
         if self.focused is self.query_one(FilterInput):
             self.table.focus()
-        else:  # the member filter, the chosen tree node or the tree
-            self.detail.step_back()
+        elif not (self.member_table.has_focus and self.document_commands.unmark_all()):
+            self.detail.step_back()  # the member filter, the chosen tree node or the tree
 
     def action_toggle_tree(self) -> None:
         """Open the family tree of the selected family beside its members, or close it."""
@@ -410,9 +411,10 @@ class MainScreen(Screen[None]):
 
     # -- document actions -------------------------------------------------------------------
     def action_mark(self) -> None:
-        if self.document_commands.mark():
-            self.detail.set_marked(self.marked)
-            self.update_status()
+        self.document_commands.mark()
+
+    def action_clear_marks(self) -> None:
+        self.document_commands.clear_marks()
 
     def action_toggle_source(self) -> None:
         self.detail.toggle_html_source()
