@@ -399,3 +399,22 @@ async def test_tab_skips_the_member_filter_box_unless_it_is_in_use(tmp_path, mak
         families(app).focus()
         await pilot.press("tab")
         assert app.focused is members(app)  # out of the tab order again
+
+
+async def test_status_line_keeps_the_document_count_at_80_columns(tmp_path, make_app):
+    app = make_app(long_corpus(tmp_path / "c"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        bar = app.main_screen.query_one(StatusBar)
+        # a real review under way, watched: the progress and the family count give way first
+        bar.show(replace(bar.status, documents=7054, skipped=1794, families=601,
+                         watch="watching", review="312 of 601 reviewed"))
+        await pilot.pause()
+        line = bar.render_status().plain
+        assert len(line) <= bar.content_size.width
+        for part in ("7,054 docs", "k=3", "chain", "watching", "ditto/2"):
+            assert part in line, line
+        bar.show(replace(bar.status, marked=2))  # two marked: said too, the count stays
+        await pilot.pause()
+        line = bar.render_status().plain
+        assert "7,054 docs" in line and "2 marked" in line, line

@@ -24,11 +24,11 @@ __all__ = ["MIN_ROOT", "Status", "StatusBar", "left_crop"]
 MIN_ROOT = 12  # the root keeps at least this many cells before parts are dropped
 SEP = " · "
 
-# Priorities (lower stays longer): what the user acts on first, the corpus last.
-P_K, P_MODE, P_WATCH, P_PIPELINE, P_FAMILIES, P_DOCS, P_SKIPPED = range(7)
-P_OPTIONS, P_ROOT, P_PROGRAM = 7, 8, 9
-P_REVIEW = 4  # after the pipeline, before the families count
-P_MARKED = P_MODE  # what c compares
+# Priorities (lower stays longer): what the user acts on first, then the size of the corpus
+# (the document count is nowhere else on screen: at 80 columns it stays, the review
+# progress, the families count and the pipeline's details give way first), the rest last.
+P_K, P_MODE, P_MARKED, P_WATCH, P_DOCS, P_PIPELINE, P_FAMILIES, P_REVIEW = range(8)
+P_SKIPPED, P_OPTIONS, P_ROOT, P_PROGRAM = range(8, 12)
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,7 +123,7 @@ class StatusBar(CachedStyles, Widget):
         if s.marked:
             parts.append(Part(f"{s.marked} marked", P_MARKED, "bold", sep=SEP))
         if s.review:
-            parts.append(Part(s.review, P_REVIEW, sep=SEP))
+            parts.append(Part(s.review, P_REVIEW, short=s.review.replace(" of ", "/"), sep=SEP))
         parts += [
             Part(s.watch, P_WATCH, self.cached_style(f"status-bar--{state}"), sep=SEP),
             Part(s.pipeline, P_PIPELINE, muted, short=s.pipeline.split(";")[0], sep=SEP),
