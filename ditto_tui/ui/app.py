@@ -22,6 +22,7 @@ from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.color import Color
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.theme import Theme
 
@@ -33,7 +34,7 @@ from ditto_tui.explore.snapshot import Snapshot
 from ditto_tui.explore.source import CorpusSource, OptionsSwitchable
 from ditto_tui.ui.commands import DittoCommands
 from ditto_tui.ui.internals import release_drawn_lines
-from ditto_tui.ui.messages import ExplorerMessage, OpenExternal
+from ditto_tui.ui.messages import ExplorerMessage, KeptNotice, OpenExternal
 from ditto_tui.ui.screens.help import HelpScreen
 from ditto_tui.ui.screens.main import MainScreen
 from ditto_tui.ui.screens.notices import NoticesScreen
@@ -257,17 +258,23 @@ class DittoApp(App[None]):
             self.add_notice(event.text, severity=event.severity, title=event.title)
 
     def add_notice(self, text: str, *, severity: str = "warning", title: str = "") -> None:
-        """Show a notice now (a toast) and keep it in the log (``l``)."""
+        """Show a notice now (a toast) and keep it in the log (``L``); a warning is also
+        said again on exit. ``severity`` "information" is for what the user did."""
         self.notice_log.append((time.time(), severity, text))
-        if severity != "error" and text not in self.notices:
+        if severity == "warning" and text not in self.notices:
             self.notices.append(text)
+        toasts: dict[str, SeverityLevel] = {"error": "error", "information": "information"}
+        toast = toasts.get(severity, "warning")
         self.notify(
             text,
-            title=title or ("Error" if severity == "error" else "Notice"),
-            severity="error" if severity == "error" else "warning",
+            title=title or {"error": "Error", "information": "Done"}.get(severity, "Notice"),
+            severity=toast,
             markup=False,
             timeout=8,
         )
+
+    def on_kept_notice(self, message: KeptNotice) -> None:
+        self.add_notice(message.text, severity="information", title=message.title)
 
     def watch_state(self) -> str:
         """What the status line says about watching."""

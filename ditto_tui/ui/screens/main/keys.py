@@ -121,7 +121,7 @@ MAIN_KEYS: list[BindingType] = [
         "x,ctrl+s",
         "export",
         "Export",
-        tooltip="write the families as shown to CSV or JSON lines",
+        tooltip="write the families as shown to CSV, JSON lines or an HTML report",
     ),
     Binding(
         "w,f6",
