@@ -204,9 +204,9 @@ async def test_help_explains_the_terms(tmp_path, make_app):
         await settle(pilot)
         await pilot.press("f1")
         await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
-        from textual.widgets import Markdown
+        from ditto_tui.ui.widgets.rendered_page import RenderedPage
 
-        text = app.screen.query_one("#help-words", Markdown).source
+        text = " ".join(app.screen.query_one(RenderedPage).plain.split())  # as one line
         for term in ("Chain", "Star", "Diameter", "Distance to the representative",
                      "Index blocks", "k chart", "To rep."):
             assert term in text
