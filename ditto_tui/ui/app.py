@@ -22,8 +22,11 @@ from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.color import Color
+from textual.events import Resize
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.theme import Theme
+from textual.timer import Timer
 
 from ditto_tui.core.families.clusters import MODES, as_mode
 from ditto_tui.core.fingerprint import engine
@@ -33,8 +36,8 @@ from ditto_tui.explore.snapshot import Snapshot
 from ditto_tui.explore.source import CorpusSource, OptionsSwitchable
 from ditto_tui.ui.commands import DittoCommands
 from ditto_tui.ui.internals import release_drawn_lines
-from ditto_tui.ui.messages import ExplorerMessage, OpenExternal
-from ditto_tui.ui.screens.help import HelpScreen
+from ditto_tui.ui.messages import ExplorerMessage, KeptNotice, OpenExternal
+from ditto_tui.ui.screens.help import HelpScreen, help_lines, help_width
 from ditto_tui.ui.screens.main import MainScreen
 from ditto_tui.ui.screens.notices import NoticesScreen
 from ditto_tui.ui.screens.skipped import SkippedScreen
@@ -133,6 +136,9 @@ class DittoApp(App[None]):
         self.pipeline_identity = pipeline.identity
         self.pipelines = dict(pipelines) if pipelines is not None else pipeline_choices(pipeline)
         self.notices: list[str] = []
+        #: the help page, rendered ahead at the width it will have (see HelpScreen)
+        self.help_lines = help_lines()
+        self._help_timer: Timer | None = None
         self._switch_title = ""  # the title of the toast when a rescan of ours ends
         #: every notice of this session with the time it arrived (the log screen)
         self.notice_log: list[tuple[float, str, str]] = []
@@ -207,6 +213,21 @@ class DittoApp(App[None]):
         slow = engine.missing()  # the compiled engine was not built at install time
         if slow:
             self.add_notice(slow)
+        # after the first frame and the scan's start
+        self.call_after_refresh(lambda: self._render_help_ahead(self.size.width))
+
+    def on_resize(self, event: Resize) -> None:
+        """Render the help for the new width once the resizing has stopped."""
+        if self._help_timer is not None:
+            self._help_timer.stop()
+        self._help_timer = self.set_timer(
+            0.5, lambda: self._render_help_ahead(event.size.width), name="help ahead"
+        )
+
+    @work(thread=True, exclusive=True, group="help")
+    def _render_help_ahead(self, width: int) -> None:
+        """Render the help page for a screen ``width`` wide, so that ``?`` only draws it."""
+        self.help_lines.at(help_width(width))
 
     def on_unmount(self) -> None:
         store = self.explorer.review_store
@@ -257,17 +278,23 @@ class DittoApp(App[None]):
             self.add_notice(event.text, severity=event.severity, title=event.title)
 
     def add_notice(self, text: str, *, severity: str = "warning", title: str = "") -> None:
-        """Show a notice now (a toast) and keep it in the log (``l``)."""
+        """Show a notice now (a toast) and keep it in the log (``L``); a warning is also
+        said again on exit. ``severity`` "information" is for what the user did."""
         self.notice_log.append((time.time(), severity, text))
-        if severity != "error" and text not in self.notices:
+        if severity == "warning" and text not in self.notices:
             self.notices.append(text)
+        toasts: dict[str, SeverityLevel] = {"error": "error", "information": "information"}
+        toast = toasts.get(severity, "warning")
         self.notify(
             text,
-            title=title or ("Error" if severity == "error" else "Notice"),
-            severity="error" if severity == "error" else "warning",
+            title=title or {"error": "Error", "information": "Done"}.get(severity, "Notice"),
+            severity=toast,
             markup=False,
             timeout=8,
         )
+
+    def on_kept_notice(self, message: KeptNotice) -> None:
+        self.add_notice(message.text, severity="information", title=message.title)
 
     def watch_state(self) -> str:
         """What the status line says about watching."""
@@ -359,7 +386,7 @@ class DittoApp(App[None]):
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen())
+            self.push_screen(HelpScreen(self.help_lines))
 
     # -- screenshots ------------------------------------------------------------------------------
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:

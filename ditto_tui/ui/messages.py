@@ -3,7 +3,8 @@
 The explorer calls back from its own threads; the app posts one :class:`ExplorerMessage`
 per event (posting is thread-safe) and handles it on the UI thread. Bursts collapse: a
 queued view or progress message is replaced by a newer one of the same kind.
-:class:`OpenExternal` goes up from a screen to the app, which owns the terminal.
+:class:`OpenExternal` goes up from a screen to the app, which owns the terminal;
+:class:`KeptNotice` asks the app to keep a notice in the session's log (``L``).
 """
 
 from __future__ import annotations
@@ -41,3 +42,14 @@ class OpenExternal(Message):
         super().__init__()
         self.doc_id = doc_id
         self.variable = variable
+
+
+class KeptNotice(Message):
+    """Say ``text`` (a toast titled ``title``) and keep it in the notices of the session
+    (the log screen, ``L``): what the user did that is worth finding again, such as where
+    an export was written. Never markup."""
+
+    def __init__(self, text: str, *, title: str = "") -> None:
+        super().__init__()
+        self.text = text
+        self.title = title

@@ -1,19 +1,19 @@
-"""Every dialog dims the screen behind it: what is being confirmed stays in view."""
+"""A dialog dims the screen behind it: what is being confirmed stays in view. (Help is a
+page of its own: opaque, so that opening it draws only its lines.)"""
 
 from __future__ import annotations
 
 from ditto_tui.ui.screens.actions import ConfirmScreen
-from ditto_tui.ui.screens.help import HelpScreen
 
 from .conftest import settle
 
 
-async def test_confirmations_and_help_keep_the_screen_behind_in_view(corpus_dir, make_app):
+async def test_confirmations_keep_the_screen_behind_in_view(corpus_dir, make_app):
     app = make_app(corpus_dir)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         behind = app.screen
-        for dialog in (ConfirmScreen("Move 3 files to the trash?"), HelpScreen()):
+        for dialog in (ConfirmScreen("Move 3 files to the trash?"), ConfirmScreen("Undo?")):
             await app.push_screen(dialog)
             await pilot.pause()
             assert app.screen is dialog

@@ -224,3 +224,23 @@ def test_chain_report_names_bridges_of_a_wide_family() -> None:
     direct = chain_report(Live(), "v0", "v6", 4)
     assert direct.path.bottleneck == 1 and len(direct.hops) == 7  # minimax: small hops, not a 4-bit jump
     assert not direct.bridges  # diameter 6 is not above 2k = 8
+
+
+async def test_the_grid_legend_explains_every_mark_at_80_columns(corpus_dir, make_app):
+    app = make_app(corpus_dir)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = await open_compare(pilot)
+        await pilot.press("e")
+        await settle(pilot)
+        panel = screen.query_one(ExplainPanel)
+        await wait_for(pilot, lambda: panel.explanation is not None)
+        await pilot.pause()
+        body = panel.query_one("#explain-body")
+        lines = ["".join(s.text for s in body.render_line(y))
+                 for y in range(body.content_size.height)]
+        legend = next(line for line in lines if "xor" in line).rstrip()
+        for mark in ("x", "!", "~"):  # each glyph of the xor row is named
+            assert f"{mark} " in legend.split("xor", 1)[1], legend
+        assert legend.endswith("fragile)") and "…" not in legend
+        assert len(legend) <= panel.scrollable_content_region.width  # in sight at 80

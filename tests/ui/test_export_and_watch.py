@@ -241,3 +241,44 @@ async def test_home_and_end_in_the_member_list(corpus_dir, make_app):
         assert members.cursor_row == len(members.members) - 1 > 0
         await pilot.press("home")
         assert members.cursor_row == 0
+
+
+async def test_export_by_keyboard_alone(corpus_dir, make_app, tmp_path):
+    """x, down twice to HTML, down to the path: a space typed there is a space, a blank
+    path is refused with a message, enter writes HTML (the format highlighted), and the
+    notices (L) keep where it went."""
+    app = make_app(corpus_dir)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("x")
+        dialog = app.screen
+        assert isinstance(dialog, ExportDialog)
+        formats = dialog.query_one("#export-format")
+        path_input = dialog.query_one("#export-path", Input)
+        assert dialog.focused is formats  # the focus starts on the format
+        await pilot.press("down", "down")  # the arrows choose: HTML is chosen, not only lit
+        assert dialog.fmt == "html" and path_input.value.endswith(".html")
+        await pilot.press("down")  # past the last format: the path
+        assert dialog.focused is path_input
+        before = path_input.value
+        await pilot.press("space")  # a space is typed, the path is not replaced
+        assert path_input.value == before + " "
+        await pilot.press("up")
+        assert dialog.focused is formats
+        await pilot.press("down")
+        path_input.value = ""
+        await pilot.press("enter")  # a blank path: refused, and it says so
+        assert app.screen is dialog
+        warning = str(dialog.query_one("#export-warning").render())
+        assert "Give a path" in warning
+        dest = tmp_path / "families.html"
+        path_input.value = str(dest)
+        await pilot.press("up", "enter")  # enter on the format exports too
+        await wait_for(pilot, lambda: app.screen is app.main_screen)
+        await wait_for(pilot, lambda: dest.exists())
+        assert "<html" in dest.read_text(encoding="utf-8").lower()
+        kept = [text for _t, _s, text in app.notice_log]
+        assert kept == [f"Exported 3 families to {dest}"]
+        await pilot.press("L")
+        await settle(pilot)
+        assert str(dest) in app.screen.query_one("#notices").get_row_at(0)[2].plain

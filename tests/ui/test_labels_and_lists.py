@@ -204,9 +204,9 @@ async def test_help_explains_the_terms(tmp_path, make_app):
         await settle(pilot)
         await pilot.press("f1")
         await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
-        from textual.widgets import Markdown
+        from ditto_tui.ui.widgets.rendered_page import RenderedPage
 
-        text = app.screen.query_one("#help-words", Markdown).source
+        text = " ".join(app.screen.query_one(RenderedPage).plain.split())  # as one line
         for term in ("Chain", "Star", "Diameter", "Distance to the representative",
                      "Index blocks", "k chart", "To rep."):
             assert term in text
@@ -423,3 +423,22 @@ async def test_a_too_wide_chain_keeps_its_excerpt_and_marks_its_diameter() -> No
         assert table.cell_text(pair, "diameter") == "1"
         await select_family(pilot, "chain-0.txt")
         assert "try star grouping" in str(members(app).border_title)
+
+
+async def test_status_line_keeps_the_document_count_at_80_columns(tmp_path, make_app):
+    app = make_app(long_corpus(tmp_path / "c"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        bar = app.main_screen.query_one(StatusBar)
+        # a real review under way, watched: the progress and the family count give way first
+        bar.show(replace(bar.status, documents=7054, skipped=1794, families=601,
+                         watch="watching", review="312 of 601 reviewed"))
+        await pilot.pause()
+        line = bar.render_status().plain
+        assert len(line) <= bar.content_size.width
+        for part in ("7,054 docs", "k=3", "chain", "watching", "ditto/2"):
+            assert part in line, line
+        bar.show(replace(bar.status, marked=2))  # two marked: said too, the count stays
+        await pilot.pause()
+        line = bar.render_status().plain
+        assert "7,054 docs" in line and "2 marked" in line, line

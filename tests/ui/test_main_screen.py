@@ -345,3 +345,44 @@ async def test_the_control_bar_stands_apart_from_the_screen_in_every_theme(corpu
             await settle(pilot)
             assert app.get_css_variables()["boost"] == boost
             assert controls.background_colors[1] != screen.background_colors[1], theme
+
+
+async def test_help_is_rendered_ahead_and_only_drawn_on_f1(corpus_dir, make_app, monkeypatch):
+    """The help page is rendered in a worker at start for the width it will have: `?`
+    renders nothing, it draws the lines in sight (as fast as the notices screen)."""
+    from ditto_tui.ui.screens.help import help_width
+    from ditto_tui.ui.widgets.rendered_page import RenderedLines, RenderedPage
+
+    app = make_app(corpus_dir)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await wait_for(pilot, lambda: app.help_lines.has(help_width(100)))
+        rendered: list[int] = []
+        render = RenderedLines._render
+
+        def counted(self: RenderedLines, width: int):
+            rendered.append(width)
+            return render(self, width)
+
+        monkeypatch.setattr(RenderedLines, "_render", counted)
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.pause()
+        page = app.screen.query_one(RenderedPage)
+        assert page.content_size.width == help_width(100)
+        assert rendered == []  # drawn from the lines rendered ahead
+        assert "Main screen" in page.plain and "Words used here" in page.plain
+        await pilot.press("escape")
+        await pilot.resize_terminal(120, 40)  # a new width: rendered ahead again
+        await wait_for(pilot, lambda: app.help_lines.has(help_width(120)))
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert rendered == [help_width(120)]  # by the worker, before the key
+
+
+def test_help_lists_find_and_go_to_line_for_compare():
+    from ditto_tui.ui.screens.help import help_sections
+
+    rows = dict(dict(help_sections())["Compare"])
+    assert "find as you type" in rows["/"]
+    assert "go to a line" in rows[": / ctrl+g"]

@@ -4,6 +4,11 @@ Asks for a path (default: a file named after the corpus beside its root folder, 
 the user's documents folder when that is not writable; always shown in full), never
 overwrites an existing file without a second, explicit confirmation, and writes in a
 thread worker through :func:`ditto_tui.corpus.export.export_families`.
+
+The keyboard: the focus starts on the format (:class:`FormatChoice`: the arrows choose
+one, down past the last goes to the path, up from the path comes back); enter, in either,
+exports in the format chosen; a blank path is refused with a message under the field.
+Where the file went is said in a toast and kept in the session's notices (``L``).
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from textual.widgets import Button, Input, Label, RadioButton, RadioSet
 
 from ditto_tui.core.families.clusters import FamilyLike
 from ditto_tui.corpus.export import export_families
+from ditto_tui.ui.messages import KeptNotice
 
 
 def export_folder(root: str | None) -> str:
@@ -50,10 +56,40 @@ def default_path(fmt: str, k: int, mode: str, root: str | None = None) -> str:
     return os.path.join(export_folder(root), name)
 
 
+class FormatChoice(RadioSet):
+    """The export formats, one always chosen: the highlighted one (the arrows choose, they
+    do not only highlight), so that enter exports what the user sees highlighted. Down on
+    the last format moves on to the next field; up on the first stays."""
+
+    BINDINGS = [Binding("enter", "screen.export", "Export", show=False)]
+
+    def _step(self, by: int) -> None:
+        buttons = list(self.query(RadioButton))
+        index = self.pressed_index + by
+        if index >= len(buttons):
+            self.screen.focus_next()
+        elif index >= 0:
+            buttons[index].value = True  # (the set highlights the button pressed)
+
+    def action_next_button(self) -> None:
+        self._step(1)
+
+    def action_previous_button(self) -> None:
+        self._step(-1)
+
+
 class ExportDialog(ModalScreen[str | None]):
     """Dismisses with the written path, or None when cancelled."""
 
-    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel")]
+    # (up and down reach here from the path field and the buttons: the format list has
+    # its own)
+    BINDINGS = [
+        Binding("escape", "dismiss(None)", "Cancel"),
+        Binding("up", "app.focus_previous", "Previous field", show=False),
+        Binding("down", "app.focus_next", "Next field", show=False),
+    ]
+
+    AUTO_FOCUS = "#export-format"
 
     def __init__(
         self,
@@ -84,12 +120,15 @@ class ExportDialog(ModalScreen[str | None]):
                 Text(f"Export {len(self.families):,} families (k={self.k}, {self.mode}, as shown)"),
                 id="export-title",
             )
-            with RadioSet(id="export-format"):
+            with FormatChoice(id="export-format"):
                 yield RadioButton("CSV (one row per member)", value=True, id="fmt-csv")
                 yield RadioButton("JSON lines (one object per family)", id="fmt-jsonl")
                 if self.report is not None:
                     yield RadioButton("HTML report (families with diffs, one page)", id="fmt-html")
-            yield Input(default_path("csv", self.k, self.mode, self.root), id="export-path")
+            # (select_on_focus off: a key typed after tab or down edits the path, never
+            # replaces it whole)
+            yield Input(default_path("csv", self.k, self.mode, self.root), id="export-path",
+                        select_on_focus=False)
             yield Label(Text(""), id="export-warning")
             with Horizontal(id="export-buttons"):
                 yield Button("Export", variant="primary", id="export-ok")
@@ -97,9 +136,8 @@ class ExportDialog(ModalScreen[str | None]):
 
     def on_mount(self) -> None:
         self.query_one("#export").border_title = "Export families"
-        self.query_one("#export-path", Input).focus()
 
-    @on(RadioSet.Changed)
+    @on(FormatChoice.Changed)
     def format_changed(self, event: RadioSet.Changed) -> None:
         fmt = {"fmt-jsonl": "jsonl", "fmt-html": "html"}.get(event.pressed.id or "", "csv")
         path_input = self.query_one("#export-path", Input)
@@ -107,6 +145,7 @@ class ExportDialog(ModalScreen[str | None]):
         for ext in (".csv", ".jsonl", ".html"):
             if old.endswith(ext):
                 path_input.value = old[: -len(ext)] + "." + fmt
+                path_input.cursor_position = len(path_input.value)  # typing goes on at its end
         self.fmt = fmt
         self._reset_confirmation()
 
@@ -122,8 +161,15 @@ class ExportDialog(ModalScreen[str | None]):
     @on(Input.Submitted, "#export-path")
     @on(Button.Pressed, "#export-ok")
     def export_pressed(self) -> None:
+        self.action_export()
+
+    def action_export(self) -> None:
+        """Write the families in the format chosen to the path given (a blank path is
+        refused with a message; an existing file needs a second confirmation)."""
         raw = self.query_one("#export-path", Input).value.strip()
         if not raw:
+            warning = Text("Give a path to write to (down goes to the path field).", style="bold")
+            self.query_one("#export-warning", Label).update(warning)
             return
         path = Path(os.path.expanduser(raw))
         if not path.is_absolute():
@@ -163,5 +209,6 @@ class ExportDialog(ModalScreen[str | None]):
         self.app.call_from_thread(self._done, str(path), count)
 
     def _done(self, path: str, count: int) -> None:
-        self.app.notify(f"Wrote {count:,} families to {path}", title="Exported", markup=False)
+        self.app.post_message(KeptNotice(f"Exported {count:,} families to {path}",
+                                         title="Exported"))
         self.dismiss(path)

@@ -1,22 +1,30 @@
 """HelpScreen: every key binding, per screen, generated from the bindings themselves, then
 the words the explorer uses, explained (:data:`~ditto_tui.core.explain.glossary.GLOSSARY` and what
-the screen's own labels mean), rendered as Markdown."""
+the screen's own labels mean), rendered as Markdown.
+
+The page is rendered once per width (:func:`help_lines`; the app renders it ahead in a
+worker at start and after a resize, for the width :func:`help_width` gives) and drawn a
+visible line at a time (:class:`~ditto_tui.ui.widgets.rendered_page.RenderedPage`), so
+``?`` opens it as fast as any other screen.
+"""
 
 from __future__ import annotations
 
 from rich.console import Group
+from rich.markdown import Markdown
 from rich.table import Table
 from rich.text import Text
+from rich.theme import Theme
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Markdown, Static
 
 from ditto_tui.core.explain.glossary import GLOSSARY
 from ditto_tui.ui.screens.compare import CompareScreen
 from ditto_tui.ui.screens.main.keys import MAIN_KEYS
 from ditto_tui.ui.screens.neighbours import NeighboursScreen
+from ditto_tui.ui.widgets.rendered_page import RenderedLines, RenderedPage
 
 #: (title, the screen's key bindings) in the order the help shows them
 SECTIONS: list[tuple[str, list[BindingType]]] = [
@@ -36,8 +44,14 @@ EXTRA: dict[str, list[tuple[str, str]]] = {
         ("↑ ↓ → ← space (tree)", "move in the family tree: → opens a node, ← closes it or goes up"),
         ("enter (tree)", "show only the members of that node (the root: all of them)"),
         ("esc (tree)", "show all the members again; with no node chosen, close the tree"),
+        ("/ : (preview focused)", "find in the preview, go to a line (as in Compare)"),
     ],
-    "Compare": [("↑ ↓ pgup pgdn ← →", "scroll both sides together")],
+    "Compare": [
+        ("↑ ↓ pgup pgdn ← →", "scroll both sides together"),
+        ("/", "find as you type in both sides (lower case matches any case; every match "
+              "highlighted, \"3 of 17\"); n / N next/previous match, esc ends the find"),
+        (": / ctrl+g", "go to a line: 120 goes to line 120 of A, b120 to line 120 of B"),
+    ],
     "Neighbours": [("enter", "compare the highlighted document with the origin")],
     "Everywhere": [
         ("ctrl+p", "command palette: every action by name"),
@@ -86,13 +100,39 @@ def help_sections() -> list[tuple[str, list[tuple[str, str]]]]:
 
 
 def help_renderable() -> Group:
-    """The help page: one two-column table per section."""
+    """The keys: one two-column table per section."""
     parts: list[Table | Text] = []
     for title, rows in help_sections():
         if parts:
             parts.append(Text(""))
         parts.append(_section(title, rows))
     return Group(*parts)
+
+
+#: the Markdown's styles: plain emphasis on the panel's colours (Rich's defaults colour
+#: headings and code for a bare terminal)
+HELP_THEME = Theme({
+    "markdown.h1": "bold underline", "markdown.h2": "bold underline", "markdown.h3": "bold",
+    "markdown.code": "bold", "markdown.item.bullet": "bold", "markdown.item.number": "bold",
+    "markdown.link": "underline", "markdown.block_quote": "italic",
+})
+
+
+def help_page() -> Group:
+    """The whole help page: the keys (:func:`help_renderable`), then the words."""
+    return Group(help_renderable(), Text(""), Markdown(SCREEN_WORDS + GLOSSARY))
+
+
+def help_lines() -> RenderedLines:
+    """The help page's lines, rendered once per width (see the module docstring)."""
+    return RenderedLines(help_page, theme=HELP_THEME)
+
+
+def help_width(screen_width: int) -> int:
+    """The width the help page is drawn at on a screen ``screen_width`` cells wide: the
+    box of ``#help`` (80% of the screen, at most 90; app.tcss) less its border, padding
+    and scroll bar."""
+    return min(screen_width * 8 // 10, 90) - 2 - 2 - 2
 
 
 #: what the labels of the main screen mean (the glossary explains the terms)
@@ -126,22 +166,32 @@ k+4, *identical* (≡) a node of identical fingerprints, ● the chosen node: en
 one and the member list shows only its members (its title says *tree node k=…*); esc or
 the root shows them all. With a node chosen, `R` offers it as the keep rule's scope.
 
+**Explain** (`e` on the compare screen): the bit grid shows A, B and A xor B, 16 bits a
+row from bit 63; in the xor row `x` is a bit that differs, `!` one that differs and was
+a close vote (fragile: a small edit could flip it), `~` one that is the same on both
+sides but fragile on at least one, `·` one that is the same and firm.
+
 **Status line**: documents, files skipped (`!` lists them with the reason), families at
-the current k (with singletons on: `+ N single`), k, the grouping, the watch state, the
+the current k (with singletons on: `+ N single`), k, the grouping, the documents marked in
+the selected family (`2 marked`: `c` compares them; `M` clears), the watch state, the
 pipeline, and the scan options when they are not the defaults (`o` changes them).
 
 """
 
 
 class HelpScreen(ModalScreen[None]):
-    """Modal list of key bindings; any of escape, q, ? or f1 closes it."""
+    """Modal list of key bindings; any of escape, q, ? or f1 closes it. ``lines`` is the
+    page, rendered ahead (default: rendered now, at the width it gets)."""
 
     BINDINGS = [Binding("escape,q,question_mark,f1", "dismiss(None)", "Close")]
 
+    def __init__(self, lines: RenderedLines | None = None) -> None:
+        super().__init__()
+        self.lines = lines if lines is not None else help_lines()
+
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help"):
-            yield Static(help_renderable(), id="help-text")
-            yield Markdown(SCREEN_WORDS + GLOSSARY, id="help-words")
+            yield RenderedPage(self.lines, id="help-text")
 
     def on_mount(self) -> None:
         self.query_one("#help").border_title = "Keys and words  (esc to close)"

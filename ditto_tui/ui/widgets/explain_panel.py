@@ -40,6 +40,12 @@ class _Styles:
     muted: Style
 
 
+#: the A xor B column's heading, its legend: x and ! differ, ! and ~ were close votes
+#: (fragile: ~ is the same on both sides but could flip); · is the same and firm. (It
+#: fits the panel at 80 columns: keep it this short.)
+LEGEND = "xor (x ! differ, ! ~ fragile)"
+
+
 def _bits_grid(text: Text, e: PairExplanation, s: _Styles) -> None:
     """A, B and their xor as 4 rows of 16 bits (bit 63 first); differing bits in
     ``differ``, fragile ones (close votes) in ``fragile``; the xor row marks x (differs),
@@ -47,7 +53,7 @@ def _bits_grid(text: Text, e: PairExplanation, s: _Styles) -> None:
     fragile = {i for i in range(64) if abs(e.strength_a[i]) < 0.25 or abs(e.strength_b[i]) < 0.25}
     xor = e.fingerprint_a ^ e.fingerprint_b
     text.append("   ")
-    for name in ("A", "B", "A xor B (x differs, ! fragile)"):
+    for name in ("A", "B", LEGEND):
         text.append(name.ljust(21), s.heading)
     text.append("\n")
     for row in range(4):

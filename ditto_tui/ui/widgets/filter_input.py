@@ -25,7 +25,11 @@ from textual.reactive import Reactive
 from ditto_tui.core.families.listing import FamilyListing
 from ditto_tui.ui.widgets.fitted_input import FittedInput
 
-__all__ = ["FilterInput"]
+__all__ = ["FILTER_PLACEHOLDERS", "FilterInput"]
+
+#: the family filter box's placeholders, longest first (the first that fits is shown)
+FILTER_PLACEHOLDERS = ("filter: path substring or glob  (/)", "filter: path or glob (/)",
+                       "filter (/)")
 
 
 class FilterInput(FittedInput):

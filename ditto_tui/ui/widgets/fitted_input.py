@@ -40,10 +40,12 @@ class FittedInput(Input):
     def set_placeholders(self, *placeholders: str) -> None:
         """Offer ``placeholders`` (longest first) instead."""
         self.placeholders = placeholders
-        self._fit_placeholder()
+        self._fit(self.content_size.width)
 
     @on(events.Resize)
-    def _fit_placeholder(self) -> None:
-        width = self.content_size.width
+    def _resized(self, event: events.Resize) -> None:
+        self._fit(event.size.width)
+
+    def _fit(self, width: int) -> None:
         if width > 0:
             self.placeholder = fitted(self.placeholders, width)

@@ -1,5 +1,5 @@
-"""StatusBar: one line saying where we are: root, counts, k, grouping, watch state, pipeline,
-scan options.
+"""StatusBar: one line saying where we are: root, counts, k, grouping, the marks of the
+selected family, watch state, pipeline, scan options.
 
 The line is a list of :class:`~ditto_tui.ui.fit.Part` built by :meth:`StatusBar.parts`,
 each with a priority; when the terminal is narrow the labels get terse, the root loses
@@ -24,10 +24,11 @@ __all__ = ["MIN_ROOT", "Status", "StatusBar", "left_crop"]
 MIN_ROOT = 12  # the root keeps at least this many cells before parts are dropped
 SEP = " · "
 
-# Priorities (lower stays longer): what the user acts on first, the corpus last.
-P_K, P_MODE, P_WATCH, P_PIPELINE, P_FAMILIES, P_DOCS, P_SKIPPED = range(7)
-P_OPTIONS, P_ROOT, P_PROGRAM = 7, 8, 9
-P_REVIEW = 4  # after the pipeline, before the families count
+# Priorities (lower stays longer): what the user acts on first, then the size of the corpus
+# (the document count is nowhere else on screen: at 80 columns it stays, the review
+# progress, the families count and the pipeline's details give way first), the rest last.
+P_K, P_MODE, P_MARKED, P_WATCH, P_DOCS, P_PIPELINE, P_FAMILIES, P_REVIEW = range(8)
+P_SKIPPED, P_OPTIONS, P_ROOT, P_PROGRAM = range(8, 12)
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,7 +48,8 @@ class Status:
     shown_families: int | None = None
     singles: int | None = None
     options: str = ""
-    review: str = ""  # review progress, e.g. "312/601 reviewed" ("" without a review store)
+    review: str = ""  # review progress, e.g. "312 of 601 reviewed" ("" without a review store)
+    marked: int = 0  # documents marked for comparison in the selected family
 
 
 class StatusBar(CachedStyles, Widget):
@@ -118,8 +120,10 @@ class StatusBar(CachedStyles, Widget):
             Part(f"k={s.k}", P_K, "bold", sep=SEP),
             Part(s.mode, P_MODE, sep=SEP),
         ]
+        if s.marked:
+            parts.append(Part(f"{s.marked} marked", P_MARKED, "bold", sep=SEP))
         if s.review:
-            parts.append(Part(s.review, P_REVIEW, sep=SEP))
+            parts.append(Part(s.review, P_REVIEW, short=s.review.replace(" of ", "/"), sep=SEP))
         parts += [
             Part(s.watch, P_WATCH, self.cached_style(f"status-bar--{state}"), sep=SEP),
             Part(s.pipeline, P_PIPELINE, muted, short=s.pipeline.split(";")[0], sep=SEP),

@@ -1,16 +1,20 @@
 """Which two documents the main screen compares, and how marks are kept: pure rules over
 the marks, the highlighted member and the selected family.
 
-O(family size) at most (:func:`nearest_other`), for the family on screen only.
+Marks belong to the family they were made in: only the marks among the selected family's
+members act (:func:`marks_in`), and a mark made in another family replaces them.
+
+O(family size) at most (:func:`nearest_other`, :func:`marks_in`), for the family on
+screen only.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from ditto_tui.core.families.clusters import FamilyLike
 
-__all__ = ["MAX_MARKS", "compare_pair", "nearest_other", "toggle_mark"]
+__all__ = ["MAX_MARKS", "compare_pair", "marks_in", "nearest_other", "toggle_mark"]
 
 #: two marks are a pair to compare
 MAX_MARKS = 2
@@ -50,10 +54,19 @@ def nearest_other(family: FamilyLike, fingerprints: Mapping[str, int]) -> str:
     return min(others, key=lambda m: ((fingerprints.get(m, 0) ^ centre_fp).bit_count(), m))
 
 
+def marks_in(marked: Sequence[str], family: FamilyLike | None) -> list[str]:
+    """The marks that act in ``family``: those of ``marked`` among its members, oldest
+    first (none without a family). O(len(marked) x family size)."""
+    if not marked or family is None:
+        return []
+    members = family.members
+    return [doc_id for doc_id in marked if doc_id in members]
+
+
 def toggle_mark(marked: list[str], doc_id: str) -> str | None:
-    """Mark ``doc_id`` or unmark it (``marked`` changes in place). A third mark means the
-    user moved on: the oldest goes (the pair may span families) and is returned, for the
-    notice that says so; else None."""
+    """Mark ``doc_id`` or unmark it (``marked``, the marks of its family, changes in
+    place). A third mark means the user moved on: the oldest goes and is returned, for
+    the notice that says so; else None."""
     if doc_id in marked:
         marked.remove(doc_id)
         return None

@@ -1,7 +1,8 @@
 """DocumentCommands: what the user does with the highlighted document on the main screen.
 
-Mark it for comparison, compare it (with the other marked one, its representative, or any document picked by
-name), list its neighbours within k, follow its links to the representative, open it in
+Mark it for comparison (marks belong to the family they were made in: see
+:mod:`.compare_pair`) or clear the marks, compare it (with the other marked one, its
+representative, or any document picked by name), list its neighbours within k, follow its links to the representative, open it in
 ``$EDITOR`` or ``$PAGER`` (the app runs them: :class:`~ditto_tui.ui.messages.OpenExternal`
 goes up), or copy its path. Each command reads the selection through
 :class:`~ditto_tui.ui.screens.main.on_screen.OnScreen` and opens its screen on the app;
@@ -27,16 +28,17 @@ class DocumentCommands:
     def __init__(self, host: OnScreen) -> None:
         self._host = host
 
-    def mark(self) -> bool:
+    def mark(self) -> None:
         """Mark the highlighted document for comparison, or unmark it; a third mark drops
-        the oldest, with a notice. False when no document is highlighted (nothing
-        changed)."""
+        the oldest, with a notice, and marks left in another family go. Nothing without
+        a highlighted document."""
         host = self._host
         doc_id = host.selected_member()
         if doc_id is None:
-            return False
-        marked = host.marked
+            return
+        marked = list(host.marked)  # this family's: those of another one go
         dropped = toggle_mark(marked, doc_id)
+        host.set_marks(marked)
         if dropped is not None:
             host.notify(
                 f"Unmarked {shown(dropped)} (two marks at most); "
@@ -44,7 +46,23 @@ class DocumentCommands:
                 title="Mark replaced",
                 markup=False,
             )
+
+    def unmark_all(self) -> bool:
+        """Clear the marks of the family on screen (and any left in another family), with
+        a notice; False when nothing in this family was marked (nothing changed)."""
+        host = self._host
+        count = len(host.marked)
+        if not count:
+            return False
+        host.set_marks([])
+        host.notify(f"Unmarked {count} document{'s' if count > 1 else ''}.", markup=False)
         return True
+
+    def clear_marks(self) -> None:
+        """The clear-marks key: :meth:`unmark_all`, or say that nothing is marked here."""
+        if not self.unmark_all():
+            self._host.set_marks([])  # (marks left in another family go too)
+            self._host.notify("No document is marked in this family.", markup=False)
 
     def open_compare(self, left: str, right: str) -> None:
         """Compare ``left`` with ``right`` in the snapshot on screen."""

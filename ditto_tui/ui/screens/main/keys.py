@@ -64,14 +64,23 @@ MAIN_KEYS: list[BindingType] = [
         "space",
         "mark",
         "Mark",
-        tooltip="mark/unmark the highlighted member for comparison (two at most)",
+        tooltip="mark/unmark the highlighted member for comparison (two at most); marks act "
+        "in the family they were made in, the status line counts them",
+        show=False,
+    ),
+    Binding(
+        "M",
+        "clear_marks",
+        "Clear marks",
+        tooltip="clear the marks of this family (esc in the member list too)",
         show=False,
     ),
     Binding(
         "c",
         "compare",
         "Compare",
-        tooltip="compare the two marked documents (unmarked: the representative and the highlighted member)",
+        tooltip="compare the two marked documents of this family (unmarked: the representative "
+        "and the highlighted member)",
     ),
     Binding(
         "a",
@@ -112,7 +121,7 @@ MAIN_KEYS: list[BindingType] = [
         "x,ctrl+s",
         "export",
         "Export",
-        tooltip="write the families as shown to CSV or JSON lines",
+        tooltip="write the families as shown to CSV, JSON lines or an HTML report",
     ),
     Binding(
         "w,f6",
@@ -153,7 +162,12 @@ MAIN_KEYS: list[BindingType] = [
         key_display="L",
     ),
     Binding(
-        "escape", "leave_filter", "Back to list", tooltip="leave the filter box", show=False
+        "escape",
+        "leave_filter",
+        "Back to list",
+        tooltip="leave the filter box; in the member list: clear the marks, else show all "
+        "the members of the tree again",
+        show=False,
     ),
     # -- review ----------------------------------------------------------------------
     Binding("k", "decide('keep')", "Keep", tooltip="decide: keep the highlighted document (again: clear)"),

@@ -47,7 +47,13 @@ class OnScreen(Protocol):
 
     @property
     def marked(self) -> list[str]:
-        """The documents marked for comparison (two at most), oldest first."""
+        """The documents marked for comparison in the family on screen (two at most),
+        oldest first; marks made in another family do not act here."""
+        ...
+
+    def set_marks(self, marks: list[str]) -> None:
+        """Replace the marks (every family's) with ``marks``: the member list's ✓ column
+        and the status line follow."""
         ...
 
     @property

@@ -24,6 +24,7 @@ from ditto_tui.ui.screens.main.on_screen import OnScreen
 
 if TYPE_CHECKING:
     from ditto_tui.ui.screens.keep_rules import Settings
+    from ditto_tui.ui.widgets.detail_pane import DetailPane
 
 __all__ = ["ReviewCommands"]
 
@@ -209,3 +210,43 @@ class ReviewCommands:
         """The selected family, when it has something to review (two members or more)."""
         family = self._host.selected_family()
         return family if family is not None and family.size > 1 else None
+
+
+class ReviewKeys:
+    """The main screen's review and act key actions, each handed to its
+    :class:`ReviewCommands` (a mixin of the screen, which gives the two attributes)."""
+
+    review_commands: ReviewCommands
+
+    @property
+    def detail(self) -> DetailPane:
+        raise NotImplementedError
+
+    def action_decide(self, value: Decision) -> None:
+        """Record ``value`` for the highlighted member (again: clear it), then move on."""
+        if self.review_commands.decide(value):
+            self.detail.next_member()  # as in a mail reader: a family decided key after key
+
+    def action_clear_decisions(self) -> None:
+        self.review_commands.clear_decisions()
+
+    def action_family_reviewed(self) -> None:
+        self.review_commands.family_reviewed()
+
+    def action_ignore_family(self) -> None:
+        self.review_commands.ignore_family()
+
+    def action_ignore_pair(self) -> None:
+        self.review_commands.ignore_pair()
+
+    def action_keep_rules(self) -> None:
+        self.review_commands.keep_rules()
+
+    def action_actions(self) -> None:
+        self.review_commands.actions()
+
+    def action_undo(self) -> None:
+        self.review_commands.undo()
+
+    def action_export(self) -> None:
+        self.review_commands.export()

@@ -33,19 +33,19 @@ from textual.widgets import Input
 
 from ditto_tui.core.families.clusters import Mode
 from ditto_tui.core.families.tree import TreeNode
-from ditto_tui.core.review.decisions import Decision
 from ditto_tui.corpus.review import SessionState
 from ditto_tui.explore.explorer import Explorer
 from ditto_tui.explore.review import ReviewState
 from ditto_tui.explore.snapshot import Snapshot
 from ditto_tui.explore.view import SORT_KEYS, FamilyView, SortKey
 from ditto_tui.ui.listing import ShownFamily
+from ditto_tui.ui.screens.main.compare_pair import marks_in
 from ditto_tui.ui.screens.main.document_commands import DocumentCommands
 from ditto_tui.ui.screens.main.excerpts import ExcerptReader
 from ditto_tui.ui.screens.main.frame_pacing import FramePacer
 from ditto_tui.ui.screens.main.keys import MAIN_KEYS
 from ditto_tui.ui.screens.main.latest_view import LatestView
-from ditto_tui.ui.screens.main.review_commands import ReviewCommands
+from ditto_tui.ui.screens.main.review_commands import ReviewCommands, ReviewKeys
 from ditto_tui.ui.screens.main.selection import Selection, tree_context
 from ditto_tui.ui.screens.main.session import restored, session_of
 from ditto_tui.ui.screens.main.status import empty_message, status_of, view_options
@@ -54,7 +54,7 @@ from ditto_tui.ui.widgets.detail_pane import DetailPane
 from ditto_tui.ui.widgets.families_pane import FamiliesPane
 from ditto_tui.ui.widgets.family_table import FamilyTable
 from ditto_tui.ui.widgets.family_tree import TreeContext
-from ditto_tui.ui.widgets.filter_input import FilterInput
+from ditto_tui.ui.widgets.filter_input import FILTER_PLACEHOLDERS, FilterInput
 from ditto_tui.ui.widgets.footer import Footer
 from ditto_tui.ui.widgets.k_chart import KChart
 from ditto_tui.ui.widgets.k_slider import KSlider
@@ -67,7 +67,7 @@ from ditto_tui.ui.widgets.tree_control import TreeShown
 __all__ = ["MainScreen"]
 
 
-class MainScreen(Screen[None]):
+class MainScreen(ReviewKeys, Screen[None]):
     """Families at the current k; the members and preview of the selection.
 
     ``explorer`` is the corpus and its index; ``k``/``mode`` the initial view;
@@ -119,14 +119,8 @@ class MainScreen(Screen[None]):
         with Horizontal(id="controls"):
             yield KSlider(self.k, self.explorer.max_k, id="k-slider")
             yield KChart(self.explorer, k=self.k, id="k-chart")
-            yield FilterInput(
-                value=self.pattern,
-                placeholders=("filter: path substring or glob  (/)", "filter: path or glob (/)",
-                              "filter (/)"),
-                id="filter",
-                compact=True,
-                on_edit=self.pacer.hold,
-            )
+            yield FilterInput(value=self.pattern, placeholders=FILTER_PLACEHOLDERS, id="filter",
+                              compact=True, on_edit=self.pacer.hold)
             yield TitleLine(Text(""), id="view-options")
         yield ScanProgress(id="scan")
         with Horizontal(id="body"):
@@ -194,7 +188,11 @@ class MainScreen(Screen[None]):
 
     @property
     def marked(self) -> list[str]:
-        return self.detail.marked
+        return marks_in(self.detail.marked, self.detail.family)
+
+    def set_marks(self, marks: list[str]) -> None:
+        self.detail.set_marked(marks)
+        self.update_status()
 
     @property
     def previewed(self) -> str | None:
@@ -325,8 +323,9 @@ class MainScreen(Screen[None]):
         self.query_one(StatusBar).show(status_of(
             root=self.root_label, snapshot=self.snapshot, view=self.view, settings=settings,
             watch=self.explorer.watch_state, source=self.explorer.source, review=self.review,
+            marked=len(self.marked),
         ))
-        self.query_one("#view-options", TitleLine).update(view_options(settings, len(self.marked)))
+        self.query_one("#view-options", TitleLine).update(view_options(settings))
 
     # -- sessions --------------------------------------------------------------------------
     def session_state(self) -> SessionState:
@@ -395,8 +394,8 @@ class MainScreen(Screen[None]):
     def action_leave_filter(self) -> None:
         if self.focused is self.query_one(FilterInput):
             self.table.focus()
-        else:  # the member filter, the chosen tree node or the tree
-            self.detail.step_back()
+        elif not (self.member_table.has_focus and self.document_commands.unmark_all()):
+            self.detail.step_back()  # the member filter, the chosen tree node or the tree
 
     def action_toggle_tree(self) -> None:
         """Open the family tree of the selected family beside its members, or close it."""
@@ -411,9 +410,10 @@ class MainScreen(Screen[None]):
 
     # -- document actions -------------------------------------------------------------------
     def action_mark(self) -> None:
-        if self.document_commands.mark():
-            self.detail.set_marked(self.marked)
-            self.update_status()
+        self.document_commands.mark()
+
+    def action_clear_marks(self) -> None:
+        self.document_commands.clear_marks()
 
     def action_toggle_source(self) -> None:
         self.detail.toggle_html_source()
@@ -438,33 +438,3 @@ class MainScreen(Screen[None]):
 
     def action_copy_path(self) -> None:
         self.document_commands.copy_path()
-
-    # -- review and act (see review_commands) -------------------------------------------------
-    def action_decide(self, value: Decision) -> None:
-        """Record ``value`` for the highlighted member (again: clear it), then move on."""
-        if self.review_commands.decide(value):
-            self.detail.next_member()  # as in a mail reader: a family decided key after key
-
-    def action_clear_decisions(self) -> None:
-        self.review_commands.clear_decisions()
-
-    def action_family_reviewed(self) -> None:
-        self.review_commands.family_reviewed()
-
-    def action_ignore_family(self) -> None:
-        self.review_commands.ignore_family()
-
-    def action_ignore_pair(self) -> None:
-        self.review_commands.ignore_pair()
-
-    def action_keep_rules(self) -> None:
-        self.review_commands.keep_rules()
-
-    def action_actions(self) -> None:
-        self.review_commands.actions()
-
-    def action_undo(self) -> None:
-        self.review_commands.undo()
-
-    def action_export(self) -> None:
-        self.review_commands.export()

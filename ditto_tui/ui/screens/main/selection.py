@@ -5,7 +5,7 @@ Until the user picks a family or a member, the cursors stay on the first rows wh
 list fills in (a scan), instead of following whichever family happened to be first;
 afterwards the pick follows its family: the explorer keeps it in every view it builds
 (:meth:`~ditto_tui.explore.Explorer.set_keep`). Moving to another family drops the
-member picked in the last one.
+member picked in the last one; the marks made there stay, but act (and count) only there.
 
 The selection drives the panes it is given (:class:`Panes`, the main screen meets it);
 what is on screen (the view, its snapshot, the review) comes with each call. O(1) on the
@@ -51,6 +51,10 @@ class Panes(Protocol):
     def member_table(self) -> MemberTable: ...
 
     def notify(self, message: str, *, title: str = "", markup: bool = True) -> None: ...
+
+    def update_status(self) -> None:
+        """Say again what the status line says (the marks counted are the family's)."""
+        ...
 
 
 def tree_context(view: FamilyView | None, settings: ViewSettings, review: ReviewState) -> TreeContext:
@@ -112,6 +116,8 @@ class Selection:
         detail = panes.detail
         detail.tree_control.context = tree
         detail.show_family(family, snapshot, pattern=pattern, note=note)
+        if detail.marked:  # marks act in their own family only: the count shown follows
+            panes.update_status()
         self.moved()
 
     def moved(self) -> None:

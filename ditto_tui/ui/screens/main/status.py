@@ -43,10 +43,12 @@ def status_of(
     watch: str,
     source: CorpusSource,
     review: ReviewState,
+    marked: int = 0,
 ) -> Status:
     """The status line for ``view`` (None: none shown yet) of ``snapshot``, with the
     families shown out of all when a filter is set, the singletons shown when they are on,
-    the corpus ``source``'s pipeline and scan options, and the ``review`` progress."""
+    the corpus ``source``'s pipeline and scan options, the ``review`` progress and how
+    many documents are ``marked`` in the selected family."""
     shown_multi = singles = None
     if view is not None:
         shown_multi = view.shown_multi if view.shown_multi >= 0 else len(view)
@@ -65,13 +67,14 @@ def status_of(
         pipeline=source.pipeline.identity,
         review=review_progress(review, view),
         options=options_summary(source.options) if isinstance(source, HasOptions) else "",
+        marked=marked,
     )
 
 
-def view_options(settings: ViewSettings, marked: int) -> list[Part]:
-    """The view options line (sort, singletons, the review's filters, ``marked`` documents),
-    fitted to its cells by priority: the states that filter or mark stay, "sort:" and the
-    singletons' word go first."""
+def view_options(settings: ViewSettings) -> list[Part]:
+    """The view options line (sort, singletons, the review's filters), fitted to its cells
+    by priority: the states that filter stay, "sort:" and the singletons' word go first.
+    (The marks are counted on the status line, which is there at every width.)"""
     sort_key, singletons = settings.sort_key, settings.singletons
     options = [
         Part(f"sort: {sort_key}", 2, short=sort_key),
@@ -82,8 +85,6 @@ def view_options(settings: ViewSettings, marked: int) -> list[Part]:
         options.append(Part("unreviewed only", 0, short="unreviewed", sep=" · "))
     if settings.show_ignored:
         options.append(Part("ignored shown", 0, short="+ignored", sep=" · "))
-    if marked:
-        options.append(Part(f"marked {marked}", 1, sep=" · "))
     return options
 
 
