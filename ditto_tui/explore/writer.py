@@ -433,15 +433,14 @@ class IndexWriter:
                     index.add(doc_id, int(fp))
         changed = contents.update(batch) or changed or bool(n_new)
         if watch:
-            self._touched.update(batch.added)
-            self._touched.update(batch.changed)
-            self._touched.update(batch.removed)
+            self._touched.update(batch.touched())
             self._views.note_changes(batch, gone)
         return changed or bool(batch.skipped) or batch.rescan
 
     def _replace(self, source: CorpusSource) -> None:
         self._source = source
         self._epoch += 1
+        self._complete = False
         self._index = NearIndex(self.max_k)
         self._contents = Contents()
         self._listings.forget()

@@ -295,7 +295,7 @@ class MainScreen(Screen[None]):
         self.snapshot = snapshot
         self.excerpt_reader.forget(touched)
         if touched or self.detail.preview_failed:
-            self.detail.forget(touched)
+            self.detail.forget(touched, snapshot)
         self.update_status()
 
     def listing_warmed(self, k: int, mode: str) -> None:
