@@ -272,7 +272,7 @@ class MainScreen(Screen[None]):
             keep=keep,
             placeholder=empty_message(
                 self.settings(), self.snapshot, scanning=self.explorer.scanning,
-                source=self.explorer.source, can_switch=self.explorer.can_switch,
+                source=self.explorer.source, can_switch=self.explorer.can_switch, view=view,
             ),
         )
         if view.delta is None:
