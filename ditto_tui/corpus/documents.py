@@ -9,7 +9,7 @@ escapes for the screen.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -206,6 +206,18 @@ class ChangeBatch:
             self.added or self.changed or self.removed or self.skipped or self.rescan
             or (self.documents and not isinstance(self.documents, FixedDocuments))
         )
+
+    def touched(self) -> Iterator[str]:
+        """The ids whose content this batch says changed: fingerprints added, changed and
+        removed, and documents re-read with an unchanged fingerprint (edited, rewritten,
+        grown by bytes the pipeline ignores; their record is new). What was read of them
+        (a preview, an excerpt) is stale. Ids may repeat; none for :class:`FixedDocuments`
+        records (they never change)."""
+        yield from self.added
+        yield from self.changed
+        yield from self.removed
+        if not isinstance(self.documents, FixedDocuments):
+            yield from self.documents
 
     def extend(self, other: ChangeBatch) -> None:
         """Fold a later batch into this one (later facts win per id). Batches of

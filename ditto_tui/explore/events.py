@@ -43,7 +43,9 @@ class ScanProgressed(ExplorerEvent):
 
 @dataclass(frozen=True, slots=True)
 class IndexUpdated(ExplorerEvent):
-    """A new snapshot; ``touched`` documents changed on disk (watch batches only)."""
+    """A new snapshot; ``touched`` documents changed on disk (watch batches only): their
+    fingerprint, or only their record (size, time, inode: re-read with the same
+    fingerprint), so what was read of them (preview, excerpt) is stale."""
 
     snapshot: Snapshot
     touched: frozenset[str] = frozenset()

@@ -28,7 +28,9 @@ class Snapshot:
     """The index at ``generation``: ids and fingerprints, document metadata, skips.
 
     ``fingerprints`` and ``documents`` are read-only mappings that are never modified
-    after publication. ``listings[(k, mode)]`` is every family at ``k``
+    after publication. ``complete`` is True once a scan of the source (of this
+    ``epoch``) has ended: the documents are then the whole corpus, not a part of it
+    still growing (a rescan keeps it True; a failed scan ends it too). ``listings[(k, mode)]`` is every family at ``k``
     (singletons included, ditto's order) once the writer has computed it.
     """
 
@@ -39,6 +41,7 @@ class Snapshot:
     documents: Mapping[str, Document] = field(default_factory=lambda: MappingProxyType({}))
     skipped: Sequence[Skipped] = ()
     scanning: bool = False
+    complete: bool = False
     listings: dict[tuple[int, str], FamilyListing] = field(default_factory=dict)
     _arrays: list[tuple[list[str], np.ndarray]] = field(default_factory=list, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)

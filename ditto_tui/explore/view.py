@@ -170,6 +170,9 @@ class FamilyView:
     #: are shown only on request)
     states: Mapping[str, FamilyState] = field(default_factory=dict)
     review_serial: int = 0
+    #: built from a snapshot of the whole corpus (its source's first scan had ended):
+    #: until then an empty list or a count says "not known yet", never "none"
+    complete: bool = False
     _row_of: dict[str, int] = field(default_factory=dict, repr=False)
 
     def __len__(self) -> int:
@@ -255,6 +258,7 @@ def build_view(
     fingerprints: Mapping[str, int] | None = None,
     key_cache: dict[int, tuple[Family, str]] | None = None,
     renames: Mapping[str, str] | None = None,
+    complete: bool = False,
 ) -> FamilyView:
     """The view of ``listing`` for ``request`` (see the module docstring).
 
@@ -266,7 +270,8 @@ def build_view(
     of the same generation (the caller clears it when the generation changes).
     ``renames`` (old id -> new id since ``previous``) lets a renamed member carry its
     family and the selection: a family whose only change is a rename is not counted
-    as changed."""
+    as changed. ``complete`` says the listing is of the whole corpus (see
+    :attr:`FamilyView.complete`)."""
     renames = renames or {}
     renamed_from = {new: old for old, new in renames.items()}
     multi = _multi_count(listing)
@@ -445,6 +450,7 @@ def build_view(
         delta=delta,
         newest=newest,
         keep_row=keep_row,
+        complete=complete,
         _row_of=row_of,
     )
     if same and previous is not None and previous.generation == generation:

@@ -177,6 +177,7 @@ class ViewBuilder:
                 fingerprints=snap.fingerprints,
                 key_cache=self._key_cache,
                 renames=renames,
+                complete=snap.complete,
             )
             with self._cond:
                 latest = self._request

@@ -154,6 +154,7 @@ class IndexWriter:
         self._snapshot = Snapshot(0, 0, max_k, scanning=False)
         self._lock = threading.Lock()  # the scanning and stopping flags
         self._scanning = False
+        self._complete = False  # a scan of this epoch's source has ended
         self._stopping = False
         self._touched: set[str] = set()
         self._noticed: dict[int, int] = {}
@@ -433,15 +434,14 @@ class IndexWriter:
                     index.add(doc_id, int(fp))
         changed = contents.update(batch) or changed or bool(n_new)
         if watch:
-            self._touched.update(batch.added)
-            self._touched.update(batch.changed)
-            self._touched.update(batch.removed)
+            self._touched.update(batch.touched())
             self._views.note_changes(batch, gone)
         return changed or bool(batch.skipped) or batch.rescan
 
     def _replace(self, source: CorpusSource) -> None:
         self._source = source
         self._epoch += 1
+        self._complete = False
         self._index = NearIndex(self.max_k)
         self._contents = Contents()
         self._listings.forget()
@@ -462,6 +462,7 @@ class IndexWriter:
             documents=documents,
             skipped=tuple(self._source.skipped),
             scanning=self._scanning,
+            complete=self._complete,
         )
         self._snapshot = snap
         touched, self._touched = frozenset(self._touched), set()
@@ -473,6 +474,7 @@ class IndexWriter:
     def _scan_finished(self, done: _ScanDone) -> None:
         with self._lock:
             self._scanning = False
+        self._complete = True
         self._publish()
         if self._views.request is None:  # nothing to warm (no UI): hand the heap back now
             self._heap.settle(len(self._contents))

@@ -443,4 +443,7 @@ class DittoApp(App[None]):
                 subprocess.run(command, check=False)
         except Exception as exc:  # suspend unsupported (e.g. web driver) or no such program
             self.notify(f"Cannot run {command[0]}: {exc}", severity="error", markup=False)
+        # the editor may have changed the file: its preview is read again now (watching,
+        # if on, brings its new record and fingerprint after)
+        self.main_screen.detail.forget({message.doc_id})
         self.refresh()

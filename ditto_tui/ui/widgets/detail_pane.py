@@ -403,12 +403,13 @@ class DetailPane(FindBarHolder, Vertical):
         self.post_message(self.MemberHighlighted(doc_id))
 
     # -- preview ------------------------------------------------------------------------
-    def forget(self, ids: frozenset[str] | set[str]) -> None:
-        """Documents changed on disk: drop what was read of them; reread the preview."""
+    def forget(self, ids: frozenset[str] | set[str], snapshot: Snapshot | None = None) -> None:
+        """Documents changed on disk: drop what was read of them; reread the preview
+        (its heading from ``snapshot``, the newest, when given: size and time now)."""
         for doc_id in ids:
             self.mail_headers.infos.pop(doc_id, None)
         if self.previewed is not None and (self.previewed in ids or self.preview_failed):
-            self.show_preview(self.selected_member(), force=True)
+            self.show_preview(self.selected_member(), force=True, snapshot=snapshot)
 
     def reset(self) -> None:
         """A new corpus source: forget marks, mail headers and the preview."""
@@ -418,9 +419,12 @@ class DetailPane(FindBarHolder, Vertical):
         self._rows_for = None
         self.show_preview(None, force=True)
 
-    def show_preview(self, doc_id: str | None, *, force: bool = False) -> None:
+    def show_preview(
+        self, doc_id: str | None, *, force: bool = False, snapshot: Snapshot | None = None
+    ) -> None:
         """Preview ``doc_id`` (None: none) under its heading (name, kind, size,
-        fingerprint); the same document again only with ``force``."""
+        fingerprint, from ``snapshot``, else the family's); the same document again only
+        with ``force``."""
         preview = self.query_one(Preview)
         if doc_id == preview.document and not force:
             return
@@ -429,7 +433,7 @@ class DetailPane(FindBarHolder, Vertical):
             preview.clear("No document selected")
             title.update(Text("Preview"))
             return
-        snapshot = self.snapshot
+        snapshot = snapshot if snapshot is not None else self.snapshot
         doc = snapshot.documents.get(doc_id) if snapshot is not None else None
         title.update(preview_heading(doc_id, doc, snapshot, html_source=self.html_source))
         self._preview_unknown = doc is None

@@ -91,7 +91,7 @@ class FamilyTable(VirtualTable[ShownFamily]):
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self.sort_key = "size"
-        self.placeholder = "No families (press 1 to show singletons, ] to raise k)"
+        self.placeholder = "Loading…"  # (until the first view says what it holds)
         self._row_of: Mapping[str, int] = {}
         self._documents: Mapping[str, DocumentLike] = {}
         self._excerpts: Mapping[str, str] = {}

@@ -9,8 +9,9 @@ match highlighted, the current one distinct), ``:`` goes to a line: see
 :meth:`Preview.read` shows a document of the corpus: it is read (its first
 ``PREVIEW_LIMIT`` bytes) through the reader given, in a thread worker that replaces the
 one running; a read that lands after another document was asked for is dropped, and one
-that fails shows why (``failed``). :func:`preview_heading` is what the line above the
-preview says of it.
+that fails shows why (``failed``). Until another document's text is read the body says
+``loading…``: the text of one document never shows under another's heading.
+:func:`preview_heading` is what the line above the preview says of it.
 """
 
 from __future__ import annotations
@@ -42,9 +43,13 @@ from ditto_tui.ui.widgets.searchable import (
     Searchable,
 )
 
-__all__ = ["PREVIEW_LIMIT", "Preview", "preview_heading"]
+__all__ = ["LOADING", "PREVIEW_LIMIT", "Preview", "preview_heading"]
 
 PREVIEW_LIMIT = 4 * 1024 * 1024  # bytes of a document read for its preview
+LOADING = "loading…"  # the body while a document's text is read
+
+#: what the body shows of a document: (id, kind, HTML as source)
+_Form = tuple[str, str, bool]
 
 
 def preview_heading(
@@ -96,6 +101,8 @@ class Preview(Searchable, ScrollView, can_focus=True):
         #: the corpus document shown or being read (None: none), and whether it failed
         self.document: str | None = None
         self.failed = False
+        self._wanted: _Form | None = None  # the form being read (or shown)
+        self._shown: _Form | None = None  # the form whose text the lines are
 
     def show(self, lines: list[str], *, header_lines: int = 0, placeholder: str = "") -> None:
         """Display ``lines`` (or ``placeholder`` when empty) from the top."""
@@ -113,15 +120,22 @@ class Preview(Searchable, ScrollView, can_focus=True):
     def read(self, doc_id: str, kind: str, html_source: bool, reader: Callable[[], Any]) -> None:
         """Show document ``doc_id`` of ``kind`` ("html" as readable text unless
         ``html_source``; a mail's header block styled), read through ``reader()`` (the
-        corpus source, asked in the worker)."""
+        corpus source, asked in the worker). Meanwhile the body says :data:`LOADING`,
+        unless it shows this very form of the document already (read again after a
+        change on disk: the old text stays, where it was scrolled, until the new one)."""
         self.document = doc_id
         self.failed = False
+        form = self._wanted = (doc_id, kind, html_source)
+        if form != self._shown:
+            self._shown = None
+            self.show([], placeholder=LOADING)
         self.load_document(doc_id, kind, html_source, reader)
 
     def clear(self, placeholder: str) -> None:
         """Show no document, only ``placeholder``."""
         self.document = None
         self.failed = False
+        self._wanted = self._shown = None
         self.show([], placeholder=placeholder)
 
     @work(thread=True, exclusive=True, group="preview")
@@ -133,7 +147,7 @@ class Preview(Searchable, ScrollView, can_focus=True):
             text = reader().read_text(doc_id, limit=PREVIEW_LIMIT)
         except Exception as exc:  # the corpus reports why; show it instead of the text
             if not worker.is_cancelled:
-                self.app.call_from_thread(self._show_failure, doc_id, str(exc))
+                self.app.call_from_thread(self._show_failure, (doc_id, kind, source), str(exc))
             return
         if kind == "html" and not source:
             text = html_text(text)
@@ -142,18 +156,24 @@ class Preview(Searchable, ScrollView, can_focus=True):
         if kind in MAIL_KINDS:  # the message's own header block, up to the first blank line
             header = next((i for i, line in enumerate(lines) if not line.strip()), len(lines))
         if not worker.is_cancelled:
-            self.app.call_from_thread(self._show_document, doc_id, lines, header)
+            self.app.call_from_thread(self._show_document, (doc_id, kind, source), lines, header)
 
-    def _show_failure(self, doc_id: str, reason: str) -> None:
-        if doc_id != self.document:
+    def _show_failure(self, form: _Form, reason: str) -> None:
+        if form != self._wanted:
             return
         self.failed = True
+        self._shown = None
         self.show([], placeholder=f"cannot read: {reason}")
 
-    def _show_document(self, doc_id: str, lines: list[str], header_lines: int) -> None:
-        if doc_id != self.document:
+    def _show_document(self, form: _Form, lines: list[str], header_lines: int) -> None:
+        if form != self._wanted:
             return
+        again = form == self._shown  # the same document read again: stay where it was
+        scroll = self.scroll_offset
+        self._shown = form
         self.show(lines, header_lines=header_lines, placeholder="(empty document)")
+        if again:
+            self.scroll_to(scroll.x, scroll.y, animate=False, immediate=True)
 
     def watch_wrap(self) -> None:
         self._rows_width = -1

@@ -270,7 +270,7 @@ class MainScreen(ReviewKeys, Screen[None]):
             keep=keep,
             placeholder=empty_message(
                 self.settings(), self.snapshot, scanning=self.explorer.scanning,
-                source=self.explorer.source, can_switch=self.explorer.can_switch,
+                source=self.explorer.source, can_switch=self.explorer.can_switch, view=view,
             ),
         )
         if view.delta is None:
@@ -293,7 +293,7 @@ class MainScreen(ReviewKeys, Screen[None]):
         self.snapshot = snapshot
         self.excerpt_reader.forget(touched)
         if touched or self.detail.preview_failed:
-            self.detail.forget(touched)
+            self.detail.forget(touched, snapshot)
         self.update_status()
 
     def listing_warmed(self, k: int, mode: str) -> None:

@@ -22,6 +22,7 @@ from ditto_tui.ui.widgets.status_bar import Status
 
 __all__ = [
     "LOADING",
+    "LOADING_STATE",
     "NO_FAMILIES",
     "empty_message",
     "no_documents_message",
@@ -32,6 +33,15 @@ __all__ = [
 
 NO_FAMILIES = "No families (press 1 to show singletons, ] to raise k)"
 LOADING = "Loading…"
+#: what the status line says instead of the watch state until the whole corpus is shown
+LOADING_STATE = "loading"
+
+
+def view_complete(view: FamilyView | None, snapshot: Snapshot) -> bool:
+    """Whether ``view`` shows the whole corpus of ``snapshot``'s source: built after its
+    first scan ended (an older source's view does not count). Until then no count or
+    empty list on screen is final."""
+    return view is not None and view.complete and view.epoch == snapshot.epoch
 
 
 def status_of(
@@ -48,7 +58,13 @@ def status_of(
     """The status line for ``view`` (None: none shown yet) of ``snapshot``, with the
     families shown out of all when a filter is set, the singletons shown when they are on,
     the corpus ``source``'s pipeline and scan options, the ``review`` progress and how
-    many documents are ``marked`` in the selected family."""
+    many documents are ``marked`` in the selected family.
+
+    The ``watch`` state shows once the view of the whole corpus is there; before that
+    (a scan ended, its view not built yet) the line says ``loading``, never ``watching``
+    beside a count that is not final."""
+    if watch != "scanning" and not view_complete(view, snapshot):
+        watch = LOADING_STATE
     shown_multi = singles = None
     if view is not None:
         shown_multi = view.shown_multi if view.shown_multi >= 0 else len(view)
@@ -103,22 +119,25 @@ def empty_message(
     scanning: bool,
     source: CorpusSource,
     can_switch: Callable[[], bool],
+    view: FamilyView | None = None,
 ) -> str:
-    """What the family list says when it is empty: why nothing matches the filter, that
-    the scan is still running, how to see more families, or why the corpus has no
+    """What the family list says when ``view`` is empty: why nothing matches the filter,
+    that the corpus is still loading (a scan runs, or ``view`` is not of the whole corpus
+    yet: :func:`view_complete`), how to see more families, or why the corpus has no
     document (:func:`no_documents_message`; ``can_switch`` is asked only then)."""
     pattern = settings.pattern
+    loading = scanning or not view_complete(view, snapshot)
     if pattern.strip() and len(snapshot):
         # short lines: the pane is about 38 columns wide at 80
         lines = [f"No family matches {pattern.strip()!r}."]
-        if scanning:
-            lines.append("Still scanning: more may match.")
+        if loading:
+            lines.append(f"Still {'scanning' if scanning else 'loading'}: more may match.")
         if not settings.singletons:
             lines.append("Singletons hidden: 1 shows them.")
         lines.append("Clear the filter: / then ctrl+u.")
         return "\n".join(lines)
-    if scanning:  # families may still appear: nothing is known to be empty yet
-        return LOADING
+    if loading:
+        return LOADING  # families may still appear: nothing is known to be empty yet
     if len(snapshot):
         return NO_FAMILIES
     return no_documents_message(
