@@ -11,7 +11,7 @@ the first run pays the cold scan. Target (issue 33, item 3): idle CPU <= 1 % of 
 - ``longest_stall_ms``: the longest a bystander Python thread (ticking every millisecond,
   as the UI thread would) waited beyond its tick: how long the idle work held the GIL.
 
-    python benchmarks/bench_watch.py [--files 100000] [--seconds 60] [--reconcile 30]
+    python benchmarks/bench_watch.py [--files 100000] [--seconds 60] [--reconcile 30] [--poll]
 """
 
 from __future__ import annotations
@@ -50,6 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--files", type=int, default=100_000)
     ap.add_argument("--seconds", type=float, default=60.0)
     ap.add_argument("--reconcile", type=float, default=30.0, help="reconcile period (s)")
+    ap.add_argument("--poll", action="store_true", help="poll instead of inotify (NFS)")
     args = ap.parse_args(argv)
     WORK.mkdir(exist_ok=True)
     emit("load_average_1min", os.getloadavg()[0], "(2 shared cores: CPU figures are per process)")
@@ -74,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
                 calls.append((mode, time.perf_counter() - t0))
 
         session._deliver = timed  # type: ignore[method-assign]
-        session.start_watching(lambda batch: None)
+        session.start_watching(lambda batch: None, poll=args.poll)
         time.sleep(2.0)  # inotify watches set up; not idle time yet
         calls.clear()
         stalls = Stalls()

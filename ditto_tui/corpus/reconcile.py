@@ -11,9 +11,10 @@ at the disk. Walking the whole tree to do it costs seconds of CPU at 100,000 fil
   a change during the listing shows at the next look) and its names. A reconcile stats
   folders only (``FOLDERS_PER_CALL`` per call, all of them when there are fewer) and
   lists again just those whose stamp moved, comparing each entry with what the session
-  knows. A folder whose stamp is less than ``RACY_SECONDS`` older than the moment it was
-  recorded is looked at again whatever its stamp says (a coarse clock could hide a change
-  made in the same tick).
+  knows. A folder whose ctime is less than ``RACY_SECONDS`` older than the moment its
+  stamp was taken is listed again whatever its stamp says (a coarse clock could hide a
+  change made in the same tick); ctime, because nobody can set it (``tar`` and ``touch``
+  set mtimes, in the future too).
 - **Files, by rolling re-stat.** Rewriting a file in place leaves its folder's stamp alone.
   inotify reports those reliably, so they are covered slowly: each call ``lstat``\\ s the
   next ``FILES_PER_CALL`` known files (and walker skips) and compares size, mtime and
@@ -64,6 +65,11 @@ def _stamp(st: os.stat_result) -> Stamp:
     return (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
 
 
+def _racy(st: os.stat_result) -> bool:
+    """True when a folder changed too recently for its stamp to be trusted."""
+    return time.time_ns() - st.st_ctime_ns < _RACY_NS
+
+
 def _state(st: os.stat_result) -> State:
     return (st.st_mode, st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns)
 
@@ -91,8 +97,7 @@ class TreeRecord:
 
     def folder(self, rel: str, st: os.stat_result, names: Iterable[str]) -> None:
         """Record folder ``rel`` whose ``fstat`` before listing was ``st``."""
-        racy = time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) < _RACY_NS
-        self.folders[rel] = Folder(_stamp(st), tuple(names), racy)
+        self.folders[rel] = Folder(_stamp(st), tuple(names), _racy(st))
 
     def skipped_file(self, rel: str, st: os.stat_result) -> None:
         """Record the ``lstat`` of a file the walker skipped (size, kind, alias)."""
@@ -194,16 +199,26 @@ class Reconciler:
         """Take a walk of ``scopes`` (minimal root-relative paths): what was recorded at
         or below them is replaced by ``record``."""
         with self._lock:
-            folders, skipped = dict(self._folders), dict(self._skipped)
+            folders, skipped = self._folders, self._skipped
+            # Only a folder we listed has anything of ours below it.
+            listed = {s for s in scopes if s in folders}
+            if listed:
+                def kept(rel: str) -> bool:
+                    if rel in listed:
+                        return False
+                    i = rel.find("/")
+                    while i != -1:
+                        if rel[:i] in listed:
+                            return False
+                        i = rel.find("/", i + 1)
+                    return True
+
+                folders = {r: f for r, f in folders.items() if kept(r)}
+                skipped = {r: s for r, s in skipped.items() if kept(r)}
+            else:
+                folders, skipped = dict(folders), dict(skipped)
             for scope in scopes:
                 skipped.pop(scope, None)
-                if folders.pop(scope, None) is None:
-                    continue  # not a folder we listed: nothing of ours below it
-                below = scope + "/"
-                for rel in [r for r in folders if r.startswith(below)]:
-                    del folders[rel]
-                for rel in [r for r in skipped if r.startswith(below)]:
-                    del skipped[rel]
             folders.update(record.folders)
             skipped.update(record.skipped)
             self._folders, self._skipped = folders, skipped
@@ -258,10 +273,9 @@ class Reconciler:
                 elif now != known.stamp or known.racy:
                     moved.append(rel)
         for rel in moved:
-            if not pace.step():
+            if not self._relist(rel, folders, files, skips, skipped, found, pace):
                 found.complete = False
                 return found
-            self._relist(rel, folders, files, skips, skipped, found)
         with root.batch():
             for rel in self._file_cursor.take(FILES_PER_CALL, lambda: _ids(files, skips)):
                 if not pace.step():
@@ -290,31 +304,37 @@ class Reconciler:
         skips: Mapping[str, object],
         skipped: Mapping[str, State],
         found: Findings,
-    ) -> None:
+        pace: _Pace,
+    ) -> bool:
         """List folder ``rel`` again; every entry that is new, gone or different is a path
-        to re-walk. The folder itself is one when it cannot be listed."""
+        to re-walk. The folder itself is one when it cannot be listed. False when
+        cancelled."""
         try:
             fd = self.rootdir.open_dir(rel)
         except OSError:
             found.paths.add(rel)
-            return
+            return True
         try:
             st = os.fstat(fd)
             with os.scandir(fd) as it:
                 names = sorted(e.name for e in it)
             listed: list[tuple[str, os.stat_result | None]] = []
             for name in names:
+                if not pace.step():
+                    return False
                 try:
                     listed.append((name, os.stat(name, dir_fd=fd, follow_symlinks=False)))
                 except OSError:
                     listed.append((name, None))
         except OSError:
             found.paths.add(rel)
-            return
+            return True
         finally:
             os.close(fd)
         prefix = rel + "/" if rel else ""
         for name, est in listed:
+            if not pace.step():
+                return False
             child = prefix + name
             if est is None:
                 found.paths.add(child)
@@ -341,10 +361,8 @@ class Reconciler:
             child = prefix + name
             if name not in now and (child in files or child in folders or child in skips):
                 found.paths.add(child)
-        found.relisted[rel] = Folder(
-            _stamp(st), tuple(names),
-            time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) < _RACY_NS,
-        )
+        found.relisted[rel] = Folder(_stamp(st), tuple(names), _racy(st))
+        return True
 
     def _file_changed(
         self,

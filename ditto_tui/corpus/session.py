@@ -527,7 +527,10 @@ class CorpusSession:
         if not found.complete:
             return
         with self._update_lock:
-            batch = self._update(sorted(found.paths)) if found.paths else ChangeBatch()
+            if "" in found.paths:  # the root itself could not be listed
+                batch = self._update(None)
+            else:
+                batch = self._update(sorted(found.paths)) if found.paths else ChangeBatch()
             self._reconciler.commit(found)
             if batch and self._on_change is not None:
                 self._on_change(batch)

@@ -7,6 +7,7 @@ watcher whose events are thrown away: what a missed event looks like.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -241,3 +242,25 @@ def test_stopping_ends_a_reconcile_in_progress(root: Path, pipeline, monkeypatch
             s._files, s._skips, unchanged=lambda r: True, cancelled=lambda: True
         )
         assert not found.complete
+
+
+def test_after_events_were_applied_a_reconcile_re_walks_nothing(
+    root: Path, pipeline, monkeypatch
+) -> None:
+    tree(root)
+    with CorpusSession(root, pipeline, use_cache=False, jobs=1, reconcile_every=None) as s:
+        s.scan()
+        s.start_watching(lambda batch: None)
+        new_folder_with_files(root)
+        renamed_folder(root)
+        deleted_file(root)
+        want = truth(root, pipeline)
+        assert wait_for(lambda: state(s) == want)
+        time.sleep(0.5)  # the last events are in
+        walks: list[object] = []
+        walk = s._walker.walk
+        monkeypatch.setattr(s._walker, "walk", lambda *a, **kw: walks.append(a) or walk(*a, **kw))
+        reconcile(s)
+        reconcile(s)
+        assert walks == []  # what the events re-walked was recorded: nothing looks changed
+        assert state(s) == want
