@@ -8,6 +8,9 @@ the first run pays the cold scan. Target (issue 33, item 3): idle CPU <= 1 % of 
   its reconciles; not the ticker below) over ``--seconds`` of idle watching, as % of one core.
 - ``longest_reconcile_ms``: the longest single call the watcher made into the session
   while idle (wall time of one ``deliver``), what a change waits behind at worst.
+- ``longest_run_ms``: the longest run of reconcile work between two of its rests, in CPU
+  time of its thread (wall time would count the other processes of a shared machine);
+  only where the reconcile is paced (:mod:`ditto_tui.corpus.reconcile`).
 - ``longest_stall_ms``: the longest a bystander Python thread (ticking every millisecond,
   as the UI thread would) waited beyond its tick: how long the idle work held the GIL.
 
@@ -45,6 +48,46 @@ class Stalls(threading.Thread):
         self.cpu = time.thread_time() - cpu
 
 
+class Runs:
+    """Times the paced reconcile's runs of work between its rests (wraps its clock), in
+    CPU time of the thread doing them."""
+
+    def __init__(self) -> None:
+        self.worst = 0.0
+        self._start = 0.0
+        try:
+            from ditto_tui.corpus import reconcile
+        except ImportError:  # a reconcile without rests: its one step is the whole call
+            self.module = None
+            return
+        self.module = reconcile
+        runs = self
+        real_find = reconcile.Reconciler.find_changes
+
+        class Clock:
+            perf_counter = staticmethod(time.perf_counter)
+            time_ns = staticmethod(time.time_ns)
+
+            @staticmethod
+            def sleep(seconds: float) -> None:
+                runs.lap()
+                time.sleep(seconds)
+                runs._start = time.thread_time()
+
+        def find_changes(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+            runs._start = time.thread_time()
+            try:
+                return real_find(self, *args, **kwargs)
+            finally:
+                runs.lap()
+
+        reconcile.time = Clock  # type: ignore[assignment]
+        reconcile.Reconciler.find_changes = find_changes  # type: ignore[method-assign]
+
+    def lap(self) -> None:
+        self.worst = max(self.worst, time.thread_time() - self._start)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--files", type=int, default=100_000)
@@ -75,6 +118,7 @@ def main(argv: list[str] | None = None) -> int:
                 calls.append((mode, time.perf_counter() - t0))
 
         session._deliver = timed  # type: ignore[method-assign]
+        runs = Runs()
         session.start_watching(lambda batch: None, poll=args.poll)
         time.sleep(2.0)  # inotify watches set up; not idle time yet
         calls.clear()
@@ -90,6 +134,8 @@ def main(argv: list[str] | None = None) -> int:
         emit("idle_cpu_s", cpu, f"s over {wall:.0f} s")
         emit("reconciles", sum(1 for m, _ in calls if m == "reconcile"), "calls")
         emit("longest_reconcile_ms", 1000 * max((d for _, d in calls), default=0.0), "ms")
+        if runs.module is not None:
+            emit("longest_run_ms", 1000 * runs.worst, "ms (CPU of reconcile work between two rests)")
         emit("longest_stall_ms", 1000 * stalls.worst, "ms (a 1 ms ticker's worst lateness)")
     emit("load_average_1min_after", os.getloadavg()[0], "")
     return 0

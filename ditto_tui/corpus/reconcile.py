@@ -49,7 +49,7 @@ FILES_PER_CALL = 10_000
 #: Folders whose stamp is checked per call (a tree with fewer is checked whole every call).
 FOLDERS_PER_CALL = 20_000
 #: Longest run of work between two rests (seconds), and the rest.
-RUN_SECONDS = 0.003
+RUN_SECONDS = 0.002
 REST_SECONDS = 0.002
 #: A folder modified this close to the moment its stamp was taken is looked at again.
 RACY_SECONDS = 2.0
@@ -129,7 +129,7 @@ class _Pace:
     def step(self) -> bool:
         """Count one item of work; rest when the run is long. False once cancelled."""
         self._count += 1
-        if self._count & 15:
+        if self._count & 3:
             return True
         if time.perf_counter() - self._since >= RUN_SECONDS:
             time.sleep(REST_SECONDS)
