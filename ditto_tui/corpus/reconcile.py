@@ -1,4 +1,4 @@
-"""The watcher's safety net at a cost that does not grow with every tick: an incremental reconcile.
+"""The watcher's safety net without walking everything: an incremental, paced reconcile.
 
 inotify can miss a change without saying so (a folder created and filled before its watch
 was set, a file system that sends no events). A reconcile finds such changes by looking
