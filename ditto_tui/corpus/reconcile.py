@@ -132,10 +132,14 @@ class _Pace:
         if self._count & 3:
             return True
         if time.perf_counter() - self._since >= RUN_SECONDS:
-            time.sleep(REST_SECONDS)
-            self._since = time.perf_counter()
-            return not self._cancelled()
+            return self.rest()
         return True
+
+    def rest(self) -> bool:
+        """Rest now (before a step that is one block of work). False once cancelled."""
+        time.sleep(REST_SECONDS)
+        self._since = time.perf_counter()
+        return not self._cancelled()
 
 
 class _Rolling:
@@ -272,6 +276,9 @@ class Reconciler:
                     found.paths.add(rel)  # gone, no longer a folder, or another folder
                 elif now != known.stamp or known.racy:
                     moved.append(rel)
+        if not pace.rest():  # the next slice starts with a copy of the ids
+            found.complete = False
+            return found
         for rel in moved:
             if not self._relist(rel, folders, files, skips, skipped, found, pace):
                 found.complete = False

@@ -264,3 +264,17 @@ def test_after_events_were_applied_a_reconcile_re_walks_nothing(
         reconcile(s)
         assert walks == []  # what the events re-walked was recorded: nothing looks changed
         assert state(s) == want
+
+
+def test_a_reconcile_rests_between_short_runs(root: Path, pipeline, monkeypatch) -> None:
+    """The UI thread gets the GIL back every few milliseconds, however large the corpus."""
+    from ditto_tui.corpus import reconcile as module
+
+    many(root, folders=4, per_folder=100)
+    with CorpusSession(root, pipeline, use_cache=False, jobs=1, reconcile_every=None) as s:
+        s.scan()
+        monkeypatch.setattr(module, "RUN_SECONDS", 0.0)  # every check of the clock rests
+        rests: list[float] = []
+        monkeypatch.setattr(module.time, "sleep", rests.append)
+        reconcile(s)
+        assert len(rests) >= 400 // 4  # a rest at least every 4 files
