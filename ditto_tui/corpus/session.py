@@ -35,6 +35,7 @@ from ditto_tui.corpus.documents import (
 )
 from ditto_tui.corpus.mail import MAIL_HEAD_BYTES, mail_info
 from ditto_tui.corpus.reading import SkipFile, read_document_bytes, read_head, read_range
+from ditto_tui.corpus.reconcile import Reconciler, TreeRecord
 from ditto_tui.corpus.records import CachedFile, FileEntry, Resolved
 from ditto_tui.corpus.scan import refused_reason, resolve_entries
 from ditto_tui.corpus.walk import Walker, walk_order_key
@@ -62,7 +63,10 @@ class CorpusSession:
     ``cache`` is an explicit cache database path (default: the user cache folder, one file
     per real root path, never inside the root); ``use_cache=False`` reads everything.
     ``jobs`` bounds worker processes for large scans. ``reconcile_every`` (seconds, or
-    None) is the period of the stat-only safety reconcile while watching. Problems the user
+    None) is the period of the safety reconcile while watching: each one stats folders
+    and a slice of the files and re-walks only what changed
+    (:mod:`~ditto_tui.corpus.reconcile`), so an idle session costs little CPU however
+    large the folder. Problems the user
     should know about (cache set aside, watch fallbacks) are appended to ``notices``.
     Raises FileNotFoundError when ``root`` does not exist and ValueError when an explicit
     ``cache`` lies inside it.
@@ -94,6 +98,8 @@ class CorpusSession:
         self._walker = Walker(
             str(self.root), options, accepts=pipeline.accepts, pipeline_name=pipeline.name
         )
+        self._reconciler = Reconciler(self._walker.rootdir, self._walker.rules.is_ignored)
+        self._stop_reconcile = threading.Event()
         self._cache: FingerprintCache | None = None
         if use_cache:
             self._cache = open_cache_for_root(self.root, cache=cache, notices=self.notices)
@@ -198,17 +204,19 @@ class CorpusSession:
         """Re-walk ``scopes`` (root-relative paths; None = everything) and apply the result."""
         with self._update_lock:
             start = time.monotonic()
+            record = TreeRecord()  # what the reconcile compares with later
             if scopes is None:
                 old_file_ids: Iterable[str] = list(self._files)
                 old_skip_ids: Iterable[str] = list(self._skips)
-                items: Iterator[FileEntry | Skipped] = self._walker.walk()
+                items: Iterator[FileEntry | Skipped] = self._walker.walk(record=record)
             else:
                 scopes = _minimal(scopes)
                 old_file_ids, old_skip_ids = self._in_scope(scopes)
                 seen: dict[tuple[int, int], str] = {}
                 known = self._owner_lookup(old_file_ids)
                 items = chain.from_iterable(
-                    self._walker.walk(s, seen=seen, known=known) for s in scopes
+                    self._walker.walk(s, seen=seen, known=known, record=record)
+                    for s in scopes
                 )
             # The cache rows load in a helper thread while the walk stats the files.
             loader: _Background[dict[str, CachedFile]] | None = None
@@ -299,6 +307,12 @@ class CorpusSession:
                 old_skip_ids if complete else [],
                 whole=scopes is None and complete,
             )
+            if scopes is not None:
+                self._reconciler.merge(scopes, record)
+            elif complete:
+                self._reconciler.replace(record)
+            else:
+                self._reconciler.forget()
             if self._cache is not None:
                 identity = self.pipeline.identity
                 if removed_files:
@@ -474,6 +488,7 @@ class CorpusSession:
         after it. ``poll=True`` polls instead of using inotify (network file systems).
         Restarts if already watching."""
         self.stop_watching()
+        self._stop_reconcile.clear()
         self._on_change = on_change
         self._on_state = on_state
         self._watcher = FolderWatcher(
@@ -490,12 +505,34 @@ class CorpusSession:
     def _deliver(self, paths: set[str], mode: str) -> None:
         # The callback runs under the update lock: batches of the watcher and of a
         # concurrent scan reach their consumer in the order the state changed.
+        if mode == "reconcile" and self._walker.is_dir and self._reconciler.ready:
+            self._reconcile()
+            return
         with self._update_lock:
             if mode == "events" and "" not in paths:
                 batch = self._update(sorted(paths))
             else:
                 batch = self._update(None, rescan=mode == "rescan")
             if (batch or mode == "rescan") and self._on_change is not None:
+                self._on_change(batch)
+
+    def _reconcile(self) -> None:
+        """Look for changes without the lock (paced, a slice at a time), then re-walk
+        only the paths found, under it."""
+        found = self._reconciler.find_changes(
+            self._files, self._skips,
+            unchanged=lambda r: self._memory_hit(r.entry) is not None,
+            cancelled=self._stop_reconcile.is_set,
+        )
+        if not found.complete:
+            return
+        with self._update_lock:
+            if "" in found.paths:  # the root itself could not be listed
+                batch = self._update(None)
+            else:
+                batch = self._update(sorted(found.paths)) if found.paths else ChangeBatch()
+            self._reconciler.commit(found)
+            if batch and self._on_change is not None:
                 self._on_change(batch)
 
     def pause_watching(self) -> None:
@@ -510,6 +547,7 @@ class CorpusSession:
 
     def stop_watching(self) -> None:
         """Stop following the folder (idempotent)."""
+        self._stop_reconcile.set()  # a reconcile in progress ends at its next rest
         if self._watcher is not None:
             self._watcher.stop()
             self._watcher = None

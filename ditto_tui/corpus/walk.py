@@ -23,6 +23,7 @@ import os
 import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ditto_tui.core.html.sniff import HTML_SUFFIXES, has_html_name
 from ditto_tui.corpus.documents import DEFAULT_OPTIONS, ScanOptions, Skipped, human_size
@@ -31,6 +32,9 @@ from ditto_tui.corpus.mail import MAILDIR_PARTS, MESSAGE_FOLDERS
 from ditto_tui.corpus.reading import os_reason, too_large
 from ditto_tui.corpus.records import FileEntry
 from ditto_tui.corpus.rootdir import LEAVES, LOOP, Refused, RootDir, kind_reason
+
+if TYPE_CHECKING:
+    from ditto_tui.corpus.reconcile import TreeRecord
 
 __all__ = [
     "EMPTY", "FileEntry", "HTML_SUFFIXES", "PATH_MAX", "Walker", "too_small", "walk_order_key"
@@ -181,6 +185,7 @@ class Walker:
         *,
         seen: Seen | None = None,
         known: Callable[[int, int], str | None] | None = None,
+        record: TreeRecord | None = None,
     ) -> Iterator[FileEntry | Skipped]:
         """Everything under root-relative ``rel`` (the whole root by default), in walk order.
 
@@ -190,7 +195,9 @@ class Walker:
         yields nothing, a file in a maildir's ``cur``/``new`` is a ``"maildir"`` entry.
         ``seen`` (shared by consecutive walks) and ``known(dev, ino)`` (the id of a document
         outside this walk) decide which name of a multiply-linked file is the document.
-        A whole walk first reports a ``.dittoignore`` that could not be read.
+        A whole walk first reports a ``.dittoignore`` that could not be read. ``record``
+        receives each folder listed (stamp and names) and the ``lstat`` of each file
+        skipped, for the watcher's reconcile (:mod:`~ditto_tui.corpus.reconcile`).
         """
         if seen is None:
             seen = {}
@@ -227,11 +234,14 @@ class Walker:
             if rel and self.rules.is_ignored(rel, True):
                 return
             ancestors = self._ancestors(rel) | {(st.st_dev, st.st_ino)}
-            yield from self._walk_dir(rel, path, ancestors, seen, known)
+            yield from self._walk_dir(rel, path, ancestors, seen, known, record)
         else:
             if rel and self.rules.is_ignored(rel):
                 return
-            yield self._file(rel, path, st, in_messages, seen, known)
+            found = self._file(rel, path, st, in_messages, seen, known)
+            if record is not None and isinstance(found, Skipped):
+                record.skipped_file(rel, st)
+            yield found
 
     def _symlink(self, rel: str, path: str) -> Skipped | None:
         """The skip for the symlink ``rel``, or None when it is a folder to descend."""
@@ -294,9 +304,10 @@ class Walker:
         ancestors: set[tuple[int, int]],
         seen: Seen,
         known: Callable[[int, int], str | None] | None,
+        record: TreeRecord | None,
     ) -> Iterator[FileEntry | Skipped]:
         """Depth-first walk below one folder with an explicit stack (no recursion limit)."""
-        opened = self._open_dir(rel, path, self._in_maildir_folder(rel), ancestors)
+        opened = self._open_dir(rel, path, self._in_maildir_folder(rel), ancestors, record)
         if isinstance(opened, Skipped):
             yield opened
             return
@@ -341,6 +352,7 @@ class Walker:
                     c_path,
                     frame.is_maildir and name in MESSAGE_FOLDERS,
                     frame.ancestors | {(st.st_dev, st.st_ino)},
+                    record,
                 )
                 if isinstance(child, Skipped):
                     yield child
@@ -349,7 +361,10 @@ class Walker:
                 continue
             if self.rules.is_ignored(c_rel):
                 continue
-            yield self._file(c_rel, c_path, st, frame.messages, seen, known, name)
+            item = self._file(c_rel, c_path, st, frame.messages, seen, known, name)
+            if record is not None and isinstance(item, Skipped):
+                record.skipped_file(c_rel, st)
+            yield item
 
     def _in_maildir_folder(self, rel: str) -> bool:
         """True when folder ``rel`` is the ``cur``/``new`` folder of a maildir."""
@@ -359,9 +374,15 @@ class Walker:
         )
 
     def _open_dir(
-        self, rel: str, path: str, messages: bool, ancestors: set[tuple[int, int]]
+        self,
+        rel: str,
+        path: str,
+        messages: bool,
+        ancestors: set[tuple[int, int]],
+        record: TreeRecord | None = None,
     ) -> _Frame | Skipped:
-        """List folder ``rel`` through the root's gate: names in byte order with their lstat."""
+        """List folder ``rel`` through the root's gate: names in byte order with their lstat
+        (and into ``record`` the folder's ``fstat`` taken before listing, with its names)."""
         try:
             fd = self.rootdir.open_dir(rel)
         except Refused as exc:
@@ -371,8 +392,11 @@ class Walker:
         except OSError as exc:
             return self._skip(rel, path, "cannot open folder: " + os_reason(exc))
         try:
+            before = os.fstat(fd) if record is not None else None
             with os.scandir(fd) as it:
                 names = sorted((e.name for e in it), key=os.fsencode)
+            if before is not None and record is not None:
+                record.folder(rel, before, names)
             listed: list[tuple[str, os.stat_result | OSError]] = []
             for name in names:
                 try:

@@ -11,7 +11,9 @@ Nothing is missed: an inotify queue overflow (reported by watchdog's logging, an
 probe of :mod:`~ditto_tui.corpus.library_patches`: watchdog 6 drops the overflow event), a watch that
 cannot be added (inotify limits: the watcher then falls back to polling), or too many pending
 paths all turn into a full rescan (``deliver(set(), "rescan")``). A periodic reconcile
-(``deliver(set(), "reconcile")`` every ``reconcile_every`` seconds) catches anything else.
+(``deliver(set(), "reconcile")`` every ``reconcile_every`` seconds) catches anything else;
+the session makes it cheap (:mod:`~ditto_tui.corpus.reconcile`: folder stamps and a
+rolling slice of files, not a walk of everything).
 While paused, events accumulate and are delivered on resume, followed by a reconcile.
 """
 
