@@ -3,7 +3,8 @@
 Prints ``name value unit`` lines. Starts ``ditto-tui FOLDER`` (the installed command, or
 ``python -m ditto_tui``) on a pseudo-terminal of 120x40 (``TERM=xterm-256color``), writes
 keys to it as a terminal would, and reads what the app writes back. Textual writes each
-frame between the synchronized-output marks (``ESC[?2026h`` ... ``ESC[?2026l``); a key
+frame between the synchronized-output marks (``ESC[?2026h`` ... ``ESC[?2026l``; it asks
+the terminal first, and this script answers yes as xterm, kitty, foot or tmux do); a key
 counts as answered when a finished frame contains the new k in the status line (``k=4``,
 escape sequences stripped). So each figure is the whole path: the kernel's pty, Textual's
 input parsing, the app, the frame's bytes, through to the terminal, which is as far as
@@ -52,6 +53,8 @@ from bench_ui import WORK, percentile, text_folder  # noqa: E402
 
 COLUMNS, LINES = 120, 40
 SYNC_END = b"\x1b[?2026l"
+SYNC_QUERY = b"\x1b[?2026$p"  # "do you support synchronized output?"
+SYNC_REPLY = b"\x1b[?2026;2$y"  # "yes (off now)", as xterm, kitty, foot or tmux answer
 ESCAPES = re.compile(rb"\x1b\[[0-9;?<>=]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|\x1b[=>]|\x1b\][^\x07]*\x07")
 
 
@@ -96,6 +99,8 @@ class Terminal:
                 except OSError:
                     break
                 now = time.perf_counter()
+                if SYNC_QUERY in data:  # answer as a terminal does: then frames are marked
+                    os.write(self.master, SYNC_REPLY)
                 self._pending += data
                 while SYNC_END in self._pending:
                     frame, _, self._pending = self._pending.partition(SYNC_END)

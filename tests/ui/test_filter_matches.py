@@ -53,15 +53,17 @@ async def test_matching_members_are_marked_and_reached_past_row_500(tmp_path, ma
         assert "1 of 3 members match the filter" in members.border_subtitle
         assert screen.previewed == "zz-target-1.txt"
         members.focus()
-        await pilot.press("n")
+        await pilot.press("full_stop")
         assert screen.selected_member() == "zz-target-2.txt"
         assert "2 of 3" in members.border_subtitle
-        await pilot.press("n", "n")  # past the last: round to the first
+        await pilot.press("full_stop", "full_stop")  # past the last: round to the first
         assert screen.selected_member() == "zz-target-1.txt"
-        await pilot.press("home", "n")
+        await pilot.press("comma")  # back: round to the last
+        assert screen.selected_member() == "zz-target-3.txt"
+        await pilot.press("home", "full_stop")
         assert screen.selected_member() == "zz-target-1.txt"
         # (in the member list `/` filters the members: ctrl+f is the family filter there)
-        await pilot.press("ctrl+f", "ctrl+u", "enter")  # no filter: n is Neighbours again
+        await pilot.press("ctrl+f", "ctrl+u", "enter")  # no filter: no » marks
         await settle(pilot)
         assert members.cell_text(3200, "mark") == " "
         assert members.border_subtitle == ""

@@ -568,3 +568,71 @@ async def test_member_list_shows_name_and_folder_and_decisions_only_once_there_a
         assert table.cell_text(row, "decision") == "keep"
         if width >= 120:
             assert "folder" in [s.key for s, _w in table.columns]
+
+
+async def test_a_saved_member_filter_comes_back_and_esc_in_the_list_clears_it(places, sessions):
+    """The member filter is saved with the session and restored on reopen; esc in the
+    member list (not only in the box) clears it."""
+    from ditto_tui.ui.widgets.member_filter import MemberFilter
+
+    root, cache, _ = places
+    app = open_app(root, cache, sessions)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("tab", "slash", "c", "/")
+        await wait_for(pilot, lambda: app.main_screen.detail.member_pattern == "c/")
+        await pilot.press("enter")
+    app = open_app(root, cache, sessions)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        screen = app.main_screen
+        assert screen.detail.member_pattern == "c/"
+        assert screen.query_one(MemberFilter).value == "c/"
+        await wait_for(pilot, lambda: [m.id for m in screen.member_table.members] == ["c/doc0.txt"])
+        screen.member_table.focus()
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: screen.detail.member_pattern == "")
+        assert screen.query_one(MemberFilter).value == ""
+        assert len(screen.member_table.members) == 3
+
+
+async def test_tab_never_lands_in_the_family_filter_so_letters_stay_commands(places, sessions):
+    """Tab cycles the panes, never into the filter box: g after tabs still switches to
+    star grouping (it became the filter text "g"); / opens the box, esc leaves it."""
+    root, cache, _ = places
+    app = open_app(root, cache, sessions)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        screen = app.main_screen
+        box = screen.query_one("#filter")
+        for _ in range(6):
+            await pilot.press("tab")
+            assert app.focused is not box
+        await pilot.press("g")
+        await wait_for(pilot, lambda: screen.mode == "star")
+        assert screen.pattern == ""
+        screen.table.focus()  # (in the member list / filters the members)
+        await pilot.press("slash", "d", "o", "c")
+        await wait_for(pilot, lambda: screen.pattern == "doc")
+        await pilot.press("escape")
+        assert app.focused is screen.table
+        await pilot.press("tab", "tab", "tab")
+        assert app.focused is not box
+
+
+async def test_n_is_neighbours_in_the_member_list_even_with_matches(places, sessions):
+    """With a family filter some members match (») and . steps through them; n stays
+    Neighbours there as everywhere."""
+    from ditto_tui.ui.screens.neighbours import NeighboursScreen
+
+    root, cache, _ = places
+    app = open_app(root, cache, sessions)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("slash", "d", "o", "c", "1", "enter")
+        await settle(pilot)
+        screen = app.main_screen
+        assert screen.detail.matching
+        screen.member_table.focus()
+        await pilot.press("n")
+        await wait_for(pilot, lambda: isinstance(app.screen, NeighboursScreen))

@@ -64,12 +64,13 @@ class DetailPane(FindBarHolder, Vertical):
     (:meth:`Preview.read`)."""
 
     # Only while the member table has focus (see check_action): elsewhere the screen's
-    # s (sort families), / (filter families) and n (neighbours) apply. s and / are handled
-    # here, at once, so that keys typed right after `/` go to the member filter box; n
-    # steps through the members matching the family filter (N is the review's "not a
-    # duplicate" on the main screen).
+    # s (sort families) and / (filter families) apply. s and / are handled here, at once,
+    # so that keys typed right after `/` go to the member filter box; . and , step through
+    # the members matching the family filter (keys of their own: n is Neighbours
+    # everywhere, N the review's "not a duplicate").
     BINDINGS = [
-        Binding("n", "next_matching(1)", "Next match", show=False),
+        Binding("full_stop", "next_matching(1)", "Next match", show=False, key_display="."),
+        Binding("comma", "next_matching(-1)", "Previous match", show=False, key_display=","),
         Binding("s", "sort_members", "Sort members", tooltip="sort the members by the next column"),
         Binding(
             "slash", "filter_members", "Filter members",
@@ -269,8 +270,7 @@ class DetailPane(FindBarHolder, Vertical):
 
     @on(Input.Changed, "#member-filter")
     def member_filter_changed(self, event: Input.Changed) -> None:
-        event.stop()
-        self.member_pattern = event.value
+        self.member_pattern = event.value  # (and on to the screen, which saves it)
         self.refresh_members()
 
     @on(Input.Submitted, "#member-filter")
@@ -279,10 +279,11 @@ class DetailPane(FindBarHolder, Vertical):
         self.member_table.focus()
 
     def clear_member_filter(self) -> bool:
-        """Esc in the member filter: clear it, hide it, back to the list. False when the
-        filter box was not focused."""
+        """Esc in the member filter, or in the member list while a member filter is set:
+        clear it, back to the list. False when there was nothing to clear there."""
         box = self.query_one(MemberFilter)
-        if self.screen.focused is not box:
+        focused = self.screen.focused
+        if focused is not box and not (focused is self.member_table and box.value):
             return False
         box.value = ""
         self.member_pattern = ""

@@ -18,9 +18,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from textual import work
+from textual import events, on, work
 from textual.geometry import Size
 from textual.reactive import Reactive
+from textual.widgets import Input
 
 from ditto_tui.core.families.listing import FamilyListing
 from ditto_tui.ui.widgets.fitted_input import FittedInput
@@ -33,7 +34,9 @@ FILTER_PLACEHOLDERS = ("filter: path substring or glob  (/)", "filter: path or g
 
 
 class FilterInput(FittedInput):
-    """A :class:`~ditto_tui.ui.widgets.fitted_input.FittedInput` of fixed size; ``on_edit()`` runs per edit."""
+    """A :class:`~ditto_tui.ui.widgets.fitted_input.FittedInput` of fixed size;
+    ``on_edit()`` runs per edit. Out of the tab order except while in use (opened with
+    ``/`` or a click): letters typed in the list never become filter text by surprise."""
 
     virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False)
     #: (a class default: Input's constructor sets a given value, which runs the watcher)
@@ -47,10 +50,23 @@ class FilterInput(FittedInput):
         if self._on_edit is not None and self.is_mounted:
             self._on_edit()
 
+    def on_mount(self) -> None:
+        self.can_focus = False
+
     def open(self, listing: FamilyListing | None) -> None:
         """Focus the box to filter ``listing`` (the families at the current k)."""
+        self.can_focus = True
         self.focus()
         self.prepare_search(listing)
+
+    @on(events.Click)
+    def clicked(self) -> None:
+        self.can_focus = True
+        self.focus()
+
+    @on(Input.Blurred)
+    def left(self, event: Input.Blurred) -> None:
+        self.can_focus = False
 
     @work(thread=True, exclusive=True, group="search")
     def prepare_search(self, listing: FamilyListing | None) -> None:

@@ -158,7 +158,7 @@ def matches_subtitle(matching: list[int], row: int) -> str:
     if count and row in matching:
         where = f"{matching.index(row) + 1} of "
     noun = "member matches" if count == 1 else "members match"
-    return f"» {where}{count:,} {noun} the filter · n: next"
+    return f"» {where}{count:,} {noun} the filter · . next , previous"
 
 
 def next_match(matching: list[int], row: int, direction: int) -> tuple[int, bool]:

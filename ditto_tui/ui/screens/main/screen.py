@@ -47,7 +47,7 @@ from ditto_tui.ui.screens.main.keys import MAIN_KEYS
 from ditto_tui.ui.screens.main.latest_view import LatestView
 from ditto_tui.ui.screens.main.review_commands import ReviewCommands, ReviewKeys
 from ditto_tui.ui.screens.main.selection import Selection, tree_context
-from ditto_tui.ui.screens.main.session import restored, session_of
+from ditto_tui.ui.screens.main.session import restored, restored_member_pattern, session_of
 from ditto_tui.ui.screens.main.status import empty_message, status_of, view_options
 from ditto_tui.ui.screens.main.view_settings import ViewSettings
 from ditto_tui.ui.widgets.detail_pane import DetailPane
@@ -58,6 +58,7 @@ from ditto_tui.ui.widgets.filter_input import FILTER_PLACEHOLDERS, FilterInput
 from ditto_tui.ui.widgets.footer import Footer
 from ditto_tui.ui.widgets.k_chart import KChart
 from ditto_tui.ui.widgets.k_slider import KSlider
+from ditto_tui.ui.widgets.member_filter import MemberFilter
 from ditto_tui.ui.widgets.member_table import MemberTable
 from ditto_tui.ui.widgets.scan_progress import ScanProgress
 from ditto_tui.ui.widgets.status_bar import StatusBar
@@ -106,6 +107,8 @@ class MainScreen(ReviewKeys, Screen[None]):
                                 after_key=lambda: self.excerpt_reader.read_put_off())
         self.excerpt_reader = ExcerptReader(self, rows_read=self.pacer.rows_read)
         self.review_commands = ReviewCommands(self)
+        #: the member filter (a saved session's until mounted; then the pane's, as it says)
+        self._member_pattern = ""
         self.document_commands = DocumentCommands(self)
 
     # -- layout ---------------------------------------------------------------------------
@@ -145,6 +148,7 @@ class MainScreen(ReviewKeys, Screen[None]):
         self.update_node_styles()
 
     def on_mount(self) -> None:
+        self.query_one(MemberFilter).value = self._member_pattern  # a saved session's
         self.member_table.set_review(self.review)
         self.update_status()
         self.table.focus()
@@ -330,7 +334,7 @@ class MainScreen(ReviewKeys, Screen[None]):
     # -- sessions --------------------------------------------------------------------------
     def session_state(self) -> SessionState:
         """The view as it is now, to be restored on reopen."""
-        return session_of(self.settings(), self.selection.last_selected)
+        return session_of(self.settings(), self.selection.last_selected, self._member_pattern)
 
     def restore_session(self, state: SessionState) -> None:
         """Take the saved view (before mounting; unknown values are ignored)."""
@@ -340,6 +344,7 @@ class MainScreen(ReviewKeys, Screen[None]):
         self.set_reactive(MainScreen.singletons, view.singletons)
         self.set_reactive(MainScreen.unreviewed_only, view.unreviewed_only)
         self.set_reactive(MainScreen.show_ignored, view.show_ignored)
+        self._member_pattern = restored_member_pattern(state)
 
     # -- events -------------------------------------------------------------------------------
     @on(KSlider.Changed)
@@ -360,6 +365,10 @@ class MainScreen(ReviewKeys, Screen[None]):
     @on(DetailPane.MemberHighlighted)
     def member_highlighted(self) -> None:
         self.selection.moved()
+
+    @on(Input.Changed, "#member-filter")
+    def member_filter_changed(self, event: Input.Changed) -> None:
+        self._member_pattern = event.value  # (the detail pane filters by it)
 
     @on(FamilyTable.SortRequested)
     def header_selected(self, event: FamilyTable.SortRequested) -> None:

@@ -11,11 +11,14 @@ from ditto_tui.corpus.review import SessionState
 from ditto_tui.explore.view import SORT_KEYS
 from ditto_tui.ui.screens.main.view_settings import ViewSettings
 
-__all__ = ["restored", "session_of"]
+__all__ = ["restored", "restored_member_pattern", "session_of"]
 
 
-def session_of(settings: ViewSettings, selected: str | None) -> SessionState:
-    """The view as it is now, with the member last ``selected``, to be restored on reopen."""
+def session_of(
+    settings: ViewSettings, selected: str | None, member_pattern: str = ""
+) -> SessionState:
+    """The view as it is now, with the member last ``selected`` and the member filter
+    (``member_pattern``), to be restored on reopen."""
     return SessionState(
         k=settings.k,
         mode=settings.mode,
@@ -24,6 +27,7 @@ def session_of(settings: ViewSettings, selected: str | None) -> SessionState:
             "pattern": settings.pattern,
             "singletons": settings.singletons,
             "unreviewed_only": settings.unreviewed_only,
+            "member_pattern": member_pattern,
         },
         show_ignored=settings.show_ignored,
         selected=selected,
@@ -49,3 +53,10 @@ def restored(state: SessionState, settings: ViewSettings) -> ViewSettings:
         ),
         show_ignored=bool(state.show_ignored),
     )
+
+
+def restored_member_pattern(state: SessionState) -> str:
+    """The member filter of the saved ``state`` ("" when there was none, or of a kind this
+    version does not know)."""
+    pattern = state.filters.get("member_pattern")
+    return pattern if isinstance(pattern, str) else ""
