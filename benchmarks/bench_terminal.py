@@ -82,6 +82,9 @@ class Terminal:
         self.process = subprocess.Popen(
             [*command(), str(folder)], stdin=slave, stdout=slave, stderr=slave, env=env,
             start_new_session=True, close_fds=True,
+            # the pty is its controlling terminal, as in a terminal window: if this script
+            # dies, the app gets SIGHUP (and does not go on reading a closed terminal)
+            preexec_fn=lambda: fcntl.ioctl(0, termios.TIOCSCTTY, 0),
         )
         os.close(slave)
         self._pending = b""
