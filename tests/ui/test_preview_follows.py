@@ -127,7 +127,6 @@ async def test_another_document_being_read_never_shows_the_previous_text(pair, m
         await wait_for(pilot, lambda: bool(preview.lines))
         first = screen.previewed
         slow = "b.txt" if first == "a.txt" else "a.txt"
-        first_text = body(preview)
         session.read_text = slow_read
         try:
             screen.member_table.focus()
@@ -136,10 +135,34 @@ async def test_another_document_being_read_never_shows_the_previous_text(pair, m
             await pilot.pause()
             assert slow in heading(screen)
             # the previous document's text is gone at once: "loading…" until the text is read
-            assert body(preview) != first_text
-            assert preview.lines == []
-            assert preview.placeholder == LOADING
+            assert preview.reading  # render_line draws LOADING alone, whatever lines are kept
+            assert preview.find_sides()[0] == [[]]  # and nothing of them is found
         finally:
             release.set()
         await wait_for(pilot, lambda: bool(preview.lines))
         assert (pair / slow).read_text().split()[2] in body(preview)  # brown, or BROWN
+
+
+def test_a_loading_preview_draws_loading_alone() -> None:
+    """While another document is read, the body is the loading line only, whatever text
+    of the previous one is kept."""
+    from textual.app import App
+
+    class One(App[None]):
+        def compose(self):
+            yield Preview()
+
+    async def run() -> None:
+        app = One()
+        async with app.run_test(size=(60, 10)) as pilot:
+            preview = app.query_one(Preview)
+            preview.show(["the previous document", "its second line"])
+            preview.reading = True
+            preview.refresh()
+            await pilot.pause()
+            painted = [preview.render_line(y).text.strip() for y in range(4)]
+            assert painted == [LOADING, "", "", ""]
+
+    import asyncio
+
+    asyncio.run(run())

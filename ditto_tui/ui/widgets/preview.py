@@ -103,9 +103,13 @@ class Preview(Searchable, ScrollView, can_focus=True):
         self.failed = False
         self._wanted: _Form | None = None  # the form being read (or shown)
         self._shown: _Form | None = None  # the form whose text the lines are
+        #: another document is being read: the body says LOADING (its lines are kept, not
+        #: shown: replacing them would lay the screen out again, a cost every k step paid)
+        self.reading = False
 
     def show(self, lines: list[str], *, header_lines: int = 0, placeholder: str = "") -> None:
         """Display ``lines`` (or ``placeholder`` when empty) from the top."""
+        self.reading = False
         self.lines = lines
         self.header_lines = header_lines
         self.placeholder = placeholder
@@ -128,7 +132,8 @@ class Preview(Searchable, ScrollView, can_focus=True):
         form = self._wanted = (doc_id, kind, html_source)
         if form != self._shown:
             self._shown = None
-            self.show([], placeholder=LOADING)
+            self.reading = True
+            self.refresh()
         self.load_document(doc_id, kind, html_source, reader)
 
     def clear(self, placeholder: str) -> None:
@@ -215,7 +220,7 @@ class Preview(Searchable, ScrollView, can_focus=True):
 
     # -- find (Searchable) -------------------------------------------------------------
     def find_sides(self) -> tuple[list[list[str]], list[np.ndarray | None]]:
-        return [self.lines], [None]
+        return [[] if self.reading else self.lines], [None]  # (nothing found in what is not shown)
 
     def find_top_row(self) -> int:
         rows = self._rows
@@ -244,10 +249,11 @@ class Preview(Searchable, ScrollView, can_focus=True):
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
         base: Style = self.rich_style
-        if not self.lines:
-            if y == 0 and self.placeholder:
+        if not self.lines or self.reading:
+            placeholder = LOADING if self.reading else self.placeholder
+            if y == 0 and placeholder:
                 style = base + self.get_component_rich_style("preview--placeholder")
-                return Strip([Segment(self.placeholder, style)]).crop_extend(0, width, base)
+                return Strip([Segment(placeholder, style)]).crop_extend(0, width, base)
             return Strip.blank(width, base)
         index = int(self.scroll_offset.y) + y
         if index >= len(self._rows):
