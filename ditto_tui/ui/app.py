@@ -213,8 +213,6 @@ class DittoApp(App[None]):
         slow = engine.missing()  # the compiled engine was not built at install time
         if slow:
             self.add_notice(slow)
-        # after the first frame and the scan's start
-        self.call_after_refresh(lambda: self._render_help_ahead(self.size.width))
 
     def on_resize(self, event: Resize) -> None:
         """Render the help for the new width once the resizing has stopped."""
@@ -257,6 +255,10 @@ class DittoApp(App[None]):
             screen.scan_progressed(event.done, event.total, event.elapsed)
         elif isinstance(event, events.ScanEnded):
             screen.scan_ended(event.error)
+            if not self.help_lines.has(help_width(self.size.width)):
+                # once the scan no longer competes for the CPU (at start it would slow
+                # the first families; `?` before then renders the page itself)
+                self._render_help_ahead(self.size.width)
             if event.switched and event.error is None:
                 self.notify(
                     f"{event.documents:,} documents, {event.skipped:,} skipped.",

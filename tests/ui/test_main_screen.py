@@ -348,7 +348,7 @@ async def test_the_control_bar_stands_apart_from_the_screen_in_every_theme(corpu
 
 
 async def test_help_is_rendered_ahead_and_only_drawn_on_f1(corpus_dir, make_app, monkeypatch):
-    """The help page is rendered in a worker at start for the width it will have: `?`
+    """The help page is rendered in a worker once the scan ends, for the width it will have: `?`
     renders nothing, it draws the lines in sight (as fast as the notices screen)."""
     from ditto_tui.ui.screens.help import help_width
     from ditto_tui.ui.widgets.rendered_page import RenderedLines, RenderedPage
