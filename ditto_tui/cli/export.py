@@ -9,7 +9,7 @@ from typing import IO, TYPE_CHECKING, cast
 from ditto_tui.cli.argtypes import integer
 from ditto_tui.cli.collect import SkipReporter, collect, finish
 from ditto_tui.cli.errors import CommandError
-from ditto_tui.cli.options import DEFAULT_K, add_corpus_options, add_pipeline_options
+from ditto_tui.cli.options import add_corpus_options, add_k, add_pipeline_options
 from ditto_tui.cli.output import Output
 
 if TYPE_CHECKING:
@@ -24,8 +24,7 @@ def add_parsers(sub: Subcommands) -> None:
                        description="Write every document with its family at distance K "
                        "to CSV or JSON lines.")
     p.add_argument("paths", nargs="+", metavar="PATH", help="files or folders")
-    p.add_argument("-k", type=integer, default=DEFAULT_K, metavar="K",
-                   help=f"maximum Hamming distance (default {DEFAULT_K})")
+    add_k(p)
     p.add_argument("--min", type=integer, default=1, metavar="M",
                    help="smallest family to write (default 1: every document)")
     p.add_argument("--mode", choices=("chain", "star"), default="chain")

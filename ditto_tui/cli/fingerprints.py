@@ -13,9 +13,9 @@ from ditto_tui.cli.argtypes import integer
 from ditto_tui.cli.collect import SkipReporter, collect, documents, finish
 from ditto_tui.cli.errors import CommandError
 from ditto_tui.cli.options import (
-    DEFAULT_K,
     add_corpus_options,
     add_json,
+    add_k,
     add_pipeline_options,
     pipeline_of,
     scan_options,
@@ -42,8 +42,7 @@ def add_parsers(sub: Subcommands) -> None:
                        description="Group documents whose fingerprints are within K bits "
                        "(connected components, as ditto does; --mode star for centred families).")
     p.add_argument("paths", nargs="+", metavar="PATH", help="files or folders")
-    p.add_argument("-k", type=integer, default=DEFAULT_K, metavar="K",
-                   help=f"maximum Hamming distance (default {DEFAULT_K})")
+    add_k(p)
     how = p.add_mutually_exclusive_group()
     how.add_argument("--sweep", action="store_true",
                      help="instead, for k = 0..K: families (>= 2 documents), documents in them, "
@@ -64,8 +63,7 @@ def add_parsers(sub: Subcommands) -> None:
                        "16-hex fingerprint), sorted by distance then id.")
     p.add_argument("target", metavar="TARGET", help="a file, or a fingerprint as 16 hex digits")
     p.add_argument("paths", nargs="+", metavar="PATH", help="files or folders to search")
-    p.add_argument("-k", type=integer, default=DEFAULT_K, metavar="K",
-                   help=f"maximum Hamming distance (default {DEFAULT_K})")
+    add_k(p)
     add_json(p, "one {id, fp, distance, similarity} object per match")
     add_pipeline_options(p)
     add_corpus_options(p)

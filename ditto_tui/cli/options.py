@@ -21,6 +21,7 @@ __all__ = [
     "Subcommands",
     "add_corpus_options",
     "add_json",
+    "add_k",
     "add_pipeline_options",
     "pipeline_of",
     "scan_options",
@@ -39,6 +40,12 @@ class Parser(argparse.ArgumentParser):
 
 #: The subparsers object each command module adds its commands' parsers to.
 Subcommands: TypeAlias = "argparse._SubParsersAction[Parser]"
+
+
+def add_k(p: argparse.ArgumentParser) -> None:
+    """``-k K``: the maximum Hamming distance of the families or matches a command prints."""
+    p.add_argument("-k", type=integer, default=DEFAULT_K, metavar="K",
+                   help=f"maximum Hamming distance (default {DEFAULT_K})")
 
 
 def add_pipeline_options(p: argparse.ArgumentParser) -> None:

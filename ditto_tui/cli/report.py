@@ -13,9 +13,9 @@ from ditto_tui.cli.argtypes import integer
 from ditto_tui.cli.collect import SkipReporter, finish
 from ditto_tui.cli.errors import CommandError
 from ditto_tui.cli.options import (
-    DEFAULT_K,
     DEFAULT_MAX_K,
     add_corpus_options,
+    add_k,
     add_pipeline_options,
     pipeline_of,
     scan_options,
@@ -36,8 +36,7 @@ def add_parsers(sub: Subcommands) -> None:
                        "family list, and per family its members with bit grids and folded "
                        "side-by-side diffs against the representative.")
     p.add_argument("path", metavar="PATH", help="the corpus folder (or one file)")
-    p.add_argument("-k", type=integer, default=DEFAULT_K, metavar="K",
-                   help=f"maximum Hamming distance (default {DEFAULT_K})")
+    add_k(p)
     p.add_argument("--max-k", type=integer, default=DEFAULT_MAX_K, metavar="K",
                    help=f"the chart covers k = 0..max(K, this) (default {DEFAULT_MAX_K})")
     p.add_argument("--mode", choices=("chain", "star"), default="chain",
