@@ -218,9 +218,10 @@ class ReviewKeys:
 
     review_commands: ReviewCommands
 
-    @property
-    def detail(self) -> DetailPane:
-        raise NotImplementedError
+    if TYPE_CHECKING:
+
+        @property
+        def detail(self) -> DetailPane: ...
 
     def action_decide(self, value: Decision) -> None:
         """Record ``value`` for the highlighted member (again: clear it), then move on."""
