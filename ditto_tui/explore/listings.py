@@ -37,6 +37,7 @@ class Listings:
         self._noted: dict[tuple[int, Mode], FamilyListing] = {}  # last listing, noted
         self._last_change = 0.0
         self._warm_more = True  # other listings may be worth precomputing
+        self._settle_due = True  # listings were computed since the heap last settled
 
     @property
     def warming(self) -> bool:
@@ -51,6 +52,7 @@ class Listings:
         """The index changed: warming waits for ``WARM_AFTER`` without changes."""
         self._last_change = time.monotonic()
         self._warm_more = True
+        self._settle_due = True
 
     def forget(self) -> None:
         """A new index (the source was replaced): no listing of the old one counts."""
@@ -77,6 +79,7 @@ class Listings:
         listing_notes(listing, key[0], mode, snap.documents, self._noted.get(key))
         self._noted[key] = listing
         snap.listings[key] = listing
+        self._settle_due = True
         return True
 
     def warm_one(self, index: NearIndex, snap: Snapshot, request: ViewRequest) -> bool:
@@ -92,5 +95,7 @@ class Listings:
                 self._on_event(ListingWarmed(kk, request.mode, snap.generation))
                 return True
         self._warm_more = False
-        self._heap.settle(len(snap))
+        if self._settle_due:  # (not after every key: a settle holds the GIL for a collection)
+            self._settle_due = False
+            self._heap.settle(len(snap))
         return False

@@ -122,7 +122,8 @@ def test_garbage_alive_when_a_warm_corpus_settles_again_is_still_collected(
         freeze_heap(documents)
 
     monkeypatch.setattr(process_tuning, "freeze_heap", counted)
-    explorer = Explorer(MemorySource(fingerprints(300), batch=100), watch=False, max_k=2)
+    source = MemorySource(fingerprints(300), batch=100)
+    explorer = Explorer(source, watch=True, max_k=2)
 
     def settle() -> None:
         deadline = time.monotonic() + 30
@@ -144,7 +145,7 @@ def test_garbage_alive_when_a_warm_corpus_settles_again_is_still_collected(
             node.me = node  # type: ignore[attr-defined]
             ref = weakref.ref(node)
             del node
-            explorer.request_view(ViewRequest(k=2))  # warmed again, then settled again
+            source.write({"d/new": 12345})  # a change: warmed again, then settled again
             settle()
             deadline = time.monotonic() + 10
             while len(freezes) == before and time.monotonic() < deadline:
@@ -154,6 +155,38 @@ def test_garbage_alive_when_a_warm_corpus_settles_again_is_still_collected(
             gc.enable()
         gc.collect()
         assert ref() is None  # collected, not frozen with the rest
+    finally:
+        explorer.close()
+        gc.unfreeze()
+
+
+def test_keys_on_a_warm_corpus_do_not_settle_the_heap_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A settle collects the young generations holding the GIL: once every listing is
+    warm, a key (a new view request) finds nothing new to freeze and must not pay it."""
+    gc.unfreeze()
+    monkeypatch.setattr(process_tuning, "FREEZE_FROM", 100)
+    monkeypatch.setattr(listings, "WARM_AFTER", 0.0)
+    freezes: list[int] = []
+    freeze_heap = process_tuning.freeze_heap
+    monkeypatch.setattr(process_tuning, "freeze_heap",
+                        lambda n: (freezes.append(n), freeze_heap(n))[1])
+    explorer = Explorer(MemorySource(fingerprints(300), batch=100), watch=False, max_k=2)
+    explorer.request_view(ViewRequest(k=1))
+    explorer.start()
+    try:
+        assert explorer.wait_idle(30)
+        deadline = time.monotonic() + 30
+        while (explorer._writer.warming or not freezes) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        settled = len(freezes)
+        assert settled > 0
+        for k in (2, 0, 1, 2):
+            explorer.request_view(ViewRequest(k=k))
+            time.sleep(0.05)
+            assert explorer.wait_idle(30)
+        assert len(freezes) == settled
     finally:
         explorer.close()
         gc.unfreeze()

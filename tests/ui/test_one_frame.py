@@ -34,6 +34,7 @@ from ditto_tui.explore import writer as writer_module
 from ditto_tui.explore.view import ViewRequest, build_view, family_notes, filter_families
 from ditto_tui.ui.app import DittoApp
 from ditto_tui.ui.screens.main import MainScreen, frame_pacing
+from ditto_tui.ui.widgets import detail_pane
 from ditto_tui.ui.widgets.family_table import FamilyTable
 from ditto_tui.ui.widgets.member_table import MemberTable
 from ditto_tui.ui.widgets.preview import Preview
@@ -167,6 +168,56 @@ async def test_a_k_step_draws_slider_list_and_members_in_one_frame() -> None:
         first = next(i for i, f in enumerate(frames) if f)
         # the slider did not get a frame of its own before the families of its k
         assert {"KSlider", "FamilyTable", "MemberTable"} <= frames[first], frames
+
+
+async def test_a_preview_of_another_length_lays_the_screen_out_not_again() -> None:
+    """Moving to a family whose preview has another number of lines (both longer than
+    the pane) redraws the preview and its scroll bar, without a layout of the screen."""
+    texts = {doc: f"text of {doc}" for doc in corpus()}
+    texts["a1.txt"] = "\n".join(f"line {i} of a1" for i in range(60))
+    texts["b1.txt"] = "\n".join(f"line {i} of b1" for i in range(90))
+    app = DittoApp(MemorySource(corpus(), texts=texts), watch=False, max_k=8, k=3)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await quiet(pilot)
+        screen = app.main_screen
+        preview = screen.query_one(Preview)
+        await select_family_of(pilot, "a1.txt")
+        await wait_for(pilot, lambda: preview.row_count == 60)
+        with Frames() as frames:
+            await select_family_of(pilot, "b1.txt")
+            await wait_for(pilot, lambda: preview.row_count == 90)
+            await quiet(pilot)
+        assert preview.virtual_size.height == 90
+        assert preview.max_scroll_y == 90 - preview.scrollable_content_region.height
+        assert frames.of("Preview") >= 1
+        assert frames.layouts == 0
+
+
+async def test_a_held_key_builds_large_member_lists_once_keys_settle(monkeypatch: Any) -> None:
+    """Between the repeats of a held key nothing is built for a family that the next
+    repeat replaces: a large family's rows (a worker) wait until no key waits for its
+    frame, then are built and shown."""
+    monkeypatch.setattr(detail_pane, "INLINE_MEMBERS", 0)  # every family: a worker
+    settled_at_build: list[bool] = []
+    original = detail_pane.member_rows
+
+    def rows(*args: Any, **kwargs: Any) -> Any:
+        settled_at_build.append(app.main_screen.pacer.keys_settled.is_set())
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(detail_pane, "member_rows", rows)
+    app = make_app(k=3)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await quiet(pilot)
+        screen = app.main_screen
+        await select_family_of(pilot, "b1.txt")
+        settled_at_build.clear()
+        await pilot.press("right_square_bracket")  # b3 joins b1's family at k=4
+        assert not screen.pacer.keys_settled.is_set()
+        await wait_for(pilot, lambda: screen.pacer.keys_settled.is_set())
+        await quiet(pilot)
+        assert settled_at_build and all(settled_at_build)
+        assert {m.id for m in screen.member_table.rows} == {"b1.txt", "b2.txt", "b3.txt"}
 
 
 async def test_frames_resume_when_the_view_is_late() -> None:

@@ -9,6 +9,7 @@ UI thread on I/O or on work proportional to the corpus.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -35,6 +36,7 @@ from ditto_tui.ui.widgets.member_rows import (
     matches_subtitle,
     matching_rows,
     member_rows,
+    members_placeholder,
     members_title,
     next_match,
     same_family,
@@ -86,9 +88,12 @@ class DetailPane(FindBarHolder, Vertical):
             super().__init__()
             self.doc_id = doc_id
 
-    def __init__(self, reader: Callable[[], Any], *, id: str | None = None) -> None:
+    def __init__(self, reader: Callable[[], Any], *, keys_settled: threading.Event | None = None,
+                 id: str | None = None) -> None:
         super().__init__(id=id)
         self._reader = reader
+        #: set while no key waits for its frame: a large family's rows are built then
+        self._keys_settled = keys_settled
         self.family: ShownFamily | None = None
         self.snapshot: Snapshot | None = None
         self.marked: list[str] = []
@@ -328,12 +333,16 @@ class DetailPane(FindBarHolder, Vertical):
         keep: str | None,
         pattern: str,
     ) -> None:
+        settled, worker = self._keys_settled, get_current_worker()
+        while settled is not None and not settled.wait(0.05):  # (keys held: not between them)
+            if worker.is_cancelled:
+                return
         rows = member_rows(
             family, snapshot, mail_infos, sort=self.member_sort, pattern=self.member_pattern,
             only=self.tree_control.node,
         )
         matching = matching_rows(rows, pattern)
-        if not get_current_worker().is_cancelled:
+        if not worker.is_cancelled:
             self.app.call_from_thread(self._show_rows, family, rows, keep, matching, pattern)
 
     def _show_rows(
@@ -357,11 +366,7 @@ class DetailPane(FindBarHolder, Vertical):
         mail = is_mail(family, self.snapshot.documents if self.snapshot is not None else {})
         table = self.member_table
         matching_ids = frozenset(rows[i].id for i in matching)
-        placeholder = (
-            f"No member matches {self.member_pattern.strip()!r} (esc in the box clears it)"
-            if self.member_pattern.strip()
-            else "No family selected"
-        )
+        placeholder = members_placeholder(self.member_pattern)
         # the same rows drawn the same way (e.g. a filter key that matches the same
         # members): nothing to repaint
         repaint = matching_ids != table.matching or placeholder != table.placeholder

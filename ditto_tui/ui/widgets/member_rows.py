@@ -25,6 +25,7 @@ __all__ = [
     "matches_subtitle",
     "matching_rows",
     "member_rows",
+    "members_placeholder",
     "members_title",
     "next_match",
     "same_family",
@@ -73,6 +74,14 @@ def member_rows(
             )
         )
     return sort_members(filter_members(members, pattern), sort)
+
+
+def members_placeholder(member_pattern: str) -> str:
+    """What the member list says when it shows no row (``member_pattern``: its filter)."""
+    pattern = member_pattern.strip()
+    if pattern:
+        return f"No member matches {pattern!r} (esc in the box clears it)"
+    return "No family selected"
 
 
 def same_family(a: ShownFamily | None, b: ShownFamily | None) -> bool:

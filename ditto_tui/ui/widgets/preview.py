@@ -36,6 +36,7 @@ from ditto_tui.corpus.documents import MAIL_KINDS, Document
 from ditto_tui.explore.snapshot import Snapshot
 from ditto_tui.ui.fit import Part
 from ditto_tui.ui.listing import format_size, shown
+from ditto_tui.ui.widgets.scrollbar import SteadyScrollBars
 from ditto_tui.ui.widgets.searchable import (
     FIND_BINDINGS,
     FIND_CLASSES,
@@ -73,7 +74,7 @@ def preview_heading(
     return heading
 
 
-class Preview(Searchable, ScrollView, can_focus=True):
+class Preview(Searchable, SteadyScrollBars, ScrollView, can_focus=True):
     """Shows ``lines``; the first ``header_lines`` are styled as headers (mail, title)."""
 
     DEFAULT_CSS = """
@@ -197,11 +198,11 @@ class Preview(Searchable, ScrollView, can_focus=True):
                         rows.extend((index, a, b) for a, b in wrap_points(line, width))
                 self._rows = rows
                 self._rows_width = width
-            self.virtual_size = Size(width, len(self._rows))
+            self.set_content_size(Size(width, len(self._rows)))
         else:
             self._rows = [(index, 0, len(line)) for index, line in enumerate(self.lines)]
             self._rows_width = -1
-            self.virtual_size = Size(max(width, self._longest), len(self._rows))
+            self.set_content_size(Size(max(width, self._longest), len(self._rows)))
 
     def on_resize(self) -> None:
         self._layout_rows()

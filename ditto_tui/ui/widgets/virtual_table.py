@@ -25,10 +25,8 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
-from textual.widget import Widget
 
 from ditto_tui.ui.fit import left_crop, middle_crop, right_crop, wrapped_lines
-from ditto_tui.ui.internals import refresh_scrollbars
 from ditto_tui.ui.widgets.columns import CELL_PADDING, ColumnSpec, fit_columns
 from ditto_tui.ui.widgets.scrollbar import SteadyScrollBars
 from ditto_tui.ui.widgets.styles import CachedStyles
@@ -184,38 +182,12 @@ class VirtualTable(CachedStyles, SteadyScrollBars, ScrollView, Generic[RowT], ca
 
     # -- geometry ----------------------------------------------------------------------------
     def _update_virtual_size(self) -> None:
+        # (a header line, then the rows: the first fill, from the header alone, lays out)
         size = Size(self.scrollable_content_region.width, len(self.rows) + 1)
-        old = self.virtual_size
-        height = self.container_size.height
-        if (
-            self.is_mounted
-            and height
-            and old.height > 1  # (rows shown before and after: the first fill lays out)
-            and size.height > 1
-            and old.width == size.width
-        ):
-            # Only the number of rows changed: no layout of the whole screen for the
-            # virtual size, just this widget and its scrollbar. When the scrollbar appears
-            # or goes, showing it lays out once, now (in this frame, with the rows); had
-            # the virtual size laid out, the scrollbar would follow in a second layout
-            # and frame, and the rows be drawn twice.
-            self.set_reactive(Widget.virtual_size, size)
-            self._update_scrollbar(size)
-            self.scroll_y = self.validate_scroll_y(self.scroll_y)
-            self.scroll_target_y = self.validate_scroll_target_y(self.scroll_target_y)
-            self.refresh()
-            return
-        self.virtual_size = size
-
-    def _update_scrollbar(self, size: Size) -> None:
-        """Textual's ``_scroll_update`` for a new row count (no horizontal bar), less its
-        unconditional repaint of the vertical bar: the bar (a :class:`SteadyScrollBar`)
-        repaints itself when the thumb it draws moves."""
-        refresh_scrollbars(self)
-        if self.show_vertical_scrollbar and self.styles.scrollbar_size_vertical:
-            bar = self.vertical_scrollbar
-            bar.window_virtual_size = size.height
-            bar.window_size = self.container_size.height - self.scrollbar_size_horizontal
+        if self.virtual_size.height <= 1 or size.height <= 1:
+            self.virtual_size = size
+        else:
+            self.set_content_size(size)
 
     def on_resize(self) -> None:
         self._layout = fit_columns(self.column_specs(), max(self.scrollable_content_region.width, 30))

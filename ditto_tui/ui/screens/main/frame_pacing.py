@@ -15,9 +15,11 @@ answer (status line, families, members, preview) in the next. So:
    "clustering…") and frames resume.
 3. The released frame is drawn at once, not at the next refresh tick
    (:meth:`FramePacer.paint_on_idle`, from the screen's idle handler).
-4. Once that frame is painted, collections resume and ``after_key`` runs (the screen
-   reads the excerpts it put off meanwhile); ``after_key`` runs too when the collector's
-   time limit ends a wait that holds no frame.
+4. Once that frame is painted and no other key came for :data:`KEYS_SETTLE_S` (a held
+   key's repeats are answered back to back, with nothing else running between them),
+   collections resume and ``after_key`` runs (the screen reads the excerpts it put off
+   meanwhile); ``after_key`` runs too when the collector's time limit ends a wait that
+   holds no frame.
 
 Timers and callbacks run on the screen's message loop (the UI thread); nothing here is
 thread-safe or costs more than O(1). The screen calls :meth:`FramePacer.stop` on unmount
@@ -27,6 +29,7 @@ and on suspend: no frame stays held and the collector is never left paused.
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import Any
@@ -37,12 +40,17 @@ from textual.timer import Timer
 
 from ditto_tui.ui import internals
 
-__all__ = ["HOLD_FRAMES_S", "FramePacer"]
+__all__ = ["HOLD_FRAMES_S", "KEYS_SETTLE_S", "FramePacer"]
 
 #: After a key that asks for a new view, frames wait (at most this long) for that view, so
 #: that the k slider, status line, family list, members and preview change in one frame
 #: instead of one frame for the key and another for its answer.
 HOLD_FRAMES_S = 0.05
+
+#: After a key's frame is painted, the work put off for it (reading ahead, collections)
+#: waits this long for another key: a held key repeats every 25-50 ms, and work started
+#: between two repeats would take turns with the next frame for the GIL.
+KEYS_SETTLE_S = 0.1
 
 
 class FramePacer:
@@ -67,6 +75,11 @@ class FramePacer:
         self._awaiting_rows = False  # frames held until the rows on screen have excerpts
         self._urgent = False  # a key waits for its frame (the collector is paused)
         self._urgent_timer: Timer | None = None
+        self._settle_timer: Timer | None = None  # the key's frame is painted: more keys?
+        #: set while no key waits for its frame (clear from a key until the work put off
+        #: for it runs): thread workers that can wait (a large family's rows) wait on it
+        self.keys_settled = threading.Event()
+        self.keys_settled.set()
         self._paint_now = False  # the frames held for a key were released: draw at once
 
     @property
@@ -86,12 +99,14 @@ class FramePacer:
         screen = self._screen
         if self._held is not None or not screen.is_current:
             return
+        self._stop_settling()
         held = screen.app.batch_update()
         held.__enter__()
         self._held = held
         self._hold_timer = screen.set_timer(HOLD_FRAMES_S, self._late)
         if not self._urgent:
             internals.pause_collections()
+            self.keys_settled.clear()
             self._urgent = True
             self._urgent_timer = screen.set_timer(
                 internals.COLLECTION_PAUSE_MAX_S, self._urgency_expired
@@ -150,14 +165,27 @@ class FramePacer:
         self.release()
 
     def _after_key_frame(self) -> None:
-        """The frame answering a key is painted: garbage collections resume, and the work
-        put off during the key runs now (a reader started earlier would have taken turns
-        with the frame for the GIL)."""
+        """The frame answering a key is painted: once no other key came for
+        :data:`KEYS_SETTLE_S`, garbage collections resume and the work put off during the
+        key runs (a reader started earlier would have taken turns with the frame for the
+        GIL)."""
         if self._held is not None:  # (another key waits already: its frame ends this)
             return
         self._paint_now = False
+        self._stop_settling()
+        self._settle_timer = self._screen.set_timer(KEYS_SETTLE_S, self._keys_settled)
+
+    def _keys_settled(self) -> None:
+        self._settle_timer = None
+        if self._held is not None:
+            return
         self._end_urgent()
         self._after_key()
+
+    def _stop_settling(self) -> None:
+        timer, self._settle_timer = self._settle_timer, None
+        if timer is not None:
+            timer.stop()
 
     def _urgency_expired(self) -> None:
         """Keys have kept frames waiting for COLLECTION_PAUSE_MAX_S: collections resume
@@ -168,9 +196,11 @@ class FramePacer:
             self._after_key()
 
     def _end_urgent(self) -> None:
+        self._stop_settling()
         timer, self._urgent_timer = self._urgent_timer, None
         if timer is not None:
             timer.stop()
         if self._urgent:
             self._urgent = False
+            self.keys_settled.set()
             internals.resume_collections()

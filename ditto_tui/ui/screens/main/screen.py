@@ -128,7 +128,8 @@ class MainScreen(ReviewKeys, Screen[None]):
         yield ScanProgress(id="scan")
         with Horizontal(id="body"):
             yield FamiliesPane(id="families-pane")
-            yield DetailPane(lambda: self.explorer.source, id="detail-pane")
+            yield DetailPane(lambda: self.explorer.source, keys_settled=self.pacer.keys_settled,
+                             id="detail-pane")
         yield Footer()
 
     def on_resize(self, event: events.Resize) -> None:
