@@ -50,7 +50,7 @@ async def test_a_preview_that_failed_during_the_scan_is_read_again():
         await settle(pilot, timeout=30)
         await wait_for(pilot, lambda: bool(preview.lines), timeout=10)
         assert preview.lines[0].startswith("document ")
-        assert not app.main_screen.detail.preview_failed
+        assert not app.main_screen.detail.preview_control.failed
 
 
 async def test_no_wrong_empty_state_while_the_first_scan_runs(monkeypatch):

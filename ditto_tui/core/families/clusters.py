@@ -52,7 +52,9 @@ class FamilyLike(Protocol):
     """What lists, exports and reports need of a family (:class:`Family` meets it)."""
 
     @property
-    def members(self) -> tuple[str, ...]: ...
+    def members(self) -> tuple[str, ...]:
+        """The member ids in code-point order (never empty)."""
+        ...
 
     @property
     def centre(self) -> str: ...

@@ -32,6 +32,7 @@ from ditto_tui.ui.widgets.member_filter import MemberFilter
 from ditto_tui.ui.widgets.member_rows import (
     INLINE_MEMBERS,
     MailInfo,
+    has_member,
     is_mail,
     matches_subtitle,
     matching_rows,
@@ -43,7 +44,8 @@ from ditto_tui.ui.widgets.member_rows import (
     sort_key_after,
 )
 from ditto_tui.ui.widgets.member_table import SORT_LABELS, Member, MemberTable
-from ditto_tui.ui.widgets.preview import Preview, preview_heading
+from ditto_tui.ui.widgets.preview import Preview
+from ditto_tui.ui.widgets.preview_control import PreviewControl
 from ditto_tui.ui.widgets.title_line import TitleLine
 from ditto_tui.ui.widgets.tree_control import TreeControl
 
@@ -62,8 +64,8 @@ class DetailPane(FindBarHolder, Vertical):
     :class:`TreeControl`.
 
     Its parts: the rows and titles of the member list (:mod:`.member_rows`), the tree
-    (:class:`TreeControl`), mail headers (:class:`MailHeaders`), the preview's reading
-    (:meth:`Preview.read`)."""
+    (:class:`TreeControl`), mail headers (:class:`MailHeaders`), the preview's document
+    and heading (:class:`PreviewControl`)."""
 
     # Only while the member table has focus (see check_action): elsewhere the screen's
     # s (sort families) and / (filter families) apply. s and / are handled here, at once,
@@ -91,14 +93,13 @@ class DetailPane(FindBarHolder, Vertical):
     def __init__(self, reader: Callable[[], Any], *, keys_settled: threading.Event | None = None,
                  id: str | None = None) -> None:
         super().__init__(id=id)
-        self._reader = reader
         #: set while no key waits for its frame: a large family's rows are built then
         self._keys_settled = keys_settled
+        self._rows_put_off: tuple[ShownFamily, Snapshot, str | None] | None = None
         self.family: ShownFamily | None = None
         self.snapshot: Snapshot | None = None
         self.marked: list[str] = []
-        self.html_source = False
-        self._preview_unknown = False  # previewed before its document was known
+        self.preview_control = PreviewControl(self, reader)
         self.mail_headers = MailHeaders(self, reader, read=self._mail_read)
         self._rows_for: tuple[Any, ...] | None = None
         self.pattern = ""
@@ -148,14 +149,17 @@ class DetailPane(FindBarHolder, Vertical):
         return member.id if member else None
 
     @property
-    def previewed(self) -> str | None:
-        """The document the preview shows (or is reading)."""
-        return self.query_one(Preview).document
+    def preview(self) -> Preview:
+        return self.query_one(Preview)
 
     @property
-    def preview_failed(self) -> bool:
-        """Whether the preview could not read its document (it says why)."""
-        return self.query_one(Preview).failed
+    def preview_title(self) -> TitleLine:
+        return self.query_one("#preview-title", TitleLine)
+
+    @property
+    def previewed(self) -> str | None:
+        """The document the preview shows (or is reading)."""
+        return self.preview_control.document
 
     # -- members ------------------------------------------------------------------------
     def show_family(
@@ -176,15 +180,13 @@ class DetailPane(FindBarHolder, Vertical):
         self.snapshot = snapshot
         if pattern is not None:
             self.pattern = pattern
-        if self._preview_unknown and self.previewed in snapshot.documents:
-            # shown before its document was known (kind, size): show it again, whole
-            self.show_preview(self.previewed, force=True)
-        if keep is None or family is None or keep not in family.members:
+        self.preview_control.known(snapshot)
+        if keep is None or family is None or not has_member(family, keep):
             # the highlighted member stays only if the user picked it: a member that was
             # merely first while the family filled in (a scan) does not hold the cursor
             current = self.selected_member() if table.chosen else None
             current = self.renames.get(current, current) if current is not None else None
-            keep = current if family is not None and current in family.members else None
+            keep = current if family is not None and has_member(family, current) else None
         if family is not self.family or note is not None:
             self.note = note
         if same_family(family, self.family):
@@ -216,9 +218,18 @@ class DetailPane(FindBarHolder, Vertical):
                 pattern=self.member_pattern, only=node,
             )
             self._show_rows(family, rows, keep, matching_rows(rows, self.pattern), self.pattern)
-        else:
+        elif self._keys_settled is None or self._keys_settled.is_set():
             self.build_rows(family, snapshot, dict(self.mail_headers.infos), keep, self.pattern)
+        else:  # a key waits for its frame (maybe a held key's): built once keys settle
+            self._rows_put_off = (family, snapshot, keep)
         self.mail_headers.load(family, snapshot)
+
+    def build_put_off(self) -> None:
+        """Keys settled: build the rows of the large family put off meanwhile."""
+        put_off, self._rows_put_off = self._rows_put_off, None
+        if put_off is not None and put_off[0] is self.family:
+            family, snapshot, keep = put_off
+            self.build_rows(family, snapshot, dict(self.mail_headers.infos), keep, self.pattern)
 
     def _set_title(self) -> None:
         """The member list's border title (:func:`members_title`), fitted to the border."""
@@ -314,7 +325,7 @@ class DetailPane(FindBarHolder, Vertical):
 
     def toggle_html_source(self) -> None:
         """Show HTML as readable text, or as its source (the preview is read again)."""
-        self.html_source = not self.html_source
+        self.preview_control.html_source = not self.preview_control.html_source
         self.show_preview(self.selected_member(), force=True)
 
     def refresh_members(self) -> None:
@@ -333,10 +344,7 @@ class DetailPane(FindBarHolder, Vertical):
         keep: str | None,
         pattern: str,
     ) -> None:
-        settled, worker = self._keys_settled, get_current_worker()
-        while settled is not None and not settled.wait(0.05):  # (keys held: not between them)
-            if worker.is_cancelled:
-                return
+        worker = get_current_worker()
         rows = member_rows(
             family, snapshot, mail_infos, sort=self.member_sort, pattern=self.member_pattern,
             only=self.tree_control.node,
@@ -414,7 +422,7 @@ class DetailPane(FindBarHolder, Vertical):
         (its heading from ``snapshot``, the newest, when given: size and time now)."""
         for doc_id in ids:
             self.mail_headers.infos.pop(doc_id, None)
-        if self.previewed is not None and (self.previewed in ids or self.preview_failed):
+        if self.previewed is not None and (self.previewed in ids or self.preview_control.failed):
             self.show_preview(self.selected_member(), force=True, snapshot=snapshot)
 
     def reset(self) -> None:
@@ -431,19 +439,8 @@ class DetailPane(FindBarHolder, Vertical):
         """Preview ``doc_id`` (None: none) under its heading (name, kind, size,
         fingerprint, from ``snapshot``, else the family's); the same document again only
         with ``force``."""
-        preview = self.query_one(Preview)
-        if doc_id == preview.document and not force:
-            return
-        title = self.query_one("#preview-title", TitleLine)
-        if doc_id is None:
-            preview.clear("No document selected")
-            title.update(Text("Preview"))
-            return
         snapshot = snapshot if snapshot is not None else self.snapshot
-        doc = snapshot.documents.get(doc_id) if snapshot is not None else None
-        title.update(preview_heading(doc_id, doc, snapshot, html_source=self.html_source))
-        self._preview_unknown = doc is None
-        preview.read(doc_id, doc.kind if doc else "text", self.html_source, self._reader)
+        self.preview_control.show(doc_id, snapshot, force=force)
 
     # -- mail headers -------------------------------------------------------------------
     def _mail_read(self, family: ShownFamily) -> None:

@@ -8,6 +8,7 @@ families (``INLINE_MEMBERS``).
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Mapping
 
 from ditto_tui.core.families.tree import TreeNode
@@ -21,6 +22,7 @@ from ditto_tui.ui.widgets.member_table import Member, filter_members, sort_membe
 __all__ = [
     "INLINE_MEMBERS",
     "MailInfo",
+    "has_member",
     "is_mail",
     "matches_subtitle",
     "matching_rows",
@@ -74,6 +76,15 @@ def member_rows(
             )
         )
     return sort_members(filter_members(members, pattern), sort)
+
+
+def has_member(family: ShownFamily, doc_id: str | None) -> bool:
+    """Whether ``doc_id`` is a member of ``family`` (whose members are in code-point
+    order, as every :class:`~ditto_tui.core.families.clusters.Family`'s): O(log size),
+    where ``in family.members`` scanned a large family on every k step."""
+    members = family.members
+    i = bisect_left(members, doc_id) if doc_id is not None else len(members)
+    return i < len(members) and members[i] == doc_id
 
 
 def members_placeholder(member_pattern: str) -> str:

@@ -104,7 +104,7 @@ class MainScreen(ReviewKeys, Screen[None]):
         self.views = LatestView()
         self.selection = Selection(self, explorer)
         self.pacer = FramePacer(self, view_is_late=self._view_is_late,
-                                after_key=lambda: self.excerpt_reader.read_put_off())
+                                after_key=self._after_key)
         self.excerpt_reader = ExcerptReader(self, rows_read=self.pacer.rows_read)
         self.review_commands = ReviewCommands(self)
         #: the member filter (a saved session's until mounted; then the pane's, as it says)
@@ -163,6 +163,7 @@ class MainScreen(ReviewKeys, Screen[None]):
 
     def on_screen_suspend(self) -> None:
         self.pacer.stop()
+        self.detail.build_put_off()  # (the rows a key put off: there on the way back)
 
     # -- parts ----------------------------------------------------------------------------
     @property
@@ -244,6 +245,11 @@ class MainScreen(ReviewKeys, Screen[None]):
         """Whether the view on screen answers the latest request for the latest state."""
         return self.views.current(self.explorer.snapshot)
 
+    def _after_key(self) -> None:
+        """Keys settled: what was put off while they waited for their frames."""
+        self.excerpt_reader.read_put_off()
+        self.detail.build_put_off()
+
     def _view_is_late(self) -> None:
         """The frames held for a view wait no longer: "clustering…" is drawn (only now: a
         view shown in time would erase it in the same frame, and the pane with its
@@ -297,7 +303,7 @@ class MainScreen(ReviewKeys, Screen[None]):
             self.detail.reset()
         self.snapshot = snapshot
         self.excerpt_reader.forget(touched)
-        if touched or self.detail.preview_failed:
+        if touched or self.detail.preview_control.failed:
             self.detail.forget(touched, snapshot)
         self.update_status()
 
@@ -311,7 +317,7 @@ class MainScreen(ReviewKeys, Screen[None]):
     def scan_ended(self, error: str | None) -> None:
         self.query_one(ScanProgress).hide()
         self.update_status()
-        if self.detail.preview_failed:
+        if self.detail.preview_control.failed:
             self.detail.forget(frozenset())
         if error:
             self.notify(error, title="Scan failed", severity="error", markup=False)
