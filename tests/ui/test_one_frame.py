@@ -214,10 +214,14 @@ async def test_a_held_key_builds_large_member_lists_once_keys_settle(monkeypatch
         settled_at_build.clear()
         await pilot.press("right_square_bracket")  # b3 joins b1's family at k=4
         assert not screen.pacer.keys_settled.is_set()
+        # meanwhile the old rows are dimmed, and the border says the family is listed
+        table = screen.member_table
+        assert table.outdated and "listing 3 members" in str(table.border_subtitle)
         await wait_for(pilot, lambda: screen.pacer.keys_settled.is_set())
         await quiet(pilot)
         assert settled_at_build and all(settled_at_build)
-        assert {m.id for m in screen.member_table.rows} == {"b1.txt", "b2.txt", "b3.txt"}
+        assert {m.id for m in table.rows} == {"b1.txt", "b2.txt", "b3.txt"}
+        assert not table.outdated and "listing" not in str(table.border_subtitle)
 
 
 async def test_frames_resume_when_the_view_is_late() -> None:

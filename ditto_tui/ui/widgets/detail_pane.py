@@ -219,8 +219,10 @@ class DetailPane(FindBarHolder, Vertical):
             )
             self._show_rows(family, rows, keep, matching_rows(rows, self.pattern), self.pattern)
         elif self._keys_settled is None or self._keys_settled.is_set():
+            table.listing(family.size)
             self.build_rows(family, snapshot, dict(self.mail_headers.infos), keep, self.pattern)
         else:  # a key waits for its frame (maybe a held key's): built once keys settle
+            table.listing(family.size)
             self._rows_put_off = (family, snapshot, keep)
         self.mail_headers.load(family, snapshot)
 
@@ -363,6 +365,7 @@ class DetailPane(FindBarHolder, Vertical):
     ) -> None:
         if family is not self.family or pattern != self.pattern:
             return  # another family or filter meanwhile: dropped
+        self.member_table.listed()
         if keep is None and self.member_table.chosen:
             keep = self.selected_member()
         self.matching = matching

@@ -21,6 +21,7 @@ from ditto_tui.core.text.id_filter import id_matcher
 from ditto_tui.ui.fit import split_path
 from ditto_tui.ui.listing import format_mtime, format_size, path_cell, shown
 from ditto_tui.ui.widgets.bit_diff import similarity_text
+from ditto_tui.ui.widgets.borders import set_border_subtitle
 from ditto_tui.ui.widgets.columns import ColumnSpec
 from ditto_tui.ui.widgets.virtual_table import VirtualTable
 
@@ -121,8 +122,11 @@ class MemberTable(VirtualTable[Member]):
 
     DEFAULT_CSS = """
     MemberTable > .member-table--match { color: $accent; }
+    MemberTable > .member-table--outdated { color: $foreground-disabled; }
     """
-    COMPONENT_CLASSES = VirtualTable.COMPONENT_CLASSES | {"member-table--match"}
+    COMPONENT_CLASSES = VirtualTable.COMPONENT_CLASSES | {
+        "member-table--match", "member-table--outdated",
+    }
     COLUMNS = COLUMNS
     RIGHT_ALIGNED = frozenset({"distance", "similarity", "size"})
     CELL_STYLES = {"modified": "muted", "folder": "muted"}
@@ -153,6 +157,8 @@ class MemberTable(VirtualTable[Member]):
         #: the cursor was moved (by the user, or on purpose by code) in this family
         self.chosen = False
         self.sort_key = "distance"
+        #: the rows are another family's (the family shown is being listed): dimmed
+        self.outdated = False
 
     def watch_cursor_row(self, old: int, new: int) -> None:
         if old != new:  # (the watcher also runs once when the table is mounted)
@@ -233,7 +239,24 @@ class MemberTable(VirtualTable[Member]):
             return f"stale {label}" if stale else label
         return ""
 
+    def listing(self, size: int) -> None:
+        """The rows of another family (``size`` members) are being built: the rows on
+        screen are dimmed and the bottom border says so, until :meth:`listed`."""
+        set_border_subtitle(self, f"listing {size:,} members…")
+        if not self.outdated:
+            self.outdated = True
+            self.refresh()
+
+    def listed(self) -> None:
+        """The rows shown are the family's (see :meth:`listing`)."""
+        if self.outdated:
+            self.outdated = False
+            set_border_subtitle(self, "")
+            self.refresh()
+
     def row_style(self, row: Member) -> Style:
+        if self.outdated:
+            return self.cached_style("member-table--outdated", partial=True)
         if row.id in self.matching:
             return self.cached_style("member-table--match", partial=True)
         return Style()
