@@ -3,7 +3,15 @@ write): a published snapshot never changes, and publishing copies nothing."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ditto_tui.corpus.documents import ChangeBatch, Document
 from ditto_tui.explore import Explorer, MemorySource
+from ditto_tui.explore.contents import Contents
+from tests.properties import examples
 
 
 def test_a_snapshot_keeps_its_fingerprints_and_shares_them_until_a_change():
@@ -54,3 +62,79 @@ def test_a_scan_about_to_end_is_applied_in_one_index_rebuild(monkeypatch):
         assert rebuilds == [6000]
     finally:
         explorer.close()
+
+
+def _record(doc_id: str, size: int) -> Document:
+    return Document(doc_id, "/" + doc_id, "text", size, 0, 0)
+
+
+_ops = st.lists(
+    st.tuples(
+        st.sampled_from(["add", "change", "touch", "remove", "publish"]),
+        st.lists(st.integers(0, 12), min_size=1, max_size=4),
+        st.integers(1, 9),
+    ),
+    max_size=30,
+)
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(_ops)
+def test_published_records_never_change_and_always_match_their_fingerprints(
+    ops: list[tuple[str, list[int], int]],
+) -> None:
+    """Whatever the writer does after a publish (documents added, changed, re-read with
+    the same fingerprint, removed), each published snapshot keeps exactly the records of
+    its own fingerprints, as they were (reference: a deep copy at publish time)."""
+    contents = Contents()
+    fps: dict[str, int] = {}
+    docs: dict[str, Document] = {}
+    published: list[tuple[Mapping[str, int], Mapping[str, Document], dict[str, int],
+                          dict[str, Document]]] = []
+    for kind, numbers, size in ops:
+        ids = [f"d{n}" for n in numbers]
+        if kind == "publish":
+            got_fps, got_docs = contents.publish()
+            published.append((got_fps, got_docs, dict(fps), dict(docs)))
+            continue
+        if kind == "remove":
+            for doc_id in ids:
+                contents.removed(doc_id)
+                fps.pop(doc_id, None)
+                docs.pop(doc_id, None)
+            continue
+        given = {i: hash((i, size)) & 0xFFFF for i in ids}
+        records = {i: _record(i, size) for i in ids}
+        if kind == "touch":  # re-read, same fingerprint: records only (of known ids)
+            given = {i: fps[i] for i in ids if i in fps}
+            records = {i: r for i, r in records.items() if i in fps}
+            batch = ChangeBatch(documents=records)
+        else:
+            batch = ChangeBatch(**{"added" if kind == "add" else "changed": given},
+                                documents=records)
+        contents.update(batch)
+        fps.update(given)
+        docs.update(records)
+    for got_fps, got_docs, want_fps, want_docs in published:
+        assert dict(got_fps) == want_fps
+        assert dict(got_docs) == want_docs
+        assert set(got_docs) == set(got_fps) and len(got_docs) == len(want_docs)
+        for doc_id in (f"d{n}" for n in range(13)):
+            assert got_docs.get(doc_id) == want_docs.get(doc_id)
+            assert (doc_id in got_docs) == (doc_id in want_docs)
+    assert dict(contents.records()) == docs and dict(contents.fingerprints) == fps
+
+
+def test_a_scan_that_only_adds_never_copies_the_records() -> None:
+    """A publish after every batch of a scan copies the fingerprints on the next batch
+    (copy on write), never the records: at 1M documents that copy was ~40 MB each time."""
+    contents = Contents()
+    first_records = None
+    for start in range(0, 100, 10):
+        ids = [f"d{i:03d}" for i in range(start, start + 10)]
+        contents.update(ChangeBatch(added={i: 1 for i in ids},
+                                    documents={i: _record(i, 1) for i in ids}))
+        _, records = contents.publish()
+        assert isinstance(records, Mapping) and len(records) == start + 10
+        first_records = first_records if first_records is not None else contents._docs
+        assert contents._docs is first_records
