@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import bisect
 import os
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
@@ -41,6 +40,7 @@ from ditto_tui.core.families.star import star_centres
 from ditto_tui.core.fingerprint import engine
 from ditto_tui.core.fingerprint.simhash import Fingerprint, popcount64
 from ditto_tui.core.index.hierarchy import Growable, Hierarchy, grow, merge_order
+from ditto_tui.core.index.id_map import IdMap
 from ditto_tui.core.index.pairs import PairsLookup, UniquePairs, fingerprints_digest
 from ditto_tui.core.index.probe import ProbeDesign, ProbeTable
 
@@ -159,8 +159,7 @@ class NearIndex:
     # -- storage -------------------------------------------------------------------------
     def _clear(self) -> None:
         # documents (slot-indexed); a free slot has doc_u == -1
-        self._slot_of: dict[str, int] = {}
-        self._doc_id: list[str | None] = []
+        self._ids = IdMap()  # id -> document slot; ``_ids.names[slot]`` is the id
         self._doc_u = np.empty(0, np.int32)
         self._doc_next = np.empty(0, np.int32)
         self._doc_prev = np.empty(0, np.int32)
@@ -198,24 +197,29 @@ class NearIndex:
         # single-linkage hierarchy over the slots that have pairs (see core.index.hierarchy)
         self._hierarchy = Hierarchy(self.max_k, self._incremental_limit)
 
+    @property
+    def _doc_id(self) -> list[str | None]:
+        """The id of every document slot (``None``: free)."""
+        return self._ids.names
+
     def _changed(self) -> None:
         self.generation += 1
         self._computed_pairs = None
 
     # -- queries -------------------------------------------------------------------------
     def __len__(self) -> int:
-        return len(self._slot_of)
+        return len(self._ids)
 
     def __contains__(self, id: object) -> bool:
-        return id in self._slot_of
+        return id in self._ids
 
     def ids(self) -> list[str]:
         """All document ids, sorted (code-point order)."""
-        return sorted(self._slot_of)
+        return sorted(i for i in self._ids.names if i is not None)
 
     def fingerprint(self, id: str) -> Fingerprint:
         """The fingerprint stored for ``id``; ``KeyError`` if absent."""
-        return Fingerprint(int(self._u_fp[self._doc_u[self._slot_of[id]]]))
+        return Fingerprint(int(self._u_fp[self._doc_u[self._ids[id]]]))
 
     def entries(self) -> tuple[list[str], np.ndarray]:
         """Every id in code-point order and its fingerprint (a uint64 array), without a
@@ -256,7 +260,7 @@ class NearIndex:
         answered by a scan of every distinct fingerprint (O(distinct)); negative ``k``
         gives ``[]``."""
         fp = _as_fp(fp)
-        if k < 0 or not self._slot_of:
+        if k < 0 or not self._ids:
             return []
         slots, dists = self._near_slots(fp, k if scan_above else min(k, self.max_k))
         out: list[Match] = []
@@ -273,7 +277,7 @@ class NearIndex:
         if not isinstance(id, str):
             raise TypeError(f"id must be str, got {type(id).__name__}")
         fp = _as_fp(fp)
-        doc = self._slot_of.get(id)
+        doc = self._ids.get(id)
         if doc is not None:
             if int(self._u_fp[self._doc_u[doc]]) == fp:
                 return
@@ -312,7 +316,7 @@ class NearIndex:
             ):
                 raise ValueError("fingerprints must be unsigned 64-bit integers")
             arr = arr.astype(_U64)
-        if any(not isinstance(i, str) for i in ids):
+        if not all(issubclass(t, str) for t in set(map(type, ids))):
             raise TypeError("ids must be str")
         if len(ids) == 0:
             return
@@ -320,20 +324,24 @@ class NearIndex:
             for i, v in zip(ids, arr.tolist(), strict=True):
                 self.add(i, v)
             return
-        if not self._slot_of and len(set(ids)) == len(ids):  # a first load: no merge
-            self._rebuild(list(ids), arr, pairs)
-            return
+        if not self._ids:  # a first load: no merge unless an id repeats
+            first = IdMap.build(list(ids))
+            if first is not None:
+                self._rebuild(first, arr, pairs)
+                return
         merged: dict[str, int] = {}
-        if self._slot_of:
-            old_ids = list(self._slot_of)
-            old_slots = np.fromiter(self._slot_of.values(), np.int64, len(old_ids))
-            merged = dict(zip(old_ids, self._u_fp[self._doc_u[old_slots]].tolist(), strict=True))
+        if self._ids:
+            old_slots = np.flatnonzero(self._doc_u >= 0)
+            old_ids = [self._doc_id[d] for d in old_slots.tolist()]
+            merged = dict(zip(old_ids, self._u_fp[self._doc_u[old_slots]].tolist(), strict=True))  # type: ignore[arg-type]
         merged.update(zip(ids, arr.tolist(), strict=True))
-        self._rebuild(list(merged), np.fromiter(merged.values(), _U64, len(merged)), pairs)
+        id_map = IdMap.build(list(merged))
+        assert id_map is not None  # dict keys are distinct
+        self._rebuild(id_map, np.fromiter(merged.values(), _U64, len(merged)), pairs)
 
     def remove(self, id: str) -> bool:
         """Remove ``id``; ``False`` (and no change) if it was not present."""
-        doc = self._slot_of.pop(id, None)
+        doc = self._ids.discard(id)
         if doc is None:
             return False
         self._order_remove(id)
@@ -347,16 +355,17 @@ class NearIndex:
         return True
 
     def _new_doc(self, id: str) -> int:
+        names = self._ids.names
         if self._free_docs:
             doc = self._free_docs.pop()
-            self._doc_id[doc] = id
+            names[doc] = id
         else:
-            doc = len(self._doc_id)
-            self._doc_id.append(id)
+            doc = len(names)
+            names.append(id)
             self._doc_u = grow(self._doc_u, doc + 1, -1)
             self._doc_next = grow(self._doc_next, doc + 1, -1)
             self._doc_prev = grow(self._doc_prev, doc + 1, -1)
-        self._slot_of[id] = doc
+        self._ids.insert(id, doc)
         self._order_insert(id, doc)
         return doc
 
@@ -457,17 +466,30 @@ class NearIndex:
         return pairs
 
     def _rebuild(
-        self, ids: list[str], fps: np.ndarray, given: UniquePairs | PairsLookup | None = None
+        self, ids: IdMap | list[str], fps: np.ndarray,
+        given: UniquePairs | PairsLookup | None = None,
     ) -> None:
-        """Replace the whole content, vectorised: distinct values, pairs, tables."""
+        """Replace the whole content with ``ids`` (a list, or a map whose document slot
+        ``i`` is ``names[i]``) and their ``fps``, vectorised: distinct values, pairs,
+        tables. A list with a repeated id keeps its last occurrence (one entry an id)."""
+        if isinstance(ids, IdMap):
+            id_map = ids
+        else:
+            built = IdMap.build(ids)
+            if built is None:
+                last = dict(zip(ids, range(len(ids)), strict=True))
+                keep = np.fromiter(last.values(), np.int64, len(last))
+                built = IdMap.build(list(last))
+                fps = fps[keep]
+            assert built is not None  # dict keys are distinct
+            id_map = built
         self._clear()
-        n = len(ids)
+        n = len(id_map)
         u, inv, counts = np.unique(fps, return_inverse=True, return_counts=True)
         self._n_u = len(u)
         self._u_fp = u.astype(_U64)
         self._u_count = counts.astype(np.int32)
-        self._slot_of = dict(zip(ids, range(n), strict=True))
-        self._doc_id = list(ids)
+        self._ids = id_map
         self._doc_u = inv.astype(np.int32)
         order = np.argsort(inv, kind="stable")
         starts = np.cumsum(counts) - counts
@@ -566,7 +588,7 @@ class NearIndex:
         """
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
-        if not self._slot_of:
+        if not self._ids:
             return []
         return list(self.family_listing(k, mode=mode, min_size=min_size))
 
@@ -577,12 +599,12 @@ class NearIndex:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
         if k < 0:
-            if min_size > 1 or not self._slot_of:
+            if min_size > 1 or not self._ids:
                 return FamilyListing()
             return FamilyListing((), self._id_order()[1].tolist())
         k = min(k, self.max_k)
         key = (k, mode, max(min_size, 1))
-        if not self._slot_of:
+        if not self._ids:
             self._last_listing[key] = (FamilyListing(), len(self._journal))
             return FamilyListing()
         if self._families_gen != self.generation:
@@ -620,7 +642,7 @@ class NearIndex:
         kept, the same object). Equal to a full computation (tested against one)."""
         labels = self.labels(k)
         fam_of = old.take_family_of()
-        slot_of, doc_u = self._slot_of, self._doc_u
+        slot_of, doc_u = self._ids, self._doc_u
         doc_id = cast("list[str]", self._doc_id)
         affected: dict[int, Family] = {}  # old families recomputed (by object id)
         groups: dict[int, list[str]] = {}  # new components (label -> members)
@@ -879,9 +901,7 @@ class NearIndex:
             "distinct": self._u_fp.nbytes + self._u_count.nbytes + self._u_head.nbytes,
             "tables": sum(t.nbytes for t in self._tables),
             "labels": sum(v.nbytes for v in self._labels.values()) + self._hierarchy.nbytes,
-            "id_map": sys.getsizeof(self._slot_of)
-            + sys.getsizeof(self._doc_id)
-            + sum(sys.getsizeof(v) for v in self._slot_of.values() if v > 256),
+            "id_map": self._ids.nbytes,
             "pairs": pairs,
         }
 
