@@ -51,7 +51,7 @@ __all__ = ["Match", "NearIndex", "ProbeDesign"]
 
 _U64 = np.uint64
 _MAX64 = (1 << 64) - 1
-_LABEL_CACHE = 2
+_LABEL_CACHE = 1  # label arrays kept (4 bytes a distinct fingerprint each)
 _VECTOR_FAMILY = 64  # families up to this size get their statistics in one numpy pass
 _FAMILY_CACHE = 40  # listings kept for the current generation (every k, both modes)
 _PATCH_LIMIT = 256  # at most this many changed documents: a listing is patched
@@ -555,16 +555,25 @@ class NearIndex:
         not modify the array.
         """
         k = max(0, min(k, self.max_k))
+        n_u = self._n_u
         if self._labels_gen != self.generation:
-            self._hierarchy.refresh(
-                self._n_u, lambda: [self._edges(d, d - 1) for d in range(1, self.max_k + 1)],
+            hierarchy = self._hierarchy
+            hierarchy.refresh(
+                n_u, self._u_fp[:n_u], self._u_count[:n_u],
+                lambda: [self._edges(d, d - 1) for d in range(1, self.max_k + 1)],
                 self._raw_pairs,
             )
+            old = self._labels.get(k)
             self._labels = {}
             self._labels_gen = self.generation
+            if old is not None:  # only the families that changed are labelled again
+                patched = hierarchy.patch(old, k, n_u)
+                if patched is not None:
+                    patched.flags.writeable = False
+                    self._labels[k] = patched
         got = self._labels.pop(k, None)
         if got is None:
-            got = self._hierarchy.labels(k, self._n_u)
+            got = self._hierarchy.labels(k, n_u)
             got.flags.writeable = False
             if len(self._labels) >= _LABEL_CACHE:
                 self._labels.pop(next(iter(self._labels)))

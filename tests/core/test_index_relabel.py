@@ -1,0 +1,129 @@
+"""Relabelling after every update (the hierarchy laid out again family by family, the
+cached labels patched) against brute-force single linkage, in every configuration."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ditto_tui.core.fingerprint import engine
+from ditto_tui.core.index import hierarchy
+from ditto_tui.core.index.hierarchy import NONE, linkage_layout
+from ditto_tui.core.index.near_index import NearIndex
+from tests.properties import examples
+
+from .index_reference import dist, fingerprint_sets, pick, ref_components
+
+IDS = [f"d{i}" for i in range(30)]
+
+
+@pytest.fixture(params=["compiled", "numpy"])
+def kernel(request: pytest.FixtureRequest) -> Iterator[str]:
+    if request.param == "compiled" and engine.compiled() is None:
+        pytest.skip("compiled engine not built")
+    engine.select(request.param)
+    try:
+        yield request.param
+    finally:
+        engine.select(None)
+
+
+@st.composite
+def updates(draw: st.DrawFn) -> list[tuple[bool, str, int, int]]:
+    """(add?, id, fingerprint, k asked afterwards): mostly adds near earlier ones."""
+    pool = draw(fingerprint_sets(max_size=20)) or [0]
+    out = []
+    for _ in range(draw(st.integers(1, 50))):
+        fp = pick(draw, pool)
+        for bit in draw(st.lists(st.integers(0, 63), max_size=2)):
+            fp ^= 1 << bit
+        out.append((draw(st.booleans()) or draw(st.booleans()), draw(st.sampled_from(IDS)),
+                    fp, draw(st.integers(0, 6))))
+    return out
+
+
+def partition(labels: np.ndarray, slots: list[int]) -> set[frozenset[int]]:
+    groups: dict[int, set[int]] = {}
+    for s in slots:
+        groups.setdefault(int(labels[s]), set()).add(s)
+    return {frozenset(g) for g in groups.values()}
+
+
+def check_labels(ix: NearIndex, k: int) -> None:
+    live = np.flatnonzero(ix._u_count[: ix._n_u] > 0).tolist()
+    fps = [int(ix._u_fp[s]) for s in live]
+    expected = {frozenset(live[p] for p in g) for g in ref_components(fps, min(k, ix.max_k))}
+    assert partition(ix.labels(k), live) == expected
+
+
+@pytest.mark.usefixtures("kernel")
+@pytest.mark.parametrize("brute", [0, 384])
+@pytest.mark.parametrize("limit", [2, 256])
+@settings(max_examples=examples(60), deadline=None)
+@given(ops=updates(), max_k=st.sampled_from([1, 3, 6]))
+def test_labels_after_each_update_equal_brute_force(
+    ops: list[tuple[bool, str, int, int]], max_k: int, brute: int, limit: int
+) -> None:
+    saved = hierarchy._BRUTE, hierarchy._HOLES_MIN
+    hierarchy._BRUTE, hierarchy._HOLES_MIN = brute, 0  # the pair scan; holes closed at once
+    try:
+        ix = NearIndex(max_k)
+        ix._scan_below = 0
+        ix._pending_limit = 3
+        ix._compact_min = 40  # rare: the hierarchy is mostly kept, not rebuilt
+        ix._incremental_limit = limit
+        ix._hierarchy.limit = limit
+        ix.labels(0)
+        for add, id, fp, k in ops:
+            if add:
+                ix.add(id, fp)
+            else:
+                ix.remove(id)
+            check_labels(ix, k)
+            check_labels(ix, k)  # the cached (patched) array again
+            if ix._n_u and k % 2:
+                check_labels(ix, (k + 1) % (max_k + 1))
+    finally:
+        hierarchy._BRUTE, hierarchy._HOLES_MIN = saved
+
+
+def test_removing_a_bridge_splits_the_family_in_its_patched_labels() -> None:
+    ix = NearIndex(4)
+    ix.add_many([f"d{i}" for i in range(64)], [0xFFFF << 40 | i for i in range(64)])
+    ix.add("a", 0)
+    ix.add("bridge", 0b111)
+    ix.add("b", 0b111111)
+    first = ix.labels(3)
+    a, bridge, b = (int(ix._doc_u[ix._ids["a"]]), int(ix._doc_u[ix._ids["bridge"]]),
+                    int(ix._doc_u[ix._ids["b"]]))
+    assert first[a] == first[bridge] == first[b]
+    ix.remove("bridge")
+    after = ix.labels(3)
+    assert after[a] != after[b] and after[bridge] == bridge
+    assert first[a] == first[b]  # the earlier array is a snapshot: not patched in place
+
+
+@pytest.mark.usefixtures("kernel")
+@settings(max_examples=examples(80), deadline=None)
+@given(fps=fingerprint_sets(max_size=40), top=st.integers(1, 6))
+def test_layout_makes_every_family_a_run(fps: list[int], top: int) -> None:
+    u = sorted(set(fps))
+    pairs = [(i, j, dist(u[i], u[j])) for i in range(len(u)) for j in range(i + 1, len(u))
+             if 0 < dist(u[i], u[j]) <= top]
+    pairs.sort(key=lambda p: p[2])
+    a, b, d = (np.array([p[x] for p in pairs], np.int64) for x in range(3))
+    order, join = linkage_layout(len(u), a, b, d, top)
+    assert sorted(order.tolist()) == list(range(len(u)))
+    assert len(u) == 0 or join[0] == NONE
+    for k in range(1, top + 1):
+        runs: list[set[int]] = []
+        for p, node in enumerate(order.tolist()):
+            if p == 0 or join[p] > k:
+                runs.append(set())
+            runs[-1].add(u[node])
+        expected = {frozenset(u[p] for p in g) for g in ref_components(u, k)}
+        assert {frozenset(r) for r in runs} == expected
