@@ -55,7 +55,7 @@ class Growable:
 def grow(arr: np.ndarray, need: int, fill: int = 0) -> np.ndarray:
     if need <= len(arr):
         return arr
-    grown = np.full(max(need, len(arr) + len(arr) // 4, 64), fill, arr.dtype)
+    grown = np.full(max(need, len(arr) + len(arr) // 8, 64), fill, arr.dtype)
     grown[: len(arr)] = arr
     return grown
 

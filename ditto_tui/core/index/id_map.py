@@ -17,7 +17,7 @@ import sys
 
 import numpy as np
 
-from ditto_tui.core.fingerprint import engine
+from ditto_tui.core.index.radix import stable_order
 
 __all__ = ["IdMap"]
 
@@ -76,12 +76,7 @@ class IdMap:
         ``hashes``): sorted by hash, each goes to its home or just after the previous one.
         With ``check``: ``False`` (and nothing placed) if two of those ids are equal."""
         n = len(slots)
-        module = engine.compiled()
-        order: np.ndarray
-        if module is not None and 0 < n < 2**32:
-            order = np.frombuffer(module.argsort(np.ascontiguousarray(hashes)), np.uint32)
-        else:
-            order = np.argsort(hashes, kind="stable")
+        order = stable_order(hashes)
         hs = hashes[order]
         if check and n > 1 and not self._distinct(hs, slots[order]):
             return False

@@ -41,7 +41,12 @@ from ditto_tui.core.fingerprint import engine
 from ditto_tui.core.fingerprint.simhash import Fingerprint, popcount64
 from ditto_tui.core.index.hierarchy import Growable, Hierarchy, grow, merge_order
 from ditto_tui.core.index.id_map import IdMap
-from ditto_tui.core.index.pairs import PairsLookup, UniquePairs, fingerprints_digest
+from ditto_tui.core.index.pairs import (
+    PairsLookup,
+    UniquePairs,
+    fingerprints_digest,
+    group_positions,
+)
 from ditto_tui.core.index.probe import ProbeDesign, ProbeTable
 
 if TYPE_CHECKING:
@@ -55,6 +60,7 @@ _LABEL_CACHE = 1  # label arrays kept (4 bytes a distinct fingerprint each)
 _VECTOR_FAMILY = 64  # families up to this size get their statistics in one numpy pass
 _FAMILY_CACHE = 40  # listings kept for the current generation (every k, both modes)
 _PATCH_LIMIT = 256  # at most this many changed documents: a listing is patched
+_WALK = 32  # steps along a slot's cycle of documents before searching them all
 _JOURNAL_LIMIT = 8192  # more changes than this since the listings: compute them afresh
 # The all-pairs join of a rebuild runs its tables on this many threads (numpy and the
 # compiled join release the GIL); with numpy up to this many distinct fingerprints (each
@@ -161,8 +167,7 @@ class NearIndex:
         # documents (slot-indexed); a free slot has doc_u == -1
         self._ids = IdMap()  # id -> document slot; ``_ids.names[slot]`` is the id
         self._doc_u = np.empty(0, np.int32)
-        self._doc_next = np.empty(0, np.int32)
-        self._doc_prev = np.empty(0, np.int32)
+        self._doc_next = np.empty(0, np.int32)  # the documents of a slot form a cycle
         self._free_docs: list[int] = []
         # distinct fingerprints (slot-indexed); a tombstone has count 0
         self._n_u = 0
@@ -245,10 +250,14 @@ class NearIndex:
         return cand[keep].astype(np.int64), dist[keep].astype(np.int64)
 
     def _docs_of(self, slot: int) -> list[int]:
-        out = []
-        d = int(self._u_head[slot])
+        """The document slots of distinct ``slot`` (its cycle, from its head)."""
+        head = int(self._u_head[slot])
+        if head < 0:
+            return []
+        out = [head]
         nxt = self._doc_next
-        while d >= 0:
+        d = int(nxt[head])
+        while d != head:
             out.append(d)
             d = int(nxt[d])
         return out
@@ -364,30 +373,41 @@ class NearIndex:
             names.append(id)
             self._doc_u = grow(self._doc_u, doc + 1, -1)
             self._doc_next = grow(self._doc_next, doc + 1, -1)
-            self._doc_prev = grow(self._doc_prev, doc + 1, -1)
         self._ids.insert(id, doc)
         self._order_insert(id, doc)
         return doc
 
     def _link(self, doc: int, slot: int) -> None:
+        """Put ``doc`` in the cycle of ``slot``, right after its head."""
         head = int(self._u_head[slot])
         self._doc_u[doc] = slot
-        self._doc_prev[doc] = -1
-        self._doc_next[doc] = head
-        if head >= 0:
-            self._doc_prev[head] = doc
-        self._u_head[slot] = doc
+        if head < 0:
+            self._doc_next[doc] = doc
+            self._u_head[slot] = doc
+        else:
+            self._doc_next[doc] = self._doc_next[head]
+            self._doc_next[head] = doc
         self._u_count[slot] += 1
 
     def _unlink(self, doc: int) -> None:
+        """Take ``doc`` out of its slot's cycle: its predecessor is found by walking the
+        cycle (a slot's documents are usually few) or, past ``_WALK`` steps, by one
+        vectorised search for the document pointing at it."""
         slot = int(self._doc_u[doc])
-        prev, nxt = int(self._doc_prev[doc]), int(self._doc_next[doc])
-        if prev >= 0:
-            self._doc_next[prev] = nxt
+        nxt = self._doc_next
+        after = int(nxt[doc])
+        if after == doc:
+            self._u_head[slot] = -1
         else:
-            self._u_head[slot] = nxt
-        if nxt >= 0:
-            self._doc_prev[nxt] = prev
+            prev, steps = after, 0
+            while steps < _WALK and int(nxt[prev]) != doc:
+                prev, steps = int(nxt[prev]), steps + 1
+            if int(nxt[prev]) != doc:
+                prev = int(np.flatnonzero(nxt[: len(self._doc_id)] == doc)[0])
+            nxt[prev] = after
+            if int(self._u_head[slot]) == doc:
+                self._u_head[slot] = after
+        nxt[doc] = -1
         self._u_count[slot] -= 1
         if self._u_count[slot] == 0:
             self._n_dead += 1
@@ -485,22 +505,21 @@ class NearIndex:
             id_map = built
         self._clear()
         n = len(id_map)
-        u, inv, counts = np.unique(fps, return_inverse=True, return_counts=True)
+        # distinct values, and the documents grouped by value (one stable sort)
+        u, order, starts, counts = group_positions(np.ascontiguousarray(fps, _U64))
         self._n_u = len(u)
-        self._u_fp = u.astype(_U64)
+        self._u_fp = u
         self._u_count = counts.astype(np.int32)
         self._ids = id_map
-        self._doc_u = inv.astype(np.int32)
-        order = np.argsort(inv, kind="stable")
-        starts = np.cumsum(counts) - counts
+        self._doc_u = np.empty(n, np.int32)
+        self._doc_u[order] = np.repeat(np.arange(len(u), dtype=np.int32), counts)
         self._u_head = order[starts].astype(np.int32)
-        same_next = np.append(inv[order][1:] == inv[order][:-1], False)
-        nxt = np.where(same_next, np.append(order[1:], -1), -1)
+        # each document points at the next of its group, the last one at the first
+        nxt = np.empty(n, np.int32)
+        nxt[:-1] = order[1:]
+        nxt[starts + counts - 1] = self._u_head
         self._doc_next = np.empty(n, np.int32)
         self._doc_next[order] = nxt
-        prv = np.where(np.insert(same_next[:-1], 0, False), np.insert(order[:-1], 0, -1), -1)
-        self._doc_prev = np.empty(n, np.int32)
-        self._doc_prev[order] = prv
         digest = fingerprints_digest(u)
         pairs = given(digest, self.max_k) if callable(given) else given
         computed = pairs is None or not pairs.fits(len(u), digest, self.max_k)
@@ -906,7 +925,7 @@ class NearIndex:
         id dict and slot list without the id strings, which the caller owns)."""
         pairs = sum(g.data.nbytes for g in self._pa + self._pb)
         return {
-            "documents": self._doc_u.nbytes + self._doc_next.nbytes + self._doc_prev.nbytes,
+            "documents": self._doc_u.nbytes + self._doc_next.nbytes,
             "distinct": self._u_fp.nbytes + self._u_count.nbytes + self._u_head.nbytes,
             "tables": sum(t.nbytes for t in self._tables),
             "labels": sum(v.nbytes for v in self._labels.values()) + self._hierarchy.nbytes,
