@@ -55,7 +55,7 @@ class Growable:
 def grow(arr: np.ndarray, need: int, fill: int = 0) -> np.ndarray:
     if need <= len(arr):
         return arr
-    grown = np.full(max(need, len(arr) + len(arr) // 8, 64), fill, arr.dtype)
+    grown = np.full(max(need, len(arr) + len(arr) // 16, 64), fill, arr.dtype)
     grown[: len(arr)] = arr
     return grown
 
@@ -109,6 +109,20 @@ _BRUTE = 384  # up to this many slots to redo, their pairs are recomputed, not l
 _HOLES_MIN = 4096  # holes are closed when more than this and half the positions
 
 
+def _bits(bits: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """Bits ``at`` of the little-endian bitmap ``bits`` (bool)."""
+    return (bits[at >> 3] >> (at & 7).astype(np.uint8)) & 1 == 1
+
+
+def _set_bits(bits: np.ndarray, at: np.ndarray, value: bool) -> None:
+    """Set (or clear) bits ``at`` of the little-endian bitmap ``bits`` in place."""
+    masks = np.left_shift(np.uint8(1), (at & 7).astype(np.uint8))
+    if value:
+        np.bitwise_or.at(bits, at >> 3, masks)
+    else:
+        np.bitwise_and.at(bits, at >> 3, ~masks)
+
+
 def _run_labels(order: np.ndarray, join: np.ndarray, k: int) -> np.ndarray:
     """For each position of a block of the layout (``order``, ``join``; it starts a
     family), the slot that starts its run at ``k`` (int32, four passes)."""
@@ -149,8 +163,9 @@ class Hierarchy:
 
     ``order[p]`` is the slot at position ``p`` (-1: a hole), ``join[p]`` the distance at
     which it joins position ``p - 1`` (``NONE``: it starts a family of ``max_k``, or is a
-    hole), ``pos[slot]`` its position (-1: a slot without live pairs, alone at every k).
-    5 bytes a slot with pairs plus 4 a slot, instead of an int32 label per slot and k.
+    hole); bit ``slot`` of ``placed`` says whether a slot is laid out (a slot without live
+    pairs is not: alone at every k). 5 bytes a slot with pairs plus a bit a slot, instead
+    of an int32 label per slot and k.
 
     Valid while ``ok``. New slots (with their neighbours) and slots that lost their last
     document are queued; :meth:`refresh` recomputes only the families of ``max_k`` that
@@ -170,7 +185,7 @@ class Hierarchy:
         self.n_holes = 0
         self.order = np.empty(0, np.int32)
         self.join = np.empty(0, np.uint8)
-        self.pos = np.empty(0, np.int32)
+        self.placed = np.empty(0, np.uint8)  # bit ``slot`` set: the slot is laid out
         self.changed: np.ndarray | None = None
         self.block = (0, 0)  # positions laid out by the last refresh
 
@@ -202,7 +217,7 @@ class Hierarchy:
     def touches(self, slot: int) -> bool:
         """Whether ``slot`` has pairs the hierarchy knows of or will lay out (a slot
         without pairs can disappear without changing any family but its own)."""
-        if slot < len(self.pos) and self.pos[slot] >= 0:
+        if slot >> 3 < len(self.placed) and self.placed[slot >> 3] >> (slot & 7) & 1:
             return True
         return any(s == slot or slot in nbrs for s, nbrs in self.queue)
 
@@ -215,7 +230,7 @@ class Hierarchy:
         1..max_k (called for a rebuild), ``raw()`` the stored pairs at each distance
         (int32 views, dead slots included) and the mask of the live slots (called to
         redo a family too large to recompute its pairs)."""
-        self.pos = grow(self.pos, n_u, -1)
+        self.placed = grow(self.placed, (n_u + 7) >> 3)
         if not self.ok:
             self._build(n_u, buckets())
             self.changed = None
@@ -270,8 +285,7 @@ class Hierarchy:
         order, join = linkage_layout(len(active), a, b, d, self.max_k)
         self.order, self.join = active[order], join
         self.n_pos, self.n_holes = len(order), 0
-        self.pos = np.full(len(self.pos), -1, np.int32)
-        self.pos[self.order] = np.arange(len(order), dtype=np.int32)
+        self.placed = np.packbits(touched, bitorder="little")
         self.block = (0, len(order))
         self.ok = True
 
@@ -303,7 +317,11 @@ class Hierarchy:
               ) -> None:
         """Lay out again the families of ``max_k`` holding a slot of ``seeds`` (new slots,
         their neighbours, dead slots): the only ones that can change."""
-        at = np.sort(self.pos[seeds])
+        at = np.empty(0, np.int64)
+        if _bits(self.placed, seeds).any():  # where those laid out are (one pass)
+            mark = np.zeros(len(self.placed) * 8 + 1, bool)  # (the last cell: holes)
+            mark[seeds] = True
+            at = np.flatnonzero(mark[self.order[: self.n_pos]])
         ranges: list[tuple[int, int]] = []
         for p in at[at >= 0].tolist():
             if ranges and p < ranges[-1][1]:
@@ -311,7 +329,7 @@ class Hierarchy:
             ranges.append(self._family_range(p))
         old = np.concatenate([self.order[s:e] for s, e in ranges]) if ranges else np.empty(0, np.int32)
         slots = np.union1d(old.astype(np.int64), seeds)
-        self.pos[slots] = -1
+        _set_bits(self.placed, slots, False)
         for s, e in ranges:  # holes until laid out again
             self.order[s:e] = -1
             self.join[s:e] = NONE
@@ -335,7 +353,7 @@ class Hierarchy:
         b1 = b0 + len(order)
         self.order[b0:b1] = members[order]
         self.join[b0:b1] = join
-        self.pos[members[order]] = np.arange(b0, b1, dtype=np.int32)
+        _set_bits(self.placed, members, True)
         self.changed, self.block = slots, (b0, b1)
         if self.n_holes > max(_HOLES_MIN, self.n_pos // 2):
             self._drop_holes()
@@ -392,11 +410,10 @@ class Hierarchy:
         self.order = self.order[:n][keep].copy()
         self.join = self.join[:n][keep].copy()
         self.n_pos, self.n_holes = len(self.order), 0
-        self.pos[self.order] = np.arange(self.n_pos, dtype=np.int32)
 
     @property
     def nbytes(self) -> int:
-        return self.order.nbytes + self.join.nbytes + self.pos.nbytes
+        return self.order.nbytes + self.join.nbytes + self.placed.nbytes
 
 
 def merge_order(

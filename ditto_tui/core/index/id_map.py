@@ -2,13 +2,14 @@
 
 A ``dict[str, int]`` costs about 68 bytes a document at 1M (the dict's entries plus an
 int object per slot). :class:`IdMap` keeps the ids in one list indexed by slot (``names``,
-``None`` for a free slot: a pointer a document) and a linear-probing table of int32 slots
-(about 5-6 bytes a document): an id's home position comes from the top 32 bits of its
-``hash()`` (cached on the str, so the table needs no hash array), a lookup walks from
-there to the first empty cell comparing the stored id strings. There is no wraparound
-(the table runs past its nominal capacity instead), so a bulk build is one sort of the
-hashes and a running maximum, and a removal shifts the entries of its run back (no
-tombstones). Hashes are per process: the table is never saved.
+``None`` for a free slot: a pointer a document) and a linear-probing table of int32
+slots (5 bytes a document at a bulk build's load, 0.8; it grows past 0.85): an id's home
+position comes from the top 32 bits of its ``hash()`` (cached on the str, so the table
+needs no hash array), a lookup walks from there to the first empty cell comparing the
+stored id strings. There is no wraparound (the table runs past its nominal capacity
+instead), so a bulk build is one sort of the hashes and a running maximum, and a removal
+shifts the entries of its run back (no tombstones). Hashes are per process: the table
+is never saved.
 """
 
 from __future__ import annotations
@@ -27,8 +28,8 @@ _SLACK = 64  # cells past the last home position, so most runs end inside the ar
 
 
 def _cap_for(n: int) -> int:
-    """Nominal capacity for ``n`` ids: load about 0.7."""
-    return max(64, n * 10 // 7)
+    """Nominal capacity for ``n`` ids: load 0.8."""
+    return max(64, n * 5 // 4)
 
 
 def _homes(hashes: np.ndarray, cap: int) -> np.ndarray:
@@ -142,8 +143,8 @@ class IdMap:
 
     def insert(self, id: str, slot: int) -> None:
         """Map ``id`` (absent; ``names[slot] == id``) to ``slot``."""
-        if (self._live + 1) * 10 > self._cap * 9:  # load above 0.9: grow
-            self._rehash(self._live + 1)
+        if (self._live + 1) * 20 > self._cap * 17:  # load above 0.85: grow to about 0.7
+            self._rehash((self._live + 1) * 9 // 8)
         pos = self._home(id)
         table = self.table
         while pos < len(table) and table[pos] >= 0:
