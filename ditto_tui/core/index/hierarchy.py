@@ -1,12 +1,13 @@
 """Single-linkage hierarchy ("merge order") over distinct fingerprints, for every k at once.
 
 Pairs of distinct fingerprints within ``max_k`` are kept bucketed by distance
-(:class:`Growable` arrays). :class:`Hierarchy` contracts the buckets level by level into the
-single-linkage hierarchy (one components pass over the kept pairs), after which the
-labels for any k are one O(n) scatter. Fingerprints added later are merged in
-incrementally; a fingerprint that had pairs and disappears (it may have bridged two
-families) forces a rebuild. :func:`merge_order` lists the merges themselves (Kruskal's
-order) for explanations of why documents share a family.
+(:class:`Growable` arrays). :class:`Hierarchy` lays the single-linkage hierarchy out as
+one dendrogram order (:func:`linkage_layout`: every family at every k is a run of
+positions, a byte per position says at which distance it joins the previous one), after
+which the labels for any k are a few O(n) passes. An update lays out again only the
+families (at ``max_k``) it touches, and the cached labels are patched there. :func:`merge_order`
+lists the merges themselves (Kruskal's order) for explanations of why documents share a
+family.
 """
 
 from __future__ import annotations

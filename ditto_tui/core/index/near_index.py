@@ -1,20 +1,27 @@
 """A live, exact near-duplicate index with families for every k at once.
 
-``NearIndex`` holds documents (unique string ids) with 64-bit fingerprints. Identical
-fingerprints are collapsed into one *distinct* entry with a count, so a corpus of
-thousands of empty files costs one entry. Over the distinct entries it keeps
+``NearIndex`` holds documents (unique string ids, mapped to document slots by a packed
+hash table, :class:`IdMap`) with 64-bit fingerprints. Identical fingerprints are
+collapsed into one *distinct* entry with a count (its documents form a cycle), so a
+corpus of thousands of empty files costs one entry. Over the distinct entries it keeps
 
 * multi-index hash tables (Norouzi et al.): the 64 bits are cut into ``m`` blocks and
   block ``i`` is probed within ``r_i`` bits, with ``sum(r_i + 1) = max_k + 1`` so any
   fingerprint within ``max_k`` lands in at least one probe (pigeonhole). ``m`` is picked
   by a cost model; ``m = max_k + 1`` with ``r_i = 0`` is ditto's plain banding. Each table
-  is a sorted key array plus a slot array (no Python object per entry), new entries wait
-  in a small pending list that queries scan directly and that is merged in batches;
+  is a directory of buckets over the block's high bits plus, per entry, its low bits
+  and slot (no Python object per entry); new entries wait in a small pending list that
+  queries scan directly and that is merged in batches;
 * every pair of distinct entries within ``max_k`` with its distance, bucketed by
   distance. Pairs are never recomputed when k changes: the first relabelling after a
-  change contracts the buckets level by level into the single-linkage hierarchy for
-  every k at once (one components pass over the kept pairs), after which the labels
-  for any k are one O(n) scatter, cached per ``(k, generation)``.
+  bulk load lays the single-linkage hierarchy for every k out at once (one pass over
+  the kept pairs, see :class:`Hierarchy`), after which the labels for any k are a few
+  O(n) passes, cached per ``(k, generation)``; later updates lay out again only the
+  families they touch and patch the cached labels.
+
+At 1M documents the whole index (id map, documents, distinct entries, tables, hierarchy
+and one label array; not the pairs nor the id strings) holds about 62 bytes a document
+(:meth:`NearIndex.memory`).
 
 Adding, replacing or removing a document costs one neighbour query (for a fingerprint
 not already present) plus amortised O(1) bookkeeping; families are computed lazily on
@@ -565,13 +572,13 @@ class NearIndex:
         labels are equal.
 
         This is the relabelling run when the k slider moves. The single-linkage
-        hierarchy for every k is kept between calls (components only merge as k grows,
-        so level d is level d-1 with the pairs at distance d contracted onto it). New
-        fingerprints are merged into it incrementally (O(max_k * active slots) each);
-        when a distinct fingerprint that had pairs disappears (it may have bridged two
-        families) it is rebuilt with one components pass over the kept pairs. Then any k costs one O(n)
-        scatter; the last few arrays are cached per ``(k, generation)``. Callers must
-        not modify the array.
+        hierarchy for every k is kept between calls, laid out so every family at every
+        k is a run (see :class:`Hierarchy`); any k then costs a few O(n) passes. After
+        updates only the families (at ``max_k``) holding a new fingerprint, one of its
+        neighbours or a fingerprint that lost its last document are laid out again
+        (their pairs recomputed from the fingerprints when they are few), and the array
+        of the k asked last (the one cached, per ``(k, generation)``) is patched there:
+        the cost of those families plus one copy. Callers must not modify the array.
         """
         k = max(0, min(k, self.max_k))
         n_u = self._n_u
@@ -792,7 +799,7 @@ class NearIndex:
             doc_id = self._doc_id
             names = cast("list[str]", [doc_id[d] for d in docs.tolist()])
             order = sorted(range(len(names)), key=names.__getitem__)
-            self._ord_docs = docs[np.array(order, np.int64)] if order else docs
+            self._ord_docs = (docs[np.array(order, np.int64)] if order else docs).astype(np.int32)
             self._ord_names = np.empty(len(names), object)
             self._ord_names[:] = [names[i] for i in order]
         return self._ord_docs, self._ord_names
@@ -921,15 +928,21 @@ class NearIndex:
 
     # -- introspection -------------------------------------------------------------------
     def memory(self) -> dict[str, int]:
-        """Bytes held, by structure (numpy buffers at capacity; ``id_map`` estimates the
-        id dict and slot list without the id strings, which the caller owns)."""
+        """Bytes held, by structure (numpy buffers at capacity): ``id_map`` is the hash
+        table and the list of ids (a pointer a document; the id strings are the caller's),
+        ``labels`` the hierarchy and the cached label array, ``id_order`` the documents
+        in id order kept once families were listed (0 before), ``pairs`` the pairs."""
         pairs = sum(g.data.nbytes for g in self._pa + self._pb)
+        id_order = 0
+        if self._ord_docs is not None and self._ord_names is not None:
+            id_order = self._ord_docs.nbytes + self._ord_names.nbytes
         return {
             "documents": self._doc_u.nbytes + self._doc_next.nbytes,
             "distinct": self._u_fp.nbytes + self._u_count.nbytes + self._u_head.nbytes,
             "tables": sum(t.nbytes for t in self._tables),
             "labels": sum(v.nbytes for v in self._labels.values()) + self._hierarchy.nbytes,
             "id_map": self._ids.nbytes,
+            "id_order": id_order,
             "pairs": pairs,
         }
 
