@@ -873,7 +873,66 @@ done:
     return result;
 }
 
+/* run_labels(order, join, k, out): for every position p of a linkage layout (order int32,
+   -1 a hole; join uint8), out[order[p]] = the slot starting p's run at k (the last
+   position at or before p with join > k); holes are skipped. out is int32, writable. */
+static PyObject *py_run_labels(PyObject *self, PyObject *args) {
+    PyObject *order_obj, *join_obj, *out_obj;
+    int k;
+    Py_buffer order, join, out;
+    if (!PyArg_ParseTuple(args, "OOiO:run_labels", &order_obj, &join_obj, &k, &out_obj))
+        return NULL;
+    if (PyObject_GetBuffer(order_obj, &order, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+        return NULL;
+    if (get_bytes(join_obj, &join) < 0) {
+        PyBuffer_Release(&order);
+        return NULL;
+    }
+    if (PyObject_GetBuffer(out_obj, &out, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&join);
+        PyBuffer_Release(&order);
+        return NULL;
+    }
+    PyObject *result = NULL;
+    size_t n = (size_t)(order.len / 4), limit = (size_t)(out.len / 4);
+    if (order.itemsize != 4 || out.itemsize != 4 || (size_t)join.len != n) {
+        PyErr_SetString(PyExc_TypeError, "order and out must be int32 arrays, join uint8 of order's length");
+    } else {
+        const int32_t *po = (const int32_t *)order.buf;
+        const uint8_t *pj = (const uint8_t *)join.buf;
+        int32_t *pout = (int32_t *)out.buf, rep = -1;
+        int bad = 0;
+        Py_BEGIN_ALLOW_THREADS
+        for (size_t p = 0; p < n; p++) {
+            int32_t slot = po[p];
+            if (pj[p] > k || rep < 0)
+                rep = slot;
+            if (slot < 0)
+                continue;
+            if ((size_t)slot >= limit) {
+                bad = 1;
+                break;
+            }
+            pout[slot] = rep;
+        }
+        Py_END_ALLOW_THREADS
+        if (bad) {
+            PyErr_SetString(PyExc_ValueError, "a slot lies outside out");
+        } else {
+            Py_INCREF(Py_None);
+            result = Py_None;
+        }
+    }
+    PyBuffer_Release(&out);
+    PyBuffer_Release(&join);
+    PyBuffer_Release(&order);
+    return result;
+}
+
 static PyMethodDef methods[] = {
+    {"run_labels", py_run_labels, METH_VARARGS,
+     "run_labels(order, join, k, out): out[order[p]] = the slot that starts position p's run "
+     "at k in a linkage layout (order int32 with -1 holes, join uint8; out int32)."},
     {"linkage_layout", py_linkage_layout, METH_VARARGS,
      "linkage_layout(n, a, b, d) -> (order, join): single linkage of n nodes over the "
      "edges a -- b (int32) at distances d (uint8, sorted), laid out so every component at "

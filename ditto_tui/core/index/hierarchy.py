@@ -124,13 +124,18 @@ def _set_bits(bits: np.ndarray, at: np.ndarray, value: bool) -> None:
         np.bitwise_and.at(bits, at >> 3, ~masks)
 
 
-def _run_labels(order: np.ndarray, join: np.ndarray, k: int) -> np.ndarray:
-    """For each position of a block of the layout (``order``, ``join``; it starts a
-    family), the slot that starts its run at ``k`` (int32, four passes)."""
+def _set_run_labels(got: np.ndarray, order: np.ndarray, join: np.ndarray, k: int) -> None:
+    """``got[slot]`` = the slot that starts its run at ``k``, for every slot of a block of
+    the layout (``order``, ``join``; the block starts a family, holes are skipped): one
+    pass in C, else four numpy passes and a scatter (a hole writes ``got[-1]``)."""
+    module = engine.compiled()
+    if module is not None:
+        module.run_labels(order, join, k, got)
+        return
     idx = np.arange(len(join), dtype=np.int32)
     np.multiply(idx, join > k, out=idx)
     np.maximum.accumulate(idx, out=idx)
-    return np.take(order, idx, out=idx)
+    got[order] = np.take(order, idx, out=idx)
 
 
 def linkage_layout(n: int, a: np.ndarray, b: np.ndarray, d: np.ndarray, top: int
@@ -252,8 +257,7 @@ class Hierarchy:
         got = np.arange(n_u + 1, dtype=np.int32)  # holes (-1) write the extra last cell
         n = self.n_pos
         if k > 0 and n:
-            order = self.order[:n]
-            got[order] = _run_labels(order, self.join[:n], k)
+            _set_run_labels(got, self.order[:n], self.join[:n], k)
         return got[:n_u]
 
     def patch(self, old: np.ndarray, k: int, n_u: int) -> np.ndarray | None:
@@ -268,8 +272,7 @@ class Hierarchy:
         got[self.changed] = self.changed
         b0, b1 = self.block
         if k > 0 and b1 > b0:
-            order = self.order[b0:b1]
-            got[order] = _run_labels(order, self.join[b0:b1], k)
+            _set_run_labels(got, self.order[b0:b1], self.join[b0:b1], k)
         return got[:n_u]
 
     def _build(self, n_u: int, buckets: list[tuple[np.ndarray, np.ndarray]]) -> None:
