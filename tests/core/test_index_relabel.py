@@ -127,3 +127,22 @@ def test_layout_makes_every_family_a_run(fps: list[int], top: int) -> None:
             runs[-1].add(u[node])
         expected = {frozenset(u[p] for p in g) for g in ref_components(u, k)}
         assert {frozenset(r) for r in runs} == expected
+
+
+def test_compiled_layout_refuses_bad_input() -> None:
+    module = engine.compiled()
+    if module is None:
+        pytest.skip("compiled engine not built")
+    a, b = np.array([0, 1], np.int32), np.array([1, 2], np.int32)
+    with pytest.raises(ValueError):
+        module.linkage_layout(3, a, b, np.array([2, 1], np.uint8))  # distances not sorted
+    with pytest.raises(ValueError):
+        module.linkage_layout(2, a, b, np.array([1, 2], np.uint8))  # node 2 outside
+    with pytest.raises(TypeError):
+        module.linkage_layout(3, a.astype(np.int64), b, np.array([1, 2], np.uint8))
+    order, join = np.array([2, 0, -1], np.int32), np.array([NONE, 1, NONE], np.uint8)
+    out = np.arange(3, dtype=np.int32)
+    module.run_labels(order, join, 1, out)
+    assert out.tolist() == [2, 1, 2]
+    with pytest.raises(ValueError):
+        module.run_labels(order, join, 1, np.zeros(2, np.int32))  # slot 2 outside
