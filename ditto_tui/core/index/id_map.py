@@ -114,7 +114,10 @@ class IdMap:
         return self._live
 
     def __contains__(self, id: object) -> bool:
-        return isinstance(id, str) and self.get(id) is not None
+        if not isinstance(id, str):
+            hash(id)  # as a dict: an unhashable key raises TypeError
+            return False
+        return self.get(id) is not None
 
     def _find(self, id: str) -> int:
         """Table position of ``id``, or -1."""

@@ -502,7 +502,7 @@ class NearIndex:
         if isinstance(ids, IdMap):
             id_map = ids
         else:
-            built = IdMap.build(ids)
+            built = IdMap.build(list(ids))  # (the map keeps and extends its list)
             if built is None:
                 last = dict(zip(ids, range(len(ids)), strict=True))
                 keep = np.fromiter(last.values(), np.int64, len(last))
