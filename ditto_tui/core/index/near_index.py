@@ -158,7 +158,7 @@ class NearIndex:
     _scan_below = 256
     _pending_limit = 512
     _compact_min = 1024
-    _incremental_limit = 256  # more queued new slots than this: rebuild the hierarchy
+    _incremental_limit = 256  # more queued slot changes than this: rebuild the hierarchy
 
     def __init__(self, max_k: int = 8) -> None:
         if not isinstance(max_k, int) or not 0 <= max_k <= 64:
