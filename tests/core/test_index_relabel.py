@@ -146,3 +146,49 @@ def test_compiled_layout_refuses_bad_input() -> None:
     assert out.tolist() == [2, 1, 2]
     with pytest.raises(ValueError):
         module.run_labels(order, join, 1, np.zeros(2, np.int32))  # slot 2 outside
+
+
+@pytest.mark.usefixtures("kernel")
+def test_thousands_of_updates_keep_labels_and_families_equal_to_a_rebuild() -> None:
+    """Real-looking families, a long chain, and updates of every kind: the labels (every
+    k) and families after the incremental updates equal those of an index built afresh."""
+    rng = np.random.default_rng(37)
+    centres = rng.integers(0, 2**64, 40, dtype=np.uint64)
+    fps = centres[rng.integers(0, 40, 1500)] ^ (
+        np.uint64(1) << rng.integers(0, 64, 1500).astype(np.uint64)
+    ) ^ (np.uint64(1) << rng.integers(0, 64, 1500).astype(np.uint64))
+    chain = [int(fps[0])]
+    for _ in range(120):
+        chain.append(chain[-1] ^ (1 << int(rng.integers(0, 64))))
+    docs = {f"d{i}": int(v) for i, v in enumerate(fps.tolist())}
+    docs.update((f"c{j}", c) for j, c in enumerate(chain))
+    saved = hierarchy._BRUTE, hierarchy._HOLES_MIN
+    hierarchy._BRUTE, hierarchy._HOLES_MIN = 50, 64  # the pair scan and hole closing run
+    try:
+        ix = NearIndex(6)
+        ix.add_many(list(docs), list(docs.values()))
+        keys = list(docs)
+        for step in range(600):
+            r = rng.random()
+            some = keys[int(rng.integers(len(keys)))]
+            if r < 0.4:
+                fp = docs.get(some, chain[0]) ^ (1 << int(rng.integers(0, 64)))
+                ix.add(f"n{step}", fp)
+                docs[f"n{step}"] = fp
+                keys.append(f"n{step}")
+            elif r < 0.8:
+                assert ix.remove(some) == (docs.pop(some, None) is not None)
+            else:
+                fp = chain[int(rng.integers(len(chain)))] ^ 1
+                ix.add(some, fp)
+                docs[some] = fp
+            if step % 60 == 59:
+                fresh = NearIndex(6)
+                fresh.add_many(list(docs), list(docs.values()))
+                for k in (int(rng.integers(0, 7)), int(rng.integers(0, 7))):
+                    assert [f.members for f in ix.families(k)] == [
+                        f.members for f in fresh.families(k)
+                    ]
+                    check_labels(ix, k)
+    finally:
+        hierarchy._BRUTE, hierarchy._HOLES_MIN = saved
