@@ -1,7 +1,8 @@
 """Benchmarks for the near-duplicate index: prints one figure a line as ``name value unit``.
 
 Run: ``/work/venv/bin/python benchmarks/bench_index.py`` (about a minute on one core;
-``--quick`` skips the 1M-document index). Data are synthetic and seeded:
+``--quick`` skips the 1M-document index), then a table of the targets (issue 37) with
+this run's values. Data are synthetic and seeded:
 
 * *planted*: uniformly random fingerprints, 1% of them overwritten by copies of others
   with up to 3 random bit flips;
@@ -26,9 +27,39 @@ import numpy as np
 from ditto_tui.core.families.clusters import all_pairs
 from ditto_tui.core.index.near_index import NearIndex
 
+FIGURES: dict[str, tuple[float, str]] = {}  # every figure of this run, for the summary
+
+# The targets of the index (issue 37): figure, bound, what it counts.
+TARGETS = (
+    ("pairs_k3_1m_s", 0.25, ""),
+    ("index_build_1m_reallooking_s", 3.0, ""),
+    ("index_build_1m_planted_s", 2.0, ""),
+    ("relabel_after_remove_1m_reallooking_ms", 5.0, ""),
+    ("pairs_k8_100k_concentrated_s", 1.0, ""),
+    ("bytes_per_doc_1m_reallooking_whole", 64.0, "index + labels + id map"),
+)
+
 
 def emit(name: str, value: float, unit: str) -> None:
+    FIGURES[name] = (value, unit)
     print(f"{name} {value:.4g} {unit}", flush=True)
+
+
+def print_targets() -> None:
+    """The targets as a table: figure, this run's value, bound (``-``: not measured)."""
+    rows = [("figure", "value", "target")]
+    for name, bound, note in TARGETS:
+        got = FIGURES.get(name)
+        value = "-" if got is None else f"{got[0]:.4g} {got[1]}"
+        ok = "" if got is None else ("  ok" if got[0] <= bound else "  MISSED")
+        unit = "" if got is None else f" {got[1]}"
+        label = f"{name} ({note})" if note else name
+        rows.append((label, value, f"<= {bound:g}{unit}{ok}"))
+    rows.append(("explorer RSS at 1M", "see bench_ui.py", ""))
+    width = [max(len(r[i]) for r in rows) for i in range(3)]
+    print()
+    for row in rows:
+        print(" | ".join(cell.ljust(w) for cell, w in zip(row, width, strict=True)).rstrip())
 
 
 def random_fps(rng: np.random.Generator, n: int) -> np.ndarray:
@@ -201,10 +232,11 @@ def bench_index_1m(rng: np.random.Generator, name: str, fps: np.ndarray, primary
     emit(f"update_1m_{name}_ms", statistics.mean(upd), "ms")
     ix.labels(3)
     relabel_after_updates(ix, int(fps[0]), f"1m_{name}")
-    ix.labels(8)  # two label arrays in the cache, as after moving the slider
+    ix.labels(8)  # the label array of the k last asked for is cached, as after moving the slider
     mem = ix.memory()
     core = mem["documents"] + mem["distinct"] + mem["tables"] + mem["labels"]
     emit(f"bytes_per_doc_1m{suffix}", core / len(ix), "B")
+    emit(f"bytes_per_doc_1m_{name}_whole", (core + mem["id_map"]) / len(ix), "B")
     for part in ("documents", "distinct", "tables", "labels", "id_map"):
         emit(f"bytes_per_doc_1m_{name}_{part}", mem[part] / len(ix), "B")
     if primary:
@@ -225,6 +257,7 @@ def main() -> None:
         bench_index_1m(rng, "planted", planted(rng, 1_000_000), primary=True)
         bench_index_1m(rng, "reallooking", real_looking(rng, 1_000_000), primary=False)
     emit("bench_total_s", time.perf_counter() - start, "s")
+    print_targets()
 
 
 if __name__ == "__main__":

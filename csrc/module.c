@@ -739,7 +739,204 @@ static PyObject *py_pairs_within(PyObject *self, PyObject *args) {
     return result;
 }
 
+/* linkage_layout(n, a, b, d) -> (order, join): the single-linkage dendrogram of n nodes
+   laid out so that every component at every level is a run. Edges a[i] -- b[i] (int32
+   nodes below n) at distance d[i] (uint8) come sorted by distance. Kruskal's merges
+   concatenate the two components' lists; join[p] is the distance of the merge that put
+   order[p] right after order[p - 1], 255 where a component of the whole graph starts
+   (components in order of their root, the smallest-index node never attached below
+   another). order is int32, join uint8, both of n entries. */
+static int32_t find_root(int32_t *parent, int32_t x) {
+    while (parent[x] != x) {
+        parent[x] = parent[parent[x]];
+        x = parent[x];
+    }
+    return x;
+}
+
+static PyObject *py_linkage_layout(PyObject *self, PyObject *args) {
+    Py_ssize_t n_arg;
+    PyObject *a_obj, *b_obj, *d_obj;
+    Py_buffer a, b, d;
+    if (!PyArg_ParseTuple(args, "nOOO:linkage_layout", &n_arg, &a_obj, &b_obj, &d_obj))
+        return NULL;
+    if (n_arg < 0 || n_arg > INT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "n must be 0 .. 2**31 - 1");
+        return NULL;
+    }
+    if (PyObject_GetBuffer(a_obj, &a, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+        return NULL;
+    if (PyObject_GetBuffer(b_obj, &b, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+        PyBuffer_Release(&a);
+        return NULL;
+    }
+    if (get_bytes(d_obj, &d) < 0) {
+        PyBuffer_Release(&b);
+        PyBuffer_Release(&a);
+        return NULL;
+    }
+    PyObject *result = NULL;
+    size_t n = (size_t)n_arg, m = (size_t)(a.len / 4);
+    if (a.itemsize != 4 || b.itemsize != 4 || a.len != b.len || (size_t)d.len != m) {
+        PyErr_SetString(PyExc_TypeError, "a and b must be int32 arrays and d uint8, one length");
+        goto done;
+    }
+    int32_t *parent = (int32_t *)malloc((n ? n : 1) * sizeof(int32_t));
+    int32_t *size = (int32_t *)malloc((n ? n : 1) * sizeof(int32_t));
+    int32_t *head = (int32_t *)malloc((n ? n : 1) * sizeof(int32_t));
+    int32_t *tail = (int32_t *)malloc((n ? n : 1) * sizeof(int32_t));
+    int32_t *next = (int32_t *)malloc((n ? n : 1) * sizeof(int32_t));
+    uint8_t *level = (uint8_t *)malloc(n ? n : 1);
+    int32_t *order = (int32_t *)malloc((n ? n : 1) * sizeof(int32_t));
+    uint8_t *join = (uint8_t *)malloc(n ? n : 1);
+    int err = 0;
+    if (!parent || !size || !head || !tail || !next || !level || !order || !join) {
+        err = 1;
+    } else {
+        const int32_t *pa = (const int32_t *)a.buf, *pb = (const int32_t *)b.buf;
+        const uint8_t *pd = (const uint8_t *)d.buf;
+        Py_BEGIN_ALLOW_THREADS
+        for (size_t i = 0; i < n; i++) {
+            parent[i] = head[i] = tail[i] = (int32_t)i;
+            size[i] = 1;
+            next[i] = -1;
+            level[i] = 255;
+        }
+        for (size_t i = 0; i < m && !err; i++) {
+            uint32_t x = (uint32_t)pa[i], y = (uint32_t)pb[i];
+            if (x >= n || y >= n || (i && pd[i] < pd[i - 1])) {
+                err = 2;
+                break;
+            }
+            int32_t rx = find_root(parent, (int32_t)x), ry = find_root(parent, (int32_t)y);
+            if (rx == ry)
+                continue;
+            if (ry < rx) { /* the list of the smaller root first: deterministic */
+                int32_t t = rx;
+                rx = ry;
+                ry = t;
+            }
+            next[tail[rx]] = head[ry];
+            level[head[ry]] = pd[i];
+            int32_t h = head[rx], t = tail[ry];
+            if (size[rx] < size[ry]) { /* union by size; the root keeps the list ends */
+                parent[rx] = ry;
+                size[ry] += size[rx];
+                head[ry] = h;
+                tail[ry] = t;
+            } else {
+                parent[ry] = rx;
+                size[rx] += size[ry];
+                head[rx] = h;
+                tail[rx] = t;
+            }
+        }
+        size_t at = 0;
+        for (size_t i = 0; i < n && !err; i++) {
+            if (parent[i] != (int32_t)i)
+                continue;
+            int32_t x = head[i];
+            join[at] = 255;
+            order[at++] = x;
+            for (x = next[x]; x >= 0; x = next[x]) {
+                join[at] = level[x];
+                order[at++] = x;
+            }
+        }
+        Py_END_ALLOW_THREADS
+    }
+    if (err == 1) {
+        PyErr_NoMemory();
+    } else if (err == 2) {
+        PyErr_SetString(PyExc_ValueError, "a node lies outside 0..n-1 or d is not sorted");
+    } else {
+        PyObject *o = take_bytes(order, n, 4), *j = take_bytes(join, n, 1);
+        order = NULL;
+        join = NULL;
+        if (o && j)
+            result = PyTuple_Pack(2, o, j);
+        Py_XDECREF(o);
+        Py_XDECREF(j);
+    }
+    free(parent);
+    free(size);
+    free(head);
+    free(tail);
+    free(next);
+    free(level);
+    free(order);
+    free(join);
+done:
+    PyBuffer_Release(&d);
+    PyBuffer_Release(&b);
+    PyBuffer_Release(&a);
+    return result;
+}
+
+/* run_labels(order, join, k, out): for every position p of a linkage layout (order int32,
+   -1 a hole; join uint8), out[order[p]] = the slot starting p's run at k (the last
+   position at or before p with join > k); holes are skipped. out is int32, writable. */
+static PyObject *py_run_labels(PyObject *self, PyObject *args) {
+    PyObject *order_obj, *join_obj, *out_obj;
+    int k;
+    Py_buffer order, join, out;
+    if (!PyArg_ParseTuple(args, "OOiO:run_labels", &order_obj, &join_obj, &k, &out_obj))
+        return NULL;
+    if (PyObject_GetBuffer(order_obj, &order, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+        return NULL;
+    if (get_bytes(join_obj, &join) < 0) {
+        PyBuffer_Release(&order);
+        return NULL;
+    }
+    if (PyObject_GetBuffer(out_obj, &out, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&join);
+        PyBuffer_Release(&order);
+        return NULL;
+    }
+    PyObject *result = NULL;
+    size_t n = (size_t)(order.len / 4), limit = (size_t)(out.len / 4);
+    if (order.itemsize != 4 || out.itemsize != 4 || (size_t)join.len != n) {
+        PyErr_SetString(PyExc_TypeError, "order and out must be int32 arrays, join uint8 of order's length");
+    } else {
+        const int32_t *po = (const int32_t *)order.buf;
+        const uint8_t *pj = (const uint8_t *)join.buf;
+        int32_t *pout = (int32_t *)out.buf, rep = -1;
+        int bad = 0;
+        Py_BEGIN_ALLOW_THREADS
+        for (size_t p = 0; p < n; p++) {
+            int32_t slot = po[p];
+            if (pj[p] > k || rep < 0)
+                rep = slot;
+            if (slot < 0)
+                continue;
+            if ((size_t)slot >= limit) {
+                bad = 1;
+                break;
+            }
+            pout[slot] = rep;
+        }
+        Py_END_ALLOW_THREADS
+        if (bad) {
+            PyErr_SetString(PyExc_ValueError, "a slot lies outside out");
+        } else {
+            Py_INCREF(Py_None);
+            result = Py_None;
+        }
+    }
+    PyBuffer_Release(&out);
+    PyBuffer_Release(&join);
+    PyBuffer_Release(&order);
+    return result;
+}
+
 static PyMethodDef methods[] = {
+    {"run_labels", py_run_labels, METH_VARARGS,
+     "run_labels(order, join, k, out): out[order[p]] = the slot that starts position p's run "
+     "at k in a linkage layout (order int32 with -1 holes, join uint8; out int32)."},
+    {"linkage_layout", py_linkage_layout, METH_VARARGS,
+     "linkage_layout(n, a, b, d) -> (order, join): single linkage of n nodes over the "
+     "edges a -- b (int32) at distances d (uint8, sorted), laid out so every component at "
+     "every level is a run: order (int32) and join (uint8, 255 where a component starts)."},
     {"pairs_within", py_pairs_within, METH_VARARGS,
      "pairs_within(a, b, mask) -> bytes: the positions i (uint32) where mask[a[i]] and "
      "mask[b[i]] are both non-zero (a, b int32 slot arrays, mask uint8 per slot)."},

@@ -1,12 +1,13 @@
 """Single-linkage hierarchy ("merge order") over distinct fingerprints, for every k at once.
 
 Pairs of distinct fingerprints within ``max_k`` are kept bucketed by distance
-(:class:`Growable` arrays). :class:`Hierarchy` contracts the buckets level by level into the
-single-linkage hierarchy (one components pass over the kept pairs), after which the
-labels for any k are one O(n) scatter. Fingerprints added later are merged in
-incrementally; a fingerprint that had pairs and disappears (it may have bridged two
-families) forces a rebuild. :func:`merge_order` lists the merges themselves (Kruskal's
-order) for explanations of why documents share a family.
+(:class:`Growable` arrays). :class:`Hierarchy` lays the single-linkage hierarchy out as
+one dendrogram order (:func:`linkage_layout`: every family at every k is a run of
+positions, a byte per position says at which distance it joins the previous one), after
+which the labels for any k are a few O(n) passes. An update lays out again only the
+families (at ``max_k``) it touches, and the cached labels are patched there. :func:`merge_order`
+lists the merges themselves (Kruskal's order) for explanations of why documents share a
+family.
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ import numpy as np
 
 from ditto_tui.core.families.clusters import components
 from ditto_tui.core.fingerprint import engine
+from ditto_tui.core.fingerprint.simhash import popcount64
 
-__all__ = ["Growable", "Hierarchy", "level_labels", "merge_order"]
+__all__ = ["Growable", "Hierarchy", "level_labels", "linkage_layout", "merge_order"]
 
 _U64 = np.uint64
 
@@ -54,7 +56,7 @@ class Growable:
 def grow(arr: np.ndarray, need: int, fill: int = 0) -> np.ndarray:
     if need <= len(arr):
         return arr
-    grown = np.full(max(need, len(arr) + len(arr) // 4, 64), fill, arr.dtype)
+    grown = np.full(max(need, len(arr) + len(arr) // 16, 64), fill, arr.dtype)
     grown[: len(arr)] = arr
     return grown
 
@@ -103,84 +105,175 @@ def level_labels(n: int, a: np.ndarray, b: np.ndarray, d: np.ndarray, top: int) 
     return out
 
 
-class Hierarchy:
-    """The single-linkage hierarchy over the slots that have pairs ("active" slots).
+NONE = 255  # ``join`` where a family of the whole graph starts (and at a hole)
+_BRUTE = 384  # up to this many slots to redo, their pairs are recomputed, not looked up
+_HOLES_MIN = 4096  # holes are closed when more than this and half the positions
 
-    ``levels[d - 1, i]`` is the smallest local index in the component of local node ``i``
-    at distance ``d``; ``active[i]`` is the slot of local node ``i``; ``local[slot]`` is
-    ``i`` or -1. Valid while ``ok``; slots created since are queued with their neighbours
-    (up to ``limit``, beyond which a rebuild is cheaper) and merged in by :meth:`refresh`.
+
+def _bits(bits: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """Bits ``at`` of the little-endian bitmap ``bits`` (bool)."""
+    return (bits[at >> 3] >> (at & 7).astype(np.uint8)) & 1 == 1
+
+
+def _set_bits(bits: np.ndarray, at: np.ndarray, value: bool) -> None:
+    """Set (or clear) bits ``at`` of the little-endian bitmap ``bits`` in place."""
+    masks = np.left_shift(np.uint8(1), (at & 7).astype(np.uint8))
+    if value:
+        np.bitwise_or.at(bits, at >> 3, masks)
+    else:
+        np.bitwise_and.at(bits, at >> 3, ~masks)
+
+
+def _set_run_labels(got: np.ndarray, order: np.ndarray, join: np.ndarray, k: int) -> None:
+    """``got[slot]`` = the slot that starts its run at ``k``, for every slot of a block of
+    the layout (``order``, ``join``; the block starts a family, holes are skipped): one
+    pass in C, else four numpy passes and a scatter (a hole writes ``got[-1]``)."""
+    module = engine.compiled()
+    if module is not None:
+        module.run_labels(order, join, k, got)
+        return
+    idx = np.arange(len(join), dtype=np.int32)
+    np.multiply(idx, join > k, out=idx)
+    np.maximum.accumulate(idx, out=idx)
+    got[order] = np.take(order, idx, out=idx)
+
+
+def linkage_layout(n: int, a: np.ndarray, b: np.ndarray, d: np.ndarray, top: int
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """Single linkage of ``n`` nodes over the edges ``a -- b`` at distances ``d`` (1..``top``,
+    sorted ascending), laid out so that every component at every level is a run:
+    ``(order, join)``, ``order`` a permutation of the nodes (int32), ``join[p]`` the
+    distance at which ``order[p]`` joins ``order[p - 1]`` (``NONE`` where a component of
+    the whole graph starts; uint8). In C when the compiled engine runs (Kruskal's merges
+    concatenate lists), else from the labels of every level and one lexsort."""
+    a32 = np.ascontiguousarray(a, np.int32)
+    b32 = np.ascontiguousarray(b, np.int32)
+    d8 = np.ascontiguousarray(d, np.uint8)
+    module = engine.compiled()
+    if module is not None:
+        order_b, join_b = module.linkage_layout(n, a32, b32, d8)
+        return np.frombuffer(order_b, np.int32).copy(), np.frombuffer(join_b, np.uint8).copy()
+    rows = level_labels(n, a32, b32, d8, top)
+    keys = (np.arange(n), *[rows[j] for j in range(1, top + 1)])
+    order = np.lexsort(keys).astype(np.int32)  # the top level first, then each below
+    join = np.full(n, NONE, np.uint8)
+    for j in range(top, 0, -1):  # the smallest level at which neighbours agree wins
+        row = rows[j][order]
+        join[1:][row[1:] == row[:-1]] = j
+    return order, join
+
+
+class Hierarchy:
+    """The single-linkage hierarchy over the slots that have pairs, for every k at once,
+    laid out so that every family at every k is a run of positions (a dendrogram order).
+
+    ``order[p]`` is the slot at position ``p`` (-1: a hole), ``join[p]`` the distance at
+    which it joins position ``p - 1`` (``NONE``: it starts a family of ``max_k``, or is a
+    hole); bit ``slot`` of ``placed`` says whether a slot is laid out (a slot without live
+    pairs is not: alone at every k). 5 bytes a slot with pairs plus a bit a slot, instead
+    of an int32 label per slot and k.
+
+    Valid while ``ok``. New slots (with their neighbours) and slots that lost their last
+    document are queued; :meth:`refresh` recomputes only the families of ``max_k`` that
+    hold one of them (their pairs recomputed from the fingerprints when they are few)
+    and lays them out again, in place or at the end (leaving holes, dropped when they
+    are many); past ``limit`` queued changes it rebuilds everything. ``changed`` then
+    lists the slots whose labels may differ (``None``: any) for :meth:`patch`.
     """
 
     def __init__(self, max_k: int, limit: int = 256) -> None:
         self.max_k = max_k
         self.limit = limit
         self.ok = False
-        self.queue: list[tuple[int, np.ndarray, np.ndarray]] = []
-        self.removed: list[int] = []  # slots with pairs that lost their last document
-        self.n_active = 0
-        self.active = np.empty(0, np.int32)
-        self.local = np.empty(0, np.int32)
-        self.levels = np.empty((max_k, 0), np.int32)
+        self.queue: list[tuple[int, np.ndarray]] = []  # new slots and their neighbours
+        self.removed: list[int] = []  # slots that lost their last document
+        self.n_pos = 0
+        self.n_holes = 0
+        self.order = np.empty(0, np.int32)
+        self.join = np.empty(0, np.uint8)
+        self.placed = np.empty(0, np.uint8)  # bit ``slot`` set: the slot is laid out
+        self.changed: np.ndarray | None = None
+        self.block = (0, 0)  # positions laid out by the last refresh
 
     def invalidate(self) -> None:
         """Rebuild from the pairs at the next :meth:`refresh`."""
         self.ok = False
+        self.queue = []
+        self.removed = []
 
     def new_slot(self, slot: int, nbrs: np.ndarray, dists: np.ndarray) -> None:
         """A new slot with pairs to the older ``nbrs`` at ``dists``."""
         if not self.ok or not len(nbrs):
             return
-        if len(self.queue) < self.limit:
-            self.queue.append((slot, nbrs, dists))
+        if len(self.queue) + len(self.removed) < self.limit:
+            self.queue.append((slot, nbrs))
         else:  # cheaper to rebuild at the next relabelling than to keep queueing
-            self.ok = False
-            self.queue = []
+            self.invalidate()
 
     def dead_slot(self, slot: int) -> None:
-        """``slot`` lost its last document: it may have bridged families. Its component
-        (at the largest distance) is worked out again at the next :meth:`refresh`, alone;
-        past ``limit`` such slots, or for a slot still queued, the whole hierarchy is."""
+        """``slot`` lost its last document: it may have bridged families. Its family (at
+        the largest distance) is worked out again at the next :meth:`refresh`."""
         if not (self.ok and self.touches(slot)):
             return
-        if len(self.removed) < self.limit and slot < len(self.local) and self.local[slot] >= 0:
+        if len(self.queue) + len(self.removed) < self.limit:
             self.removed.append(slot)
         else:
-            self.ok = False
-            self.removed = []
+            self.invalidate()
 
     def touches(self, slot: int) -> bool:
-        """Whether ``slot`` has pairs the hierarchy knows of or will merge in (a slot
+        """Whether ``slot`` has pairs the hierarchy knows of or will lay out (a slot
         without pairs can disappear without changing any family but its own)."""
-        if slot < len(self.local) and self.local[slot] >= 0:
+        if slot >> 3 < len(self.placed) and self.placed[slot >> 3] >> (slot & 7) & 1:
             return True
-        return any(s == slot or slot in nbrs for s, nbrs, _ in self.queue)
+        return any(s == slot or slot in nbrs for s, nbrs in self.queue)
 
-    def refresh(self, n_u: int, buckets: Callable[[], list[tuple[np.ndarray, np.ndarray]]],
+    def refresh(self, n_u: int, fps: np.ndarray, counts: np.ndarray,
+                buckets: Callable[[], list[tuple[np.ndarray, np.ndarray]]],
                 raw: Callable[[], tuple[list[tuple[np.ndarray, np.ndarray]], np.ndarray]]
                 ) -> None:
-        """Bring the hierarchy up to date over ``n_u`` slots; ``buckets()`` gives the live
-        pairs at each distance 1..max_k (called only for a rebuild), ``raw()`` the stored
-        pairs at each distance (int32 views, dead slots included) and the mask of the live
-        slots (called when slots died)."""
-        if self.ok:
-            for slot, nbrs, dists in self.queue:
-                self._add(n_u, slot, nbrs, dists)
-            if self.removed:
-                self._split(*raw())
-        else:
+        """Bring the hierarchy up to date over ``n_u`` slots with fingerprints ``fps`` and
+        document ``counts`` (0: dead); ``buckets()`` gives the live pairs at each distance
+        1..max_k (called for a rebuild), ``raw()`` the stored pairs at each distance
+        (int32 views, dead slots included) and the mask of the live slots (called to
+        redo a family too large to recompute its pairs)."""
+        self.placed = grow(self.placed, (n_u + 7) >> 3)
+        if not self.ok:
             self._build(n_u, buckets())
-        self.queue = []
-        self.removed = []
+            self.changed = None
+            return
+        seeds = self.removed + [s for s, _ in self.queue]
+        nbrs = [n for _, n in self.queue]
+        self.queue, self.removed = [], []
+        if not seeds:
+            self.changed = np.empty(0, np.int64)
+            self.block = (0, 0)
+            return
+        all_seeds = np.unique(np.concatenate([np.array(seeds, np.int64), *nbrs]).astype(np.int64))
+        self._redo(all_seeds, fps, counts, raw)
 
     def labels(self, k: int, n_u: int) -> np.ndarray:
-        """Component label of every slot at ``k`` (1 <= k <= max_k, or 0: itself)."""
-        got = np.arange(n_u, dtype=np.int32)
-        n_a = self.n_active
-        if k > 0 and n_a:
-            active = self.active[:n_a]
-            got[active] = active[self.levels[k - 1, :n_a]]
-        return got
+        """Component label of every slot at ``k`` (1 <= k <= max_k, or 0: itself): the
+        slot that starts its run."""
+        got = np.arange(n_u + 1, dtype=np.int32)  # holes (-1) write the extra last cell
+        n = self.n_pos
+        if k > 0 and n:
+            _set_run_labels(got, self.order[:n], self.join[:n], k)
+        return got[:n_u]
+
+    def patch(self, old: np.ndarray, k: int, n_u: int) -> np.ndarray | None:
+        """The labels at ``k`` from ``old`` (those of the state before the last
+        :meth:`refresh`) by changing only the ``changed`` slots; ``None`` if any may."""
+        if self.changed is None:
+            return None
+        got = np.empty(n_u + 1, np.int32)
+        m = min(len(old), n_u)
+        got[:m] = old[:m]
+        got[m:] = np.arange(m, n_u + 1, dtype=np.int32)
+        got[self.changed] = self.changed
+        b0, b1 = self.block
+        if k > 0 and b1 > b0:
+            _set_run_labels(got, self.order[b0:b1], self.join[b0:b1], k)
+        return got[:n_u]
 
     def _build(self, n_u: int, buckets: list[tuple[np.ndarray, np.ndarray]]) -> None:
         touched = np.zeros(n_u, bool)
@@ -188,73 +281,143 @@ class Hierarchy:
             touched[a] = True
             touched[b] = True
         active = np.flatnonzero(touched).astype(np.int32)
-        local = np.empty(n_u, np.int32)
+        local = np.full(n_u, -1, np.int32)
         local[active] = np.arange(len(active), dtype=np.int32)
-        local[~touched] = -1
-        levels = np.empty((self.max_k, len(active)), np.int32)
-        cur = np.arange(len(active), dtype=np.int32)
-        for d, (a, b) in enumerate(buckets):
-            cur = _contract(len(active), cur, local[a], local[b])
-            levels[d] = cur
-        self.active, self.local, self.levels = active, local, levels
-        self.n_active = len(active)
+        a = np.concatenate([local[x] for x, _ in buckets]) if buckets else np.empty(0, np.int32)
+        b = np.concatenate([local[y] for _, y in buckets]) if buckets else np.empty(0, np.int32)
+        d = np.repeat(np.arange(1, len(buckets) + 1, dtype=np.uint8), [len(x) for x, _ in buckets])
+        order, join = linkage_layout(len(active), a, b, d, self.max_k)
+        self.order, self.join = active[order], join
+        self.n_pos, self.n_holes = len(order), 0
+        self.placed = np.packbits(touched, bitorder="little")
+        self.block = (0, len(order))
         self.ok = True
 
-    def _split(self, pairs: list[tuple[np.ndarray, np.ndarray]], live: np.ndarray) -> None:
-        """Work out again, at every distance, the components that held the ``removed``
-        slots (at the largest distance, and so at every smaller one, nothing else can
-        change): the same contraction as :meth:`_build`, over their members and the live
-        ``pairs`` between them (found in one pass over each distance's pairs, in C when
-        the compiled engine runs). A removed slot has no live pair left: it ends alone."""
-        n_a = self.n_active
-        top = self.levels[self.max_k - 1, :n_a]
-        roots = np.unique(top[self.local[np.array(self.removed, np.int64)]])
-        inside = np.isin(top, roots)
-        members = np.flatnonzero(inside).astype(np.int32)  # sorted: position order = local order
-        pos = np.full(n_a, -1, np.int32)
-        pos[members] = np.arange(len(members), dtype=np.int32)
-        among = np.zeros(len(live), np.uint8)
-        among[self.active[members]] = 1
-        among &= live.astype(np.uint8)
-        module = engine.compiled()
-        cur = np.arange(len(members), dtype=np.int32)
-        for d, (a, b) in enumerate(pairs):
-            sel: np.ndarray
-            if module is not None:
-                sel = np.frombuffer(module.pairs_within(a, b, among), np.uint32)
-            else:
-                sel = np.flatnonzero(among[a] & among[b])
-            cur = _contract(len(members), cur, pos[self.local[a[sel]]], pos[self.local[b[sel]]])
-            self.levels[d, members] = members[cur]
+    def _family_range(self, p: int) -> tuple[int, int]:
+        """The positions ``[start, stop)`` of the family of ``max_k`` holding position
+        ``p`` (searched a growing window at a time: the cost of the family's size)."""
+        join, n = self.join, self.n_pos
+        hi, step = p + 1, 64
+        while True:
+            lo = max(0, hi - step)
+            hits = np.flatnonzero(join[lo:hi] == NONE)
+            if len(hits):
+                start = lo + int(hits[-1])
+                break
+            hi, step = lo, step * 4
+        lo, step = p + 1, 64
+        stop = n
+        while lo < n:
+            hi = min(n, lo + step)
+            hits = np.flatnonzero(join[lo:hi] == NONE)
+            if len(hits):
+                stop = lo + int(hits[0])
+                break
+            lo, step = hi, step * 4
+        return start, stop
 
-    def _add(self, n_u: int, slot: int, nbrs: np.ndarray, dists: np.ndarray) -> None:
-        """Merge a new slot and its pairs (to older slots) into the hierarchy."""
-        self.local = grow(self.local, n_u, -1)
-        fresh = [int(x) for x in nbrs.tolist() + [slot] if self.local[x] < 0]
-        n_a = self.n_active
-        need = n_a + len(fresh)
-        if need > self.levels.shape[1]:
-            cap = max(need, self.levels.shape[1] + self.levels.shape[1] // 4, 64)
-            levels = np.empty((self.max_k, cap), np.int32)
-            levels[:, :n_a] = self.levels[:, :n_a]
-            self.levels = levels
-            self.active = grow(self.active, cap)
-        new_local = np.arange(n_a, need, dtype=np.int32)
-        self.levels[:, n_a:need] = new_local
-        self.active[n_a:need] = fresh
-        self.local[fresh] = new_local
-        self.n_active = n_a = need
-        me = self.local[slot]
-        them = self.local[nbrs]
-        for d in range(1, self.max_k + 1):
-            level = self.levels[d - 1, :n_a]
-            roots = np.unique(level[np.append(them[dists <= d], me)])
-            if len(roots) > 1:  # roots[0] is the smallest: it represents the union
-                level[np.isin(level, roots[1:])] = roots[0]
+    def _redo(self, seeds: np.ndarray, fps: np.ndarray, counts: np.ndarray,
+              raw: Callable[[], tuple[list[tuple[np.ndarray, np.ndarray]], np.ndarray]]
+              ) -> None:
+        """Lay out again the families of ``max_k`` holding a slot of ``seeds`` (new slots,
+        their neighbours, dead slots): the only ones that can change."""
+        at = np.empty(0, np.int64)
+        if _bits(self.placed, seeds).any():  # where those laid out are (one pass)
+            mark = np.zeros(len(self.placed) * 8 + 1, bool)  # (the last cell: holes)
+            mark[seeds] = True
+            at = np.flatnonzero(mark[self.order[: self.n_pos]])
+        ranges: list[tuple[int, int]] = []
+        for p in at[at >= 0].tolist():
+            if ranges and p < ranges[-1][1]:
+                continue  # in the family just found
+            ranges.append(self._family_range(p))
+        old = np.concatenate([self.order[s:e] for s, e in ranges]) if ranges else np.empty(0, np.int32)
+        slots = np.union1d(old.astype(np.int64), seeds)
+        _set_bits(self.placed, slots, False)
+        for s, e in ranges:  # holes until laid out again
+            self.order[s:e] = -1
+            self.join[s:e] = NONE
+        members = slots[counts[slots] > 0]
+        a, b, d = self._pairs_among(members, fps, raw)
+        linked = np.zeros(len(members), bool)
+        linked[a] = True
+        linked[b] = True
+        if not linked.all():  # slots left without pairs leave the layout
+            local = np.cumsum(linked) - 1
+            members, a, b = members[linked], local[a], local[b]
+        order, join = linkage_layout(len(members), a, b, d, self.max_k)
+        self.n_holes += sum(e - s for s, e in ranges)
+        if ranges and len(order) <= ranges[0][1] - ranges[0][0]:
+            b0 = ranges[0][0]  # fits where the first family was
+            self.n_holes -= len(order)
+        else:
+            b0 = self.n_pos
+            self._reserve(b0 + len(order))
+            self.n_pos = b0 + len(order)
+        b1 = b0 + len(order)
+        self.order[b0:b1] = members[order]
+        self.join[b0:b1] = join
+        _set_bits(self.placed, members, True)
+        self.changed, self.block = slots, (b0, b1)
+        if self.n_holes > max(_HOLES_MIN, self.n_pos // 2):
+            self._drop_holes()
+
+    def _pairs_among(self, members: np.ndarray, fps: np.ndarray,
+                     raw: Callable[[], tuple[list[tuple[np.ndarray, np.ndarray]], np.ndarray]]
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every pair of ``members`` (distinct live slots) within ``max_k``, as local
+        indices and distances, sorted by distance: recomputed from the fingerprints for
+        a few members, else looked up among the stored pairs (one pass over them)."""
+        m = len(members)
+        if m <= _BRUTE:
+            i, j = np.triu_indices(m, 1)
+            f = fps[members]
+            d = popcount64(f[i] ^ f[j]).astype(np.int64)
+            keep = d <= self.max_k
+            i, j, d = i[keep], j[keep], d[keep]
+        else:
+            pairs, live = raw()
+            among = np.zeros(len(live), np.uint8)
+            among[members] = 1
+            among &= live.astype(np.uint8)
+            local = np.full(len(live), -1, np.int64)
+            local[members] = np.arange(m)
+            module = engine.compiled()
+            parts_i, parts_j, parts_d = [], [], []
+            for dist, (pa, pb) in enumerate(pairs, start=1):
+                sel: np.ndarray
+                if module is not None:
+                    sel = np.frombuffer(module.pairs_within(pa, pb, among), np.uint32)
+                else:
+                    sel = np.flatnonzero(among[pa] & among[pb])
+                parts_i.append(local[pa[sel]])
+                parts_j.append(local[pb[sel]])
+                parts_d.append(np.full(len(sel), dist, np.int64))
+            i, j, d = (np.concatenate(x) if x else np.empty(0, np.int64)
+                       for x in (parts_i, parts_j, parts_d))
+        by = np.argsort(d, kind="stable")
+        return i[by], j[by], d[by]
+
+    def _reserve(self, need: int) -> None:
+        if need > len(self.order):
+            cap = max(need, len(self.order) + len(self.order) // 8, 64)
+            self.order = grow(self.order, cap, -1)
+            self.join = grow(self.join, cap, NONE)
+
+    def _drop_holes(self) -> None:
+        """Close the holes (the layout keeps its order; the last block moves back)."""
+        n = self.n_pos
+        keep = self.order[:n] >= 0
+        b0, b1 = self.block
+        shift = b0 - int(np.count_nonzero(keep[:b0]))
+        self.block = (b0 - shift, b1 - shift)
+        self.order = self.order[:n][keep].copy()
+        self.join = self.join[:n][keep].copy()
+        self.n_pos, self.n_holes = len(self.order), 0
 
     @property
     def nbytes(self) -> int:
-        return self.levels.nbytes + self.active.nbytes + self.local.nbytes
+        return self.order.nbytes + self.join.nbytes + self.placed.nbytes
 
 
 def merge_order(

@@ -1,20 +1,27 @@
 """A live, exact near-duplicate index with families for every k at once.
 
-``NearIndex`` holds documents (unique string ids) with 64-bit fingerprints. Identical
-fingerprints are collapsed into one *distinct* entry with a count, so a corpus of
-thousands of empty files costs one entry. Over the distinct entries it keeps
+``NearIndex`` holds documents (unique string ids, mapped to document slots by a packed
+hash table, :class:`IdMap`) with 64-bit fingerprints. Identical fingerprints are
+collapsed into one *distinct* entry with a count (its documents form a cycle), so a
+corpus of thousands of empty files costs one entry. Over the distinct entries it keeps
 
 * multi-index hash tables (Norouzi et al.): the 64 bits are cut into ``m`` blocks and
   block ``i`` is probed within ``r_i`` bits, with ``sum(r_i + 1) = max_k + 1`` so any
   fingerprint within ``max_k`` lands in at least one probe (pigeonhole). ``m`` is picked
   by a cost model; ``m = max_k + 1`` with ``r_i = 0`` is ditto's plain banding. Each table
-  is a sorted key array plus a slot array (no Python object per entry), new entries wait
-  in a small pending list that queries scan directly and that is merged in batches;
+  is a directory of buckets over the block's high bits plus, per entry, its low bits
+  and slot (no Python object per entry); new entries wait in a small pending list that
+  queries scan directly and that is merged in batches;
 * every pair of distinct entries within ``max_k`` with its distance, bucketed by
   distance. Pairs are never recomputed when k changes: the first relabelling after a
-  change contracts the buckets level by level into the single-linkage hierarchy for
-  every k at once (one components pass over the kept pairs), after which the labels
-  for any k are one O(n) scatter, cached per ``(k, generation)``.
+  bulk load lays the single-linkage hierarchy for every k out at once (one pass over
+  the kept pairs, see :class:`Hierarchy`), after which the labels for any k are a few
+  O(n) passes, cached per ``(k, generation)``; later updates lay out again only the
+  families they touch and patch the cached labels.
+
+At 1M documents the whole index (id map, documents, distinct entries, tables, hierarchy
+and one label array; not the pairs nor the id strings) holds about 62 bytes a document
+(:meth:`NearIndex.memory`).
 
 Adding, replacing or removing a document costs one neighbour query (for a fingerprint
 not already present) plus amortised O(1) bookkeeping; families are computed lazily on
@@ -28,7 +35,6 @@ from __future__ import annotations
 
 import bisect
 import os
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
@@ -41,7 +47,13 @@ from ditto_tui.core.families.star import star_centres
 from ditto_tui.core.fingerprint import engine
 from ditto_tui.core.fingerprint.simhash import Fingerprint, popcount64
 from ditto_tui.core.index.hierarchy import Growable, Hierarchy, grow, merge_order
-from ditto_tui.core.index.pairs import PairsLookup, UniquePairs, fingerprints_digest
+from ditto_tui.core.index.id_map import IdMap
+from ditto_tui.core.index.pairs import (
+    PairsLookup,
+    UniquePairs,
+    fingerprints_digest,
+    group_positions,
+)
 from ditto_tui.core.index.probe import ProbeDesign, ProbeTable
 
 if TYPE_CHECKING:
@@ -51,10 +63,11 @@ __all__ = ["Match", "NearIndex", "ProbeDesign"]
 
 _U64 = np.uint64
 _MAX64 = (1 << 64) - 1
-_LABEL_CACHE = 2
+_LABEL_CACHE = 1  # label arrays kept (4 bytes a distinct fingerprint each)
 _VECTOR_FAMILY = 64  # families up to this size get their statistics in one numpy pass
 _FAMILY_CACHE = 40  # listings kept for the current generation (every k, both modes)
 _PATCH_LIMIT = 256  # at most this many changed documents: a listing is patched
+_WALK = 32  # steps along a slot's cycle of documents before searching them all
 _JOURNAL_LIMIT = 8192  # more changes than this since the listings: compute them afresh
 # The all-pairs join of a rebuild runs its tables on this many threads (numpy and the
 # compiled join release the GIL); with numpy up to this many distinct fingerprints (each
@@ -145,7 +158,7 @@ class NearIndex:
     _scan_below = 256
     _pending_limit = 512
     _compact_min = 1024
-    _incremental_limit = 256  # more queued new slots than this: rebuild the hierarchy
+    _incremental_limit = 256  # more queued slot changes than this: rebuild the hierarchy
 
     def __init__(self, max_k: int = 8) -> None:
         if not isinstance(max_k, int) or not 0 <= max_k <= 64:
@@ -159,11 +172,9 @@ class NearIndex:
     # -- storage -------------------------------------------------------------------------
     def _clear(self) -> None:
         # documents (slot-indexed); a free slot has doc_u == -1
-        self._slot_of: dict[str, int] = {}
-        self._doc_id: list[str | None] = []
+        self._ids = IdMap()  # id -> document slot; ``_ids.names[slot]`` is the id
         self._doc_u = np.empty(0, np.int32)
-        self._doc_next = np.empty(0, np.int32)
-        self._doc_prev = np.empty(0, np.int32)
+        self._doc_next = np.empty(0, np.int32)  # the documents of a slot form a cycle
         self._free_docs: list[int] = []
         # distinct fingerprints (slot-indexed); a tombstone has count 0
         self._n_u = 0
@@ -198,24 +209,29 @@ class NearIndex:
         # single-linkage hierarchy over the slots that have pairs (see core.index.hierarchy)
         self._hierarchy = Hierarchy(self.max_k, self._incremental_limit)
 
+    @property
+    def _doc_id(self) -> list[str | None]:
+        """The id of every document slot (``None``: free)."""
+        return self._ids.names
+
     def _changed(self) -> None:
         self.generation += 1
         self._computed_pairs = None
 
     # -- queries -------------------------------------------------------------------------
     def __len__(self) -> int:
-        return len(self._slot_of)
+        return len(self._ids)
 
     def __contains__(self, id: object) -> bool:
-        return id in self._slot_of
+        return id in self._ids
 
     def ids(self) -> list[str]:
         """All document ids, sorted (code-point order)."""
-        return sorted(self._slot_of)
+        return sorted(i for i in self._ids.names if i is not None)
 
     def fingerprint(self, id: str) -> Fingerprint:
         """The fingerprint stored for ``id``; ``KeyError`` if absent."""
-        return Fingerprint(int(self._u_fp[self._doc_u[self._slot_of[id]]]))
+        return Fingerprint(int(self._u_fp[self._doc_u[self._ids[id]]]))
 
     def entries(self) -> tuple[list[str], np.ndarray]:
         """Every id in code-point order and its fingerprint (a uint64 array), without a
@@ -241,10 +257,14 @@ class NearIndex:
         return cand[keep].astype(np.int64), dist[keep].astype(np.int64)
 
     def _docs_of(self, slot: int) -> list[int]:
-        out = []
-        d = int(self._u_head[slot])
+        """The document slots of distinct ``slot`` (its cycle, from its head)."""
+        head = int(self._u_head[slot])
+        if head < 0:
+            return []
+        out = [head]
         nxt = self._doc_next
-        while d >= 0:
+        d = int(nxt[head])
+        while d != head:
             out.append(d)
             d = int(nxt[d])
         return out
@@ -256,7 +276,7 @@ class NearIndex:
         answered by a scan of every distinct fingerprint (O(distinct)); negative ``k``
         gives ``[]``."""
         fp = _as_fp(fp)
-        if k < 0 or not self._slot_of:
+        if k < 0 or not self._ids:
             return []
         slots, dists = self._near_slots(fp, k if scan_above else min(k, self.max_k))
         out: list[Match] = []
@@ -273,7 +293,7 @@ class NearIndex:
         if not isinstance(id, str):
             raise TypeError(f"id must be str, got {type(id).__name__}")
         fp = _as_fp(fp)
-        doc = self._slot_of.get(id)
+        doc = self._ids.get(id)
         if doc is not None:
             if int(self._u_fp[self._doc_u[doc]]) == fp:
                 return
@@ -312,7 +332,7 @@ class NearIndex:
             ):
                 raise ValueError("fingerprints must be unsigned 64-bit integers")
             arr = arr.astype(_U64)
-        if any(not isinstance(i, str) for i in ids):
+        if not all(issubclass(t, str) for t in set(map(type, ids))):
             raise TypeError("ids must be str")
         if len(ids) == 0:
             return
@@ -320,20 +340,24 @@ class NearIndex:
             for i, v in zip(ids, arr.tolist(), strict=True):
                 self.add(i, v)
             return
-        if not self._slot_of and len(set(ids)) == len(ids):  # a first load: no merge
-            self._rebuild(list(ids), arr, pairs)
-            return
+        if not self._ids:  # a first load: no merge unless an id repeats
+            first = IdMap.build(list(ids))
+            if first is not None:
+                self._rebuild(first, arr, pairs)
+                return
         merged: dict[str, int] = {}
-        if self._slot_of:
-            old_ids = list(self._slot_of)
-            old_slots = np.fromiter(self._slot_of.values(), np.int64, len(old_ids))
-            merged = dict(zip(old_ids, self._u_fp[self._doc_u[old_slots]].tolist(), strict=True))
+        if self._ids:
+            old_slots = np.flatnonzero(self._doc_u >= 0)
+            old_ids = [self._doc_id[d] for d in old_slots.tolist()]
+            merged = dict(zip(old_ids, self._u_fp[self._doc_u[old_slots]].tolist(), strict=True))  # type: ignore[arg-type]
         merged.update(zip(ids, arr.tolist(), strict=True))
-        self._rebuild(list(merged), np.fromiter(merged.values(), _U64, len(merged)), pairs)
+        id_map = IdMap.build(list(merged))
+        assert id_map is not None  # dict keys are distinct
+        self._rebuild(id_map, np.fromiter(merged.values(), _U64, len(merged)), pairs)
 
     def remove(self, id: str) -> bool:
         """Remove ``id``; ``False`` (and no change) if it was not present."""
-        doc = self._slot_of.pop(id, None)
+        doc = self._ids.discard(id)
         if doc is None:
             return False
         self._order_remove(id)
@@ -347,38 +371,50 @@ class NearIndex:
         return True
 
     def _new_doc(self, id: str) -> int:
+        names = self._ids.names
         if self._free_docs:
             doc = self._free_docs.pop()
-            self._doc_id[doc] = id
+            names[doc] = id
         else:
-            doc = len(self._doc_id)
-            self._doc_id.append(id)
+            doc = len(names)
+            names.append(id)
             self._doc_u = grow(self._doc_u, doc + 1, -1)
             self._doc_next = grow(self._doc_next, doc + 1, -1)
-            self._doc_prev = grow(self._doc_prev, doc + 1, -1)
-        self._slot_of[id] = doc
+        self._ids.insert(id, doc)
         self._order_insert(id, doc)
         return doc
 
     def _link(self, doc: int, slot: int) -> None:
+        """Put ``doc`` in the cycle of ``slot``, right after its head."""
         head = int(self._u_head[slot])
         self._doc_u[doc] = slot
-        self._doc_prev[doc] = -1
-        self._doc_next[doc] = head
-        if head >= 0:
-            self._doc_prev[head] = doc
-        self._u_head[slot] = doc
+        if head < 0:
+            self._doc_next[doc] = doc
+            self._u_head[slot] = doc
+        else:
+            self._doc_next[doc] = self._doc_next[head]
+            self._doc_next[head] = doc
         self._u_count[slot] += 1
 
     def _unlink(self, doc: int) -> None:
+        """Take ``doc`` out of its slot's cycle: its predecessor is found by walking the
+        cycle (a slot's documents are usually few) or, past ``_WALK`` steps, by one
+        vectorised search for the document pointing at it."""
         slot = int(self._doc_u[doc])
-        prev, nxt = int(self._doc_prev[doc]), int(self._doc_next[doc])
-        if prev >= 0:
-            self._doc_next[prev] = nxt
+        nxt = self._doc_next
+        after = int(nxt[doc])
+        if after == doc:
+            self._u_head[slot] = -1
         else:
-            self._u_head[slot] = nxt
-        if nxt >= 0:
-            self._doc_prev[nxt] = prev
+            prev, steps = after, 0
+            while steps < _WALK and int(nxt[prev]) != doc:
+                prev, steps = int(nxt[prev]), steps + 1
+            if int(nxt[prev]) != doc:
+                prev = int(np.flatnonzero(nxt[: len(self._doc_id)] == doc)[0])
+            nxt[prev] = after
+            if int(self._u_head[slot]) == doc:
+                self._u_head[slot] = after
+        nxt[doc] = -1
         self._u_count[slot] -= 1
         if self._u_count[slot] == 0:
             self._n_dead += 1
@@ -457,28 +493,40 @@ class NearIndex:
         return pairs
 
     def _rebuild(
-        self, ids: list[str], fps: np.ndarray, given: UniquePairs | PairsLookup | None = None
+        self, ids: IdMap | list[str], fps: np.ndarray,
+        given: UniquePairs | PairsLookup | None = None,
     ) -> None:
-        """Replace the whole content, vectorised: distinct values, pairs, tables."""
+        """Replace the whole content with ``ids`` (a list, or a map whose document slot
+        ``i`` is ``names[i]``) and their ``fps``, vectorised: distinct values, pairs,
+        tables. A list with a repeated id keeps its last occurrence (one entry an id)."""
+        if isinstance(ids, IdMap):
+            id_map = ids
+        else:
+            built = IdMap.build(list(ids))  # (the map keeps and extends its list)
+            if built is None:
+                last = dict(zip(ids, range(len(ids)), strict=True))
+                keep = np.fromiter(last.values(), np.int64, len(last))
+                built = IdMap.build(list(last))
+                fps = fps[keep]
+            assert built is not None  # dict keys are distinct
+            id_map = built
         self._clear()
-        n = len(ids)
-        u, inv, counts = np.unique(fps, return_inverse=True, return_counts=True)
+        n = len(id_map)
+        # distinct values, and the documents grouped by value (one stable sort)
+        u, order, starts, counts = group_positions(np.ascontiguousarray(fps, _U64))
         self._n_u = len(u)
-        self._u_fp = u.astype(_U64)
+        self._u_fp = u
         self._u_count = counts.astype(np.int32)
-        self._slot_of = dict(zip(ids, range(n), strict=True))
-        self._doc_id = list(ids)
-        self._doc_u = inv.astype(np.int32)
-        order = np.argsort(inv, kind="stable")
-        starts = np.cumsum(counts) - counts
+        self._ids = id_map
+        self._doc_u = np.empty(n, np.int32)
+        self._doc_u[order] = np.repeat(np.arange(len(u), dtype=np.int32), counts)
         self._u_head = order[starts].astype(np.int32)
-        same_next = np.append(inv[order][1:] == inv[order][:-1], False)
-        nxt = np.where(same_next, np.append(order[1:], -1), -1)
+        # each document points at the next of its group, the last one at the first
+        nxt = np.empty(n, np.int32)
+        nxt[:-1] = order[1:]
+        nxt[starts + counts - 1] = self._u_head
         self._doc_next = np.empty(n, np.int32)
         self._doc_next[order] = nxt
-        prv = np.where(np.insert(same_next[:-1], 0, False), np.insert(order[:-1], 0, -1), -1)
-        self._doc_prev = np.empty(n, np.int32)
-        self._doc_prev[order] = prv
         digest = fingerprints_digest(u)
         pairs = given(digest, self.max_k) if callable(given) else given
         computed = pairs is None or not pairs.fits(len(u), digest, self.max_k)
@@ -524,25 +572,34 @@ class NearIndex:
         labels are equal.
 
         This is the relabelling run when the k slider moves. The single-linkage
-        hierarchy for every k is kept between calls (components only merge as k grows,
-        so level d is level d-1 with the pairs at distance d contracted onto it). New
-        fingerprints are merged into it incrementally (O(max_k * active slots) each);
-        when a distinct fingerprint that had pairs disappears (it may have bridged two
-        families) it is rebuilt with one components pass over the kept pairs. Then any k costs one O(n)
-        scatter; the last few arrays are cached per ``(k, generation)``. Callers must
-        not modify the array.
+        hierarchy for every k is kept between calls, laid out so every family at every
+        k is a run (see :class:`Hierarchy`); any k then costs a few O(n) passes. After
+        updates only the families (at ``max_k``) holding a new fingerprint, one of its
+        neighbours or a fingerprint that lost its last document are laid out again
+        (their pairs recomputed from the fingerprints when they are few), and the array
+        of the k asked last (the one cached, per ``(k, generation)``) is patched there:
+        the cost of those families plus one copy. Callers must not modify the array.
         """
         k = max(0, min(k, self.max_k))
+        n_u = self._n_u
         if self._labels_gen != self.generation:
-            self._hierarchy.refresh(
-                self._n_u, lambda: [self._edges(d, d - 1) for d in range(1, self.max_k + 1)],
+            hierarchy = self._hierarchy
+            hierarchy.refresh(
+                n_u, self._u_fp[:n_u], self._u_count[:n_u],
+                lambda: [self._edges(d, d - 1) for d in range(1, self.max_k + 1)],
                 self._raw_pairs,
             )
+            old = self._labels.get(k)
             self._labels = {}
             self._labels_gen = self.generation
+            if old is not None:  # only the families that changed are labelled again
+                patched = hierarchy.patch(old, k, n_u)
+                if patched is not None:
+                    patched.flags.writeable = False
+                    self._labels[k] = patched
         got = self._labels.pop(k, None)
         if got is None:
-            got = self._hierarchy.labels(k, self._n_u)
+            got = self._hierarchy.labels(k, n_u)
             got.flags.writeable = False
             if len(self._labels) >= _LABEL_CACHE:
                 self._labels.pop(next(iter(self._labels)))
@@ -566,7 +623,7 @@ class NearIndex:
         """
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
-        if not self._slot_of:
+        if not self._ids:
             return []
         return list(self.family_listing(k, mode=mode, min_size=min_size))
 
@@ -577,12 +634,12 @@ class NearIndex:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
         if k < 0:
-            if min_size > 1 or not self._slot_of:
+            if min_size > 1 or not self._ids:
                 return FamilyListing()
             return FamilyListing((), self._id_order()[1].tolist())
         k = min(k, self.max_k)
         key = (k, mode, max(min_size, 1))
-        if not self._slot_of:
+        if not self._ids:
             self._last_listing[key] = (FamilyListing(), len(self._journal))
             return FamilyListing()
         if self._families_gen != self.generation:
@@ -620,7 +677,7 @@ class NearIndex:
         kept, the same object). Equal to a full computation (tested against one)."""
         labels = self.labels(k)
         fam_of = old.take_family_of()
-        slot_of, doc_u = self._slot_of, self._doc_u
+        slot_of, doc_u = self._ids, self._doc_u
         doc_id = cast("list[str]", self._doc_id)
         affected: dict[int, Family] = {}  # old families recomputed (by object id)
         groups: dict[int, list[str]] = {}  # new components (label -> members)
@@ -742,7 +799,7 @@ class NearIndex:
             doc_id = self._doc_id
             names = cast("list[str]", [doc_id[d] for d in docs.tolist()])
             order = sorted(range(len(names)), key=names.__getitem__)
-            self._ord_docs = docs[np.array(order, np.int64)] if order else docs
+            self._ord_docs = (docs[np.array(order, np.int64)] if order else docs).astype(np.int32)
             self._ord_names = np.empty(len(names), object)
             self._ord_names[:] = [names[i] for i in order]
         return self._ord_docs, self._ord_names
@@ -871,17 +928,21 @@ class NearIndex:
 
     # -- introspection -------------------------------------------------------------------
     def memory(self) -> dict[str, int]:
-        """Bytes held, by structure (numpy buffers at capacity; ``id_map`` estimates the
-        id dict and slot list without the id strings, which the caller owns)."""
+        """Bytes held, by structure (numpy buffers at capacity): ``id_map`` is the hash
+        table and the list of ids (a pointer a document; the id strings are the caller's),
+        ``labels`` the hierarchy and the cached label array, ``id_order`` the documents
+        in id order kept once families were listed (0 before), ``pairs`` the pairs."""
         pairs = sum(g.data.nbytes for g in self._pa + self._pb)
+        id_order = 0
+        if self._ord_docs is not None and self._ord_names is not None:
+            id_order = self._ord_docs.nbytes + self._ord_names.nbytes
         return {
-            "documents": self._doc_u.nbytes + self._doc_next.nbytes + self._doc_prev.nbytes,
+            "documents": self._doc_u.nbytes + self._doc_next.nbytes,
             "distinct": self._u_fp.nbytes + self._u_count.nbytes + self._u_head.nbytes,
             "tables": sum(t.nbytes for t in self._tables),
             "labels": sum(v.nbytes for v in self._labels.values()) + self._hierarchy.nbytes,
-            "id_map": sys.getsizeof(self._slot_of)
-            + sys.getsizeof(self._doc_id)
-            + sum(sys.getsizeof(v) for v in self._slot_of.values() if v > 256),
+            "id_map": self._ids.nbytes,
+            "id_order": id_order,
             "pairs": pairs,
         }
 

@@ -44,6 +44,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from ditto_tui.core.fingerprint import engine
 from ditto_tui.core.fingerprint.simhash import popcount64
+from ditto_tui.core.index.radix import stable_order
 
 __all__ = [
     "PairsLookup",
@@ -52,6 +53,7 @@ __all__ = [
     "all_pairs",
     "choose_design",
     "fingerprints_digest",
+    "group_positions",
     "unique_pairs",
 ]
 
@@ -607,15 +609,10 @@ def unique_pairs(
     return lo, hi, d
 
 
-def _group_positions(fps: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def group_positions(fps: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Unique values, positions grouped by value (in position order inside a group),
     group starts and counts: one stable sort (a radix sort in the compiled engine)."""
-    module = engine.compiled()
-    order: np.ndarray
-    if module is not None and len(fps) < 2**32:
-        order = np.frombuffer(module.argsort(np.ascontiguousarray(fps, _U64)), np.uint32)
-    else:
-        order = np.argsort(fps, kind="stable")
+    order = stable_order(fps)
     ordered = fps[order]
     first = np.ones(len(ordered), bool)
     first[1:] = ordered[1:] != ordered[:-1]
@@ -642,7 +639,7 @@ def all_pairs(fps: np.ndarray | list[int], k: int) -> tuple[np.ndarray, np.ndarr
     n = len(fps)
     if k < 0 or n < 2:
         return _cat([], [], [])
-    u, order, starts, counts = _group_positions(fps)
+    u, order, starts, counts = group_positions(fps)
     ua, ub, ud = unique_pairs(u, min(k, 64))
     parts_i: list[np.ndarray] = []
     parts_j: list[np.ndarray] = []
