@@ -112,7 +112,8 @@ _HOLES_MIN = 4096  # holes are closed when more than this and half the positions
 
 def _bits(bits: np.ndarray, at: np.ndarray) -> np.ndarray:
     """Bits ``at`` of the little-endian bitmap ``bits`` (bool)."""
-    return (bits[at >> 3] >> (at & 7).astype(np.uint8)) & 1 == 1
+    got: np.ndarray = (bits[at >> 3] >> (at & 7).astype(np.uint8)) & 1 == 1
+    return got
 
 
 def _set_bits(bits: np.ndarray, at: np.ndarray, value: bool) -> None:
