@@ -26,6 +26,7 @@ __all__ = [
     "clear_checkpoint_dir",
     "delete_path",
     "find_java",
+    "java_missing_message",
     "qualified_uri",
     "read_small_text",
     "require_pyspark",
@@ -61,6 +62,17 @@ def find_java() -> str | None:
     return shutil.which("java")
 
 
+JAVA_HINT = "install Java 17+ and put `java` on PATH or set JAVA_HOME"
+
+
+def java_missing_message() -> str:
+    """The sentence for a missing Java: the hint, and which JAVA_HOME was looked at if set."""
+    home = os.environ.get("JAVA_HOME")
+    if home:
+        return f"Java was not found: JAVA_HOME={home} has no bin/java ({JAVA_HINT})"
+    return f"Java was not found ({JAVA_HINT})"
+
+
 def _under_spark_submit() -> bool:
     """True when this Python driver was launched by spark-submit (it owns the master URL)."""
     return "PYSPARK_GATEWAY_PORT" in os.environ
@@ -83,10 +95,7 @@ def build_session(
     """
     require_pyspark()
     if not _under_spark_submit() and find_java() is None:
-        where = "JAVA_HOME" if os.environ.get("JAVA_HOME") else "PATH"
-        raise SparkUnavailable(
-            f"Java was not found (Spark needs Java 17 or later; set JAVA_HOME or put java on {where})"
-        )
+        raise SparkUnavailable(java_missing_message())
     from pyspark.sql import SparkSession
 
     if master is None and not _under_spark_submit():
