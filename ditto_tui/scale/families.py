@@ -313,7 +313,7 @@ def _families(
 ) -> FamiliesSummary:
     import pyspark.sql.functions as F
 
-    from ditto_tui.scale.pairs import fingerprint_groups, fp_pairs, sample_design
+    from ditto_tui.scale.pairs import fingerprint_groups, fp_pairs, plan_join
 
     fingerprints = spark.read.parquet(join_uri(out, FINGERPRINTS))
     meta = read_meta(spark, out, "pairs")
@@ -322,8 +322,8 @@ def _families(
         pairs = spark.read.parquet(join_uri(out, PAIRS_FP)).where(F.col("distance") <= max_k)
     else:
         firsts = checkpoint(fingerprint_groups(fingerprints).select("fp", "first"))
-        design = sample_design(firsts, firsts.count(), max_k)
-        pairs = checkpoint(fp_pairs(firsts.select("fp"), max_k, design))
+        plan = plan_join(firsts, firsts.count(), max_k)
+        pairs = checkpoint(fp_pairs(firsts.select("fp"), max_k, plan=plan))
     levels = list(range(1, max_k + 1)) if all_levels else ([max_k] if max_k else [])
     schema = "fp long, k int, family long"
     rounds = 0
