@@ -25,6 +25,7 @@ __all__ = [
     "checkpoint_dir",
     "clear_checkpoint_dir",
     "delete_path",
+    "list_names",
     "find_java",
     "java_missing_message",
     "qualified_uri",
@@ -163,6 +164,15 @@ def read_small_text(spark: SparkSession, uri: str, limit: int = 1 << 20) -> str 
     finally:
         stream.close()
     return data[:limit].decode("utf-8", "replace")
+
+
+def list_names(spark: SparkSession, uri: str) -> list[str]:
+    """Names of the entries of the folder ``uri`` on any Hadoop file system (empty when it
+    does not exist)."""
+    fs, p = _hadoop_path(spark, uri)
+    if not fs.exists(p):
+        return []
+    return sorted(str(status.getPath().getName()) for status in fs.listStatus(p))
 
 
 def delete_path(spark: SparkSession, uri: str) -> None:
