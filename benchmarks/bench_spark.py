@@ -205,6 +205,56 @@ def run_measured(cmd: list[str]) -> tuple[float, str, float, float]:
     return time.perf_counter() - started, out, peak["worker"], peak["driver"]
 
 
+#: Task metrics summed per stage of the pipeline from Spark's event log (name -> key).
+VOLUMES = {
+    "shuffle_write_mb": "internal.metrics.shuffle.write.bytesWritten",
+    "shuffle_read_mb": ("internal.metrics.shuffle.read.localBytesRead",
+                        "internal.metrics.shuffle.read.remoteBytesRead"),
+    "input_mb": "internal.metrics.input.bytesRead",
+    "output_mb": "internal.metrics.output.bytesWritten",
+    "task_s": "internal.metrics.executorRunTime",
+}
+
+
+def stage_volumes(log_dir: Path) -> dict[str, dict[str, float]]:
+    """Per job description (``setJobDescription``, one per pipeline stage here): the task
+    metrics of :data:`VOLUMES` summed over its Spark stages, from the event log files in
+    ``log_dir`` (MB, and task seconds)."""
+    import json
+
+    label: dict[int, str] = {}
+    totals: dict[str, dict[str, float]] = {}
+    import pyarrow as pa
+
+    for path in sorted(p for p in log_dir.rglob("*") if p.is_file()):
+        if path.name.startswith("appstatus"):
+            continue
+        if path.suffix == ".zstd":  # Spark 4 compresses event logs by default
+            with pa.CompressedInputStream(str(path), "zstd") as stream:
+                text = stream.read().decode()
+        else:
+            text = path.read_text()
+        for line in text.splitlines():
+            event = json.loads(line)
+            kind = event.get("Event")
+            if kind == "SparkListenerStageSubmitted":
+                props = event.get("Properties") or {}
+                info = event["Stage Info"]
+                label[info["Stage ID"]] = props.get("spark.job.description") or "other"
+            elif kind == "SparkListenerStageCompleted":
+                info = event["Stage Info"]
+                values = {a["Name"]: float(a["Value"]) for a in info.get("Accumulables", [])
+                          if isinstance(a.get("Value"), (int, float, str))
+                          and str(a.get("Value")).lstrip("-").isdigit()}
+                into = totals.setdefault(label.get(info["Stage ID"], "other"),
+                                         dict.fromkeys(VOLUMES, 0.0))
+                for name, keys in VOLUMES.items():
+                    got = sum(values.get(key, 0.0) for key in
+                              ((keys,) if isinstance(keys, str) else keys))
+                    into[name] += got / (1000.0 if name == "task_s" else 1e6)
+    return totals
+
+
 def folder_bytes(path: Path) -> int:
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
 
@@ -243,6 +293,10 @@ def main() -> int:
     parser.add_argument("--skip-harsh", action="store_true")
     parser.add_argument("--skip-k8", action="store_true",
                         help="no K = 8 run (output bytes, open) on the generated fingerprints")
+    parser.add_argument("--event-log", type=Path, default=None, metavar="DIR",
+                        help="also print each stage's shuffle, input, output and task time "
+                        "from Spark's event log (written to DIR; the harsh corpus folder, "
+                        "when written, is fingerprinted too)")
     args = parser.parse_args()
 
     from ditto_tui.scale.families import families_job
@@ -255,11 +309,23 @@ def main() -> int:
     if not args.skip_harsh:
         harsh(args.master)
     started = time.perf_counter()
-    spark = build_session(args.master, shuffle_partitions=args.partitions,
-                          conf={"spark.ui.enabled": "false", "spark.driver.memory": "3g"})
+    conf = {"spark.ui.enabled": "false", "spark.driver.memory": "3g"}
+    if args.event_log is not None:
+        shutil.rmtree(args.event_log, ignore_errors=True)
+        args.event_log.mkdir(parents=True)
+        conf |= {"spark.eventLog.enabled": "true", "spark.eventLog.dir": str(args.event_log)}
+    spark = build_session(args.master, shuffle_partitions=args.partitions, conf=conf)
     spark.range(1).count()
     emit("spark_startup", time.perf_counter() - started, "s")
+    context = spark.sparkContext
     try:
+        corpus = WORK / "harsh-21k"
+        if args.event_log is not None and corpus.with_name(corpus.name + ".done").exists():
+            context.setJobDescription("fingerprint-21k-files")
+            started = time.perf_counter()
+            fingerprint_corpus(spark, str(corpus), str(WORK / "harsh-21k-fingerprints"))
+            emit("spark_fingerprint_21k_files_s", time.perf_counter() - started, "s")
+            shutil.rmtree(WORK / "harsh-21k-fingerprints", ignore_errors=True)
         if not args.skip_skewed:
             shard = WORK / "skewed-20k"
             if not (shard / "part-0.parquet").exists():
@@ -276,17 +342,25 @@ def main() -> int:
             n = args.fps
             out = WORK / f"generated-{label(n)}"
             generated_fingerprints(out, n)
+            context.setJobDescription(f"pairs-{label(n)}-k3")
             started = time.perf_counter()
             s = pairs_job(spark, str(out), 3)
             emit(f"spark_pairs_{label(n)}_fps_k3_s", time.perf_counter() - started, "s")
             emit(f"spark_pairs_{label(n)}_fps_k3_fp_pairs", s.fp_pairs, "pairs")
+            context.setJobDescription(f"families-{label(n)}-k3")
             started = time.perf_counter()
             f = families_job(spark, str(out), 3)
             emit(f"spark_families_{label(n)}_fps_k3_s", time.perf_counter() - started, "s")
             emit(f"spark_families_{label(n)}_fps_k3_multi", f.multi_families[3], "families")
             if not args.skip_k8:
+                context.setJobDescription(f"pairs-{label(n)}-k8")
+                started = time.perf_counter()
                 pairs_job(spark, str(out), 8)
+                emit(f"spark_pairs_{label(n)}_fps_k8_s", time.perf_counter() - started, "s")
+                context.setJobDescription(f"families-{label(n)}-k8")
+                started = time.perf_counter()
                 families_job(spark, str(out), 8)
+                emit(f"spark_families_{label(n)}_fps_k8_s", time.perf_counter() - started, "s")
                 size = folder_bytes(out / "pairs-fp") + folder_bytes(out / "families")
                 emit("spark_output_bytes_per_doc", size / n, "B/doc")
             started = time.perf_counter()
@@ -301,6 +375,10 @@ def main() -> int:
             emit(f"open_{label(n)}_scan_s", time.perf_counter() - started, "s")
     finally:
         spark.stop()
+    if args.event_log is not None:
+        for stage, volumes in sorted(stage_volumes(args.event_log).items()):
+            for name, value in volumes.items():
+                emit(f"volume_{stage}_{name}", value, "")
     emit("load_avg_1min", os.getloadavg()[0], "")
     return 0
 
