@@ -13,8 +13,8 @@ Three sources (:class:`Source`):
   in the first 8 KiB) unless ``include_binary``; an mbox file becomes one document per
   message (``name#N``). On a local root a walk on the executors
   (:mod:`~ditto_tui.scale.local_tree`) reports what Hadoop's listing cannot show as the
-  walker does: names that are not UTF-8, symlinks (skips; Spark's copies of their targets
-  are left out) and maildir ``tmp`` folders (left out).
+  walker does: names that are not UTF-8, symlinks and second hard links (skips; Spark's
+  copies of their targets are left out) and maildir ``tmp`` folders (left out).
 * ``parquet`` / ``jsonl``: shards with one document per row (an ``id`` column and a
   ``text`` string or ``bytes`` binary column). Nothing is listed but the shard files.
 * ``manifest``: text files with one document path per line (relative to the manifest's

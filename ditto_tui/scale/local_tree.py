@@ -9,6 +9,8 @@ top-level folder; symlinks never followed) finds, with the walker's reasons:
 * symlinks: a link to a file inside the root is ``same file as <real path>``, a link to
   a folder is ``symlinked folder, not followed``; links leaving the root, broken links
   and loops are skips too; Spark's copies of these paths are left out;
+* hard links: of the names of one file, the first in walk order is the document, the
+  others are ``same file as <it>`` skips (their copies left out);
 * maildir ``tmp`` folders (in a folder holding ``cur``, ``new`` and ``tmp``): left out
   silently, as the walker does.
 
@@ -37,7 +39,7 @@ _MAILDIR = (b"cur", b"new", b"tmp")
 #: Finding kinds: a skip that is all there is (Spark never lists it), a symlink (a skip;
 #: what Spark lists there, a file or a folder's files, is left out), a folder left out
 #: silently.
-_SKIP, _LINK, _HIDE_DIR = "skip", "link", "hide"
+_SKIP, _LINK, _HIDE_DIR, _HARD = "skip", "link", "hide", "hard"
 
 
 @dataclass(frozen=True)
@@ -64,12 +66,28 @@ def local_tree(spark: SparkSession, root_uri: str, rules: tuple[Any, ...]) -> Lo
     if top:
         tasks = spark.sparkContext.parallelize(top, min(len(top), 256))
         found += tasks.flatMap(lambda d: list(_walk(d, root, rules))).collect()
-    skips = sorted((rel, reason) for kind, rel, reason in found if kind != _HIDE_DIR)
+    found += _hard_link_aliases([(rel, node) for kind, rel, node in found if kind == _HARD])
+    skips = sorted((rel, reason) for kind, rel, reason in found if kind in (_SKIP, _LINK))
     return LocalTree(
         skips=[(_display(rel), reason) for rel, reason in skips],
         hidden_files=frozenset(rel for kind, rel, _ in found if kind == _LINK),
         hidden_dirs=frozenset(rel for kind, rel, _ in found if kind in (_LINK, _HIDE_DIR)),
     )
+
+
+def _hard_link_aliases(names: list[tuple[str, str]]) -> list[tuple[str, str, str]]:
+    """Skips for the names ``(rel, inode key)`` of multiply-linked files that are not the
+    first of their file in walk order (the walker's rule)."""
+    from ditto_tui.corpus.walk import SAME_FILE, walk_order_key
+
+    by_node: dict[str, list[str]] = {}
+    for rel, node in names:
+        by_node.setdefault(node, []).append(rel)
+    out = []
+    for rels in by_node.values():
+        first, *others = sorted(rels, key=walk_order_key)
+        out += [(_LINK, rel, SAME_FILE + first) for rel in others]
+    return out
 
 
 def _display(rel: str) -> str:
@@ -127,11 +145,19 @@ def _folder(
                 continue
             subfolders.append(entry.path)
             continue
+        if judge.verdict(rel, 0) == IGNORED:
+            continue
         try:
             rel_bytes.decode("utf-8")
         except UnicodeDecodeError:
-            if judge.verdict(rel, 0) != IGNORED:
-                yield _SKIP, rel, UNDECODABLE_REASON
+            yield _SKIP, rel, UNDECODABLE_REASON
+            continue
+        try:
+            st = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if st.st_nlink > 1 and stat.S_ISREG(st.st_mode):
+            yield _HARD, rel, f"{st.st_dev}:{st.st_ino}"
 
 
 def _symlink(rel: str, rootdir: Any) -> tuple[str, str, str]:

@@ -60,7 +60,7 @@ def _variants(rng: random.Random, n: int, words: int = 150) -> list[str]:
 
 def source_tree(root: Path) -> None:
     """Modules copied and edited across packages, hidden and underscore folders,
-    folders the defaults ignore, and one name in Latin-1."""
+    folders the defaults ignore, a hard link, and one name in Latin-1."""
     rng = random.Random(1)
     for m in range(6):
         for i, text in enumerate(_variants(rng, 4)):
@@ -72,6 +72,7 @@ def source_tree(root: Path) -> None:
     _put(root, ".git/config", "[core]\n")  # ignored by default, both sides
     _put(root, "node_modules/a/index.js", "module.exports = 1;\n")
     _put(root, "assets/logo.png", b"\x89PNG\r\n\x1a\n\x00\x01binary")
+    os.link(root / "src/pkg/mod1.py", root / "src/pkg/mod1_copy.py")  # a hard link
     (root / "src").joinpath(os.fsdecode(b"caf\xe9.py")).write_text(
         "# latin-1 name\n" + _lines(_text(rng, 200), rng))
 
@@ -175,6 +176,8 @@ def test_a_corpus_through_spark_equals_the_cli_id_for_id(spark, tmp_path, kind) 
         assert "site/blog/post-1" in spark_fps and "site/feed" in spark_skips
         assert spark_skips["site/latest"] == "same file as site/blog/post-3"
         assert not any(i.startswith("site/archive/") for i in spark_fps)
+    if kind == "source":
+        assert spark_skips["src/pkg/mod1_copy.py"] == "same file as src/pkg/mod1.py"
     if kind == "mail":
         assert not any("/tmp/" in i and i.startswith("Mail/inbox") for i in spark_fps)
         assert "Mail/notes/tmp/scratch.txt" in spark_fps
