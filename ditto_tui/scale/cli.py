@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from typing import Any
 
-from ditto_tui.cli.argtypes import k_value, positive, size
+from ditto_tui.cli.argtypes import k_value, non_negative, positive, size
 
 __all__ = [
     "add_open_parser",
@@ -81,6 +82,15 @@ def _pairs_options(p: argparse.ArgumentParser) -> None:
                    help="cut fingerprints into M >= K+1 blocks (default: a cost model)")
 
 
+def _families_options(p: argparse.ArgumentParser) -> None:
+    from ditto_tui.scale.families import LOCAL_EDGES
+
+    p.add_argument("--driver-edges", type=non_negative, default=LOCAL_EDGES, metavar="N",
+                   help="solve graphs of at most N fingerprint pairs on the driver (default "
+                   f"{LOCAL_EDGES:,}); larger ones, or all with 0, on the executors, "
+                   "round by round, resumable after an interrupt")
+
+
 def add_spark_commands(sub: Any) -> None:
     """Add ``fingerprint``, ``pairs``, ``families`` and ``run`` to a subparsers object."""
     p = sub.add_parser("fingerprint", help="fingerprint a folder into OUT (Parquet)",
@@ -108,6 +118,7 @@ def add_spark_commands(sub: Any) -> None:
     p.add_argument("out", metavar="OUT")
     p.add_argument("-k", type=k_value, default=3, metavar="K", help="largest distance (default 3)")
     p.add_argument("--only-k", action="store_true", help="only k = K, not every k in 0..K")
+    _families_options(p)
     _spark_options(p)
 
     p = sub.add_parser("run", help="fingerprint, pairs and families in one go",
@@ -117,6 +128,7 @@ def add_spark_commands(sub: Any) -> None:
     p.add_argument("-k", type=k_value, default=3, metavar="K", help="largest distance (default 3)")
     _corpus_options(p)
     _pairs_options(p)
+    _families_options(p)
     _spark_options(p)
 
 
@@ -180,19 +192,41 @@ def run_spark(args: argparse.Namespace) -> int:
         )
     except SparkUnavailable as exc:
         return _error(str(exc))
-    try:
-        if args.checkpoint_dir:
-            spark.sparkContext.setCheckpointDir(args.checkpoint_dir)
-        return _dispatch(spark, args)
-    except (KeyboardInterrupt, SystemExit):
-        raise
-    except ValueError as exc:
-        return _error(str(exc))
-    except Exception as exc:  # noqa: BLE001 - Py4J and Spark errors: one line for the user
-        return _error(_spark_error(exc))
+    from ditto_tui.scale.interrupt import CancelOnInterrupt
+
+    with CancelOnInterrupt(spark) as interrupt:
+        try:
+            if args.checkpoint_dir:
+                spark.sparkContext.setCheckpointDir(args.checkpoint_dir)
+            code = _dispatch(spark, args, interrupt.check)
+            interrupt.check()
+            return code
+        except SystemExit:
+            raise
+        except KeyboardInterrupt:
+            return _interrupted(args)
+        except ValueError as exc:
+            if interrupt.requested:
+                return _interrupted(args)
+            return _error(str(exc))
+        except Exception as exc:  # noqa: BLE001 - Py4J and Spark errors: one line for the user
+            if interrupt.requested:  # the error is the cancellation
+                return _interrupted(args)
+            return _error(_spark_error(exc))
 
 
-def _dispatch(spark: Any, args: argparse.Namespace) -> int:
+def _interrupted(args: argparse.Namespace) -> int:
+    """One line for Ctrl-C (the jobs are cancelled); exit code 130."""
+    again = " (families resume from their last round)" if args.spark_command in (
+        "families", "run") else ""
+    print(f"{PROG}: interrupted; run the same command again to continue{again}",
+          file=sys.stderr)
+    return 130
+
+
+def _dispatch(spark: Any, args: argparse.Namespace, check: Callable[[], None]) -> int:
+    """Run the stages ``args`` asks for; ``check`` raises KeyboardInterrupt after Ctrl-C
+    (called between stages, and between the families' rounds)."""
     from ditto_tui.scale.progress import StageProgress
 
     command = args.spark_command
@@ -200,12 +234,14 @@ def _dispatch(spark: Any, args: argparse.Namespace) -> int:
     if command in ("fingerprint", "run"):
         with StageProgress(spark, "fingerprint", enabled=show):
             _fingerprint(spark, args)
+    check()
     if command in ("pairs", "run"):
         with StageProgress(spark, "pairs", enabled=show):
             _pairs(spark, args)
+    check()
     if command in ("families", "run"):
         with StageProgress(spark, "families", enabled=show):
-            _families(spark, args)
+            _families(spark, args, check)
     return 0
 
 
@@ -246,10 +282,14 @@ def _pairs(spark: Any, args: argparse.Namespace) -> None:
           f"({expanded}); blocks m={s.design[0]} c={s.design[1]} in {s.seconds:.1f} s")
 
 
-def _families(spark: Any, args: argparse.Namespace) -> None:
+def _families(spark: Any, args: argparse.Namespace, check: Callable[[], None]) -> None:
     from ditto_tui.scale.families import families_job
 
-    s = families_job(spark, args.out, args.k, all_levels=not getattr(args, "only_k", False))
+    s = families_job(
+        spark, args.out, args.k, all_levels=not getattr(args, "only_k", False),
+        local_edges=args.driver_edges or None, check=check,
+        say=lambda line: print(f"{PROG}: {line}", file=sys.stderr, flush=True),
+    )
     per_k = ", ".join(f"k={k}: {n}" for k, n in sorted(s.multi_families.items()))
     print(f"families: families of 2+ documents {per_k}; {s.rounds} rounds in {s.seconds:.1f} s")
 

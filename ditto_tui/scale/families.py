@@ -25,8 +25,9 @@ with ``k' <= k`` (the latest one wins). A fingerprint that never merges has no r
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ditto_tui.scale.layout import (
     FAMILIES,
@@ -42,6 +43,8 @@ from ditto_tui.scale.session import checkpoint, checkpoint_dir
 if TYPE_CHECKING:
     import pyarrow as pa
     from pyspark.sql import DataFrame, SparkSession
+
+    from ditto_tui.scale.resume import MemoryStore
 
 __all__ = [
     "FamiliesSummary",
@@ -126,26 +129,31 @@ def connected_components(
     *,
     oriented: bool = False,
     max_rounds: int = MAX_ROUNDS,
+    rounds: int = 0,
+    keep: Callable[[DataFrame, int], DataFrame] | None = None,
 ) -> tuple[DataFrame, int]:
     """Components of an undirected graph given as ``(src, dst)`` long columns.
 
     Returns ``(mapping, rounds)`` where ``mapping`` has ``node, root`` for every node on an
     edge (``root`` = the smallest node of its component, ``root`` maps to itself).
     Self-loops and duplicate edges are fine; ``oriented=True`` promises a materialised
-    input that is already distinct with ``src > dst`` (saves one pass). Needs a checkpoint
-    folder (:func:`~ditto_tui.scale.session.checkpoint_dir`). Raises RuntimeError after
-    ``max_rounds`` (cannot happen on a finite graph; a guard against a bug looping forever).
+    input that is already distinct with ``src > dst`` (saves one pass). ``keep(edges, r)``
+    materialises the edges after round ``r`` (default: a reliable checkpoint, which needs
+    a checkpoint folder, :func:`~ditto_tui.scale.session.checkpoint_dir`); ``rounds`` is
+    the number of rounds ``edges`` already went through (a resumed run), and the count
+    returned includes them. Raises RuntimeError after ``max_rounds`` (cannot happen on a
+    finite graph; a guard against a bug looping forever).
     """
     import pyspark.sql.functions as F
 
+    keep = keep or (lambda df, _: checkpoint(df))
     current = edges if oriented else checkpoint(_oriented(edges))
-    rounds = 0
     while not _is_star_forest(current):
         if rounds >= max_rounds:
             raise RuntimeError(f"connected components did not converge in {max_rounds} rounds")
         nxt = _small_star(_large_star(current))
         rounds += 1
-        current = checkpoint(nxt)
+        current = keep(nxt, rounds)
     roots = current.select(F.col("dst").alias("node"), F.col("dst").alias("root")).distinct()
     mapping = current.select(F.col("src").alias("node"), F.col("dst").alias("root"))
     return mapping.unionByName(roots), rounds
@@ -155,6 +163,8 @@ def family_changes(
     firsts: DataFrame,
     pairs_fp: DataFrame,
     levels: list[int],
+    store: MemoryStore | None = None,
+    check: Callable[[], None] | None = None,
 ) -> tuple[list[DataFrame], int]:
     """Per k in ``levels`` (ascending, >= 1): the rows ``fp, k, family`` of the fingerprints
     whose family label (smallest ``first`` of the component) differs from the previous
@@ -162,48 +172,93 @@ def family_changes(
 
     ``firsts`` has ``fp, first`` for every distinct fingerprint (at least those in
     ``pairs_fp``); ``pairs_fp`` has ``fp_a, fp_b, distance`` with every pair of distinct
-    fps within ``max(levels)``. Returns the per-level frames (backed by checkpoints) and the
-    total Large/Small-Star rounds.
+    fps within ``max(levels)``. Returns the per-level frames (stored) and the total
+    Large/Small-Star rounds. Every level and every round is kept in ``store`` (default: a
+    :class:`~ditto_tui.scale.resume.MemoryStore`, checkpoints) with a state after each, and
+    a ``store`` holding a state (:meth:`~ditto_tui.scale.resume.ResumeStore.load`) is
+    continued from it; ``check`` is called after each (it may raise to stop).
     """
     import pyspark.sql.functions as F
 
-    touched = pairs_fp.select(F.col("fp_a").alias("fp")).unionByName(
-        pairs_fp.select(F.col("fp_b").alias("fp"))
-    ).distinct()
-    nodes = checkpoint(touched.join(firsts.select("fp", "first"), "fp"))
-    labels = nodes.select("fp", F.col("fp").alias("label"))
-    family = nodes.select("fp", F.col("first").alias("family"))
-    out: list[DataFrame] = []
-    rounds = 0
-    previous = 0
+    from ditto_tui.scale.resume import MemoryStore
+
+    store = store or MemoryStore()
+    check = check or (lambda: None)
+    state: dict[str, Any] = dict(store.state or {})
+    if not state:
+        touched = pairs_fp.select(F.col("fp_a").alias("fp")).unionByName(
+            pairs_fp.select(F.col("fp_b").alias("fp"))
+        ).distinct()
+        store.save("nodes", touched.join(firsts.select("fp", "first"), "fp"))
+        state = {"level": 0, "rounds": 0, "labels": None, "family": None, "changes": [],
+                 "within": None, "tables": ["nodes"]}
+        store.commit(state)
+    nodes = store.table("nodes")
     for k in sorted(levels):
-        step = pairs_fp.where((F.col("distance") > previous) & (F.col("distance") <= k))
-        previous = k
-        la = labels.select(F.col("fp").alias("fp_a"), F.col("label").alias("src"))
-        lb = labels.select(F.col("fp").alias("fp_b"), F.col("label").alias("dst"))
-        links = checkpoint(_oriented(step.join(la, "fp_a").join(lb, "fp_b")))
-        if links.isEmpty():
+        if k <= state["level"]:
             continue
-        mapping, used = connected_components(links, oriented=True)
-        rounds += used
-        labels = checkpoint(
+        labels = (store.table(state["labels"]) if state["labels"]
+                  else nodes.select("fp", F.col("fp").alias("label")))
+        family = (store.table(state["family"]).select("fp", F.col("new").alias("family"))
+                  if state["family"] else nodes.select("fp", F.col("first").alias("family")))
+        within = state["within"]
+        if within is not None and within["k"] == k:
+            current = store.table(within["edges"])
+            start = within["round"]
+        else:
+            step = pairs_fp.where((F.col("distance") > state["level"]) & (F.col("distance") <= k))
+            la = labels.select(F.col("fp").alias("fp_a"), F.col("label").alias("src"))
+            lb = labels.select(F.col("fp").alias("fp_b"), F.col("label").alias("dst"))
+            current = store.save(f"links-{k}", _oriented(step.join(la, "fp_a").join(lb, "fp_b")))
+            start = 0
+            if current.isEmpty():
+                state = {**state, "level": k}
+                store.commit(state)
+                check()
+                continue
+            state = {**state, "within": {"k": k, "round": 0, "edges": f"links-{k}"},
+                     "tables": _tables(state, f"links-{k}")}
+            store.commit(state)
+            check()
+
+        def keep(edges: DataFrame, r: int, k: int = k) -> DataFrame:
+            nonlocal state
+            saved = store.save(f"edges-{k}-{r}", edges)
+            state = {**state, "within": {"k": k, "round": r, "edges": f"edges-{k}-{r}"},
+                     "tables": _tables(state, f"edges-{k}-{r}")}
+            store.commit(state)
+            check()
+            return saved
+
+        mapping, used = connected_components(current, oriented=True, rounds=start, keep=keep)
+        labels = store.save(
+            f"labels-{k}",
             labels.join(mapping.withColumnRenamed("node", "label"), "label", "left")
-            .select("fp", F.coalesce("root", "label").alias("label"))
+            .select("fp", F.coalesce("root", "label").alias("label")),
         )
         tagged = labels.join(nodes, "fp")
         smallest = tagged.groupBy("label").agg(F.min("first").alias("new"))
-        current = checkpoint(
-            tagged.join(smallest, "label")
-            .join(family, "fp")
-            .select("fp", "family", "new")
+        store.save(
+            f"family-{k}",
+            tagged.join(smallest, "label").join(family, "fp").select("fp", "family", "new"),
         )
-        out.append(
-            current.where(F.col("new") != F.col("family")).select(
-                "fp", F.lit(k).cast("int").alias("k"), F.col("new").alias("family")
-            )
+        changed = store.table(f"family-{k}").where(F.col("new") != F.col("family")).select(
+            "fp", F.lit(k).cast("int").alias("k"), F.col("new").alias("family")
         )
-        family = current.select("fp", F.col("new").alias("family"))
-    return out, rounds
+        store.save(f"changes-{k}", changed)
+        changes = [*state["changes"], f"changes-{k}"]
+        state = {"level": k, "rounds": state["rounds"] + used, "labels": f"labels-{k}",
+                 "family": f"family-{k}", "changes": changes, "within": None,
+                 "tables": ["nodes", f"labels-{k}", f"family-{k}", *changes]}
+        store.commit(state)
+        check()
+    return [store.table(name) for name in state["changes"]], int(state["rounds"])
+
+
+def _tables(state: dict[str, Any], extra: str) -> list[str]:
+    """The tables a mid-level state needs: the last finished level's and ``extra``."""
+    named = [state["labels"], state["family"]]
+    return ["nodes", *[t for t in named if t], *state["changes"], extra]
 
 
 def families_job(
@@ -213,6 +268,8 @@ def families_job(
     *,
     all_levels: bool = True,
     local_edges: int | None = LOCAL_EDGES,
+    check: Callable[[], None] | None = None,
+    say: Callable[[str], None] | None = None,
 ) -> FamiliesSummary:
     """Write ``out/families`` (``fp, k, family``: the changes of each fingerprint's family
     label, see the module) for k in 1..max_k (or only ``max_k``) and ``out/meta-families``.
@@ -223,13 +280,18 @@ def families_job(
     are computed on the fly (without being stored). Needs ``out/fingerprints``.
     A graph of at most ``local_edges`` fingerprint pairs is solved on the driver
     (:func:`local_changes`); larger ones (or ``local_edges=None``) by Large-Star /
-    Small-Star on the executors (:func:`family_changes`).
+    Small-Star on the executors (:func:`family_changes`), keeping every level and round
+    in ``out/_resume/families``: a run stopped there (``check`` raising, Ctrl-C, a lost
+    driver) is continued by the next run with the same inputs and parameters, which
+    ``say`` tells (and why it starts over when it cannot); the store is deleted when the
+    stage ends.
     """
     started = time.perf_counter()
     if max_k < 0:
         raise ValueError(f"k must be >= 0, got {max_k}")
     with checkpoint_dir(spark, out):
-        return _families(spark, out, max_k, all_levels, started, local_edges)
+        return _families(spark, out, max_k, all_levels, started, local_edges,
+                         check or (lambda: None), say or (lambda _: None))
 
 
 def _multi_families(changes: pa.Table, dup: pa.Table, levels: list[int]) -> dict[int, int]:
@@ -310,40 +372,59 @@ def _families(
     all_levels: bool,
     started: float,
     local_edges: int | None,
+    check: Callable[[], None],
+    say: Callable[[str], None],
 ) -> FamiliesSummary:
     import pyspark.sql.functions as F
 
-    from ditto_tui.scale.pairs import fingerprint_groups, fp_pairs, sample_design
+    from ditto_tui.scale.pairs import fingerprint_groups, fp_pairs, plan_join
+    from ditto_tui.scale.resume import ResumeStore
 
     fingerprints = spark.read.parquet(join_uri(out, FINGERPRINTS))
     meta = read_meta(spark, out, "pairs")
-    if meta is not None and int(meta["k"]) >= max_k:
+    stored = meta is not None and int(meta["k"]) >= max_k
+    levels = list(range(1, max_k + 1)) if all_levels else ([max_k] if max_k else [])
+    store = ResumeStore(spark, out, "families", {
+        "fingerprint": read_meta(spark, out, "fingerprint"),
+        "pairs": meta if stored else None,
+        "levels": levels,
+        "local_edges": local_edges,
+    })
+    why = store.load()
+    if why is not None:
+        say(f"families: starting over: {why}")
+    if stored:
         firsts = spark.read.parquet(join_uri(out, GROUPS)).select("fp", "first")
         pairs = spark.read.parquet(join_uri(out, PAIRS_FP)).where(F.col("distance") <= max_k)
     else:
         firsts = checkpoint(fingerprint_groups(fingerprints).select("fp", "first"))
-        design = sample_design(firsts, firsts.count(), max_k)
-        pairs = checkpoint(fp_pairs(firsts.select("fp"), max_k, design))
-    levels = list(range(1, max_k + 1)) if all_levels else ([max_k] if max_k else [])
+        plan = plan_join(firsts, firsts.count(), max_k)
+        pairs = checkpoint(fp_pairs(firsts.select("fp"), max_k, plan=plan))
     schema = "fp long, k int, family long"
     rounds = 0
     if local_edges is not None and pairs.count() <= local_edges:
+        store.clear()
         table = local_changes(firsts, pairs, levels)
         result = spark.createDataFrame(table.to_pandas(), schema)
     else:
-        frames, rounds = family_changes(firsts, pairs, levels)
+        if store.state is not None:
+            within = store.state["within"]
+            where = (f"k={within['k']}, round {within['round']}" if within
+                     else f"after k={store.state['level']}")
+            say(f"families: resuming {where} (from {store.uri})")
+        frames, rounds = family_changes(firsts, pairs, levels, store, check)
         result = spark.createDataFrame([], schema)
         for frame in frames:
             result = result.unionByName(frame)
     partitions = max(1, int(spark.conf.get("spark.sql.shuffle.partitions") or "8") // 8)
     result.coalesce(partitions).write.mode("overwrite").parquet(join_uri(out, FAMILIES))
     written = spark.read.parquet(join_uri(out, FAMILIES))
-    stored = [0, *levels]
+    stored_levels = [0, *levels]
     dup = fingerprint_groups(fingerprints).where(F.col("n") >= 2).select("fp", "first")
-    multi = _multi_families(written.toArrow(), dup.toArrow(), stored)
+    multi = _multi_families(written.toArrow(), dup.toArrow(), stored_levels)
     summary = FamiliesSummary(
         max_k=max_k,
-        levels=stored,
+        levels=stored_levels,
         multi_families=multi,
         rounds=rounds,
         seconds=time.perf_counter() - started,
@@ -352,6 +433,7 @@ def _families(
         spark,
         out,
         "families",
-        {"max_k": max_k, "levels": stored, "multi_families": summary.multi_families},
+        {"max_k": max_k, "levels": stored_levels, "multi_families": summary.multi_families},
     )
+    store.clear()
     return summary

@@ -5,15 +5,16 @@ Three sources (:class:`Source`):
 * ``folder``: Spark's ``binaryFile`` source (recursive, optional ``pathGlobFilter``) with
   the hidden-path filter switched off (``ignoredPathSegmentRegex`` empty, Spark >= 4.3),
   so ``__init__.py``, ``_vendor/`` and ``.env`` are documents as in the local scan. The
-  skip rules are the in-process walker's, in the same order: ignore rules (the defaults,
-  ``--ignore`` patterns and the root's ``.dittoignore``: left out silently), names the
-  pipeline does not accept, files over the size limit (decided from the listing, their
-  bytes are never read), binary files (a NUL in the first 8 KiB) unless
-  ``include_binary``; an mbox file becomes one document per message (``name#N``). The
-  JVM cannot name a file whose name is not valid UTF-8, so Spark never lists it; on a
-  local root those files are found by a walk on the executors and reported as skips
-  (``\\xNN`` escapes in the id). Symlinks are followed as the file system lists them;
-  maildir folders are not recognised.
+  skip rules are the in-process walker's (:mod:`~ditto_tui.scale.skip_rules`), in the
+  same order: ignore rules (the defaults, ``--ignore`` patterns and the root's
+  ``.dittoignore``: left out silently), files over the size limit (decided from the
+  listing, their bytes are never read), names the pipeline does not accept (html: unless
+  the first bytes look like a page, so every file's bytes are read), binary files (a NUL
+  in the first 8 KiB) unless ``include_binary``; an mbox file becomes one document per
+  message (``name#N``). On a local root a walk on the executors
+  (:mod:`~ditto_tui.scale.local_tree`) reports what Hadoop's listing cannot show as the
+  walker does: names that are not UTF-8, symlinks and second hard links (skips; Spark's
+  copies of their targets are left out) and maildir ``tmp`` folders (left out).
 * ``parquet`` / ``jsonl``: shards with one document per row (an ``id`` column and a
   ``text`` string or ``bytes`` binary column). Nothing is listed but the shard files.
 * ``manifest``: text files with one document path per line (relative to the manifest's
@@ -25,7 +26,6 @@ stages work on integers and "the smallest id" is the smallest ``doc``.
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
@@ -46,6 +46,8 @@ from ditto_tui.scale.layout import (
     meta_name,
     write_meta,
 )
+from ditto_tui.scale.local_tree import UNDECODABLE_REASON, local_tree
+from ditto_tui.scale.skip_rules import IGNORED, SNIFF, SkipRules, refused_reason
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -61,7 +63,7 @@ __all__ = [
     "fingerprint_corpus",
     "fingerprint_frames",
     "rank_documents",
-    "undecodable_names",
+    "UNDECODABLE_REASON",
 ]
 
 BATCH_ROWS = 64
@@ -69,13 +71,10 @@ BATCH_ROWS = 64
 #: packs corpora of small files into far too many tiny tasks (10x slower here).
 OPEN_COST = 64 * 1024
 BINARY_REASON = "binary file"
-HTML_GLOB = "*.{[hH][tT][mM],[hH][tT][mM][lL],[xX][hH][tT][mM][lL]}"
 DOC_SCHEMA = (
     "id string, fp long, hex string, size long, offset long, kind string, "
     "pipeline string, reason string"
 )
-_IGNORED = "\0ignored"
-UNDECODABLE_REASON = "file name is not valid UTF-8 (Spark cannot open it)"
 MISSING_REASON = "listed in the manifest but not found"
 #: Input kinds: a folder of files, Parquet or JSON-lines shards, a manifest of paths.
 SOURCES = ("folder", "parquet", "jsonl", "manifest")
@@ -133,37 +132,6 @@ class Source:
             raise ValueError("a folder input is one folder")
 
 
-class _Rules:
-    """The name-level skip rules, rebuilt on each executor from picklable parts."""
-
-    def __init__(self, patterns: tuple[str, ...], spec: PipelineSpec, max_size: int) -> None:
-        from ditto_tui.corpus.ignore import IgnoreRules
-
-        self.rules = IgnoreRules(patterns)
-        self.pipeline = spec.build()
-        self.max_size = max_size
-        self._dirs: dict[str, bool] = {}
-
-    def _dir_ignored(self, rel: str) -> bool:
-        hit = self._dirs.get(rel)
-        if hit is None:
-            parent, _, _ = rel.rpartition("/")
-            hit = (bool(parent) and self._dir_ignored(parent)) or self.rules.is_ignored(rel, True)
-            self._dirs[rel] = hit
-        return hit
-
-    def verdict(self, rel: str, length: int) -> str | None:
-        """``_IGNORED``, a skip reason, or None for a document to read (walker order)."""
-        parent, _, name = rel.rpartition("/")
-        if (parent and self._dir_ignored(parent)) or self.rules.is_ignored(rel):
-            return _IGNORED
-        if not self.pipeline.accepts(name):
-            return f"not accepted by the {self.pipeline.name} pipeline"
-        if length > self.max_size:
-            return too_large(length, self.max_size)
-        return None
-
-
 def _relative(path: str, prefix: str) -> str | None:
     """Root-relative id of a ``path`` column value, None outside the root."""
     return path[len(prefix) :] if path.startswith(prefix) else None
@@ -174,7 +142,7 @@ def _names(
 ) -> Iterator[pa.RecordBatch]:
     """mapInArrow body over (id, length): the skips decided from names and sizes alone,
     and the documents of empty files (Spark never reads a file of length 0)."""
-    judge = _Rules(*rules)
+    judge = SkipRules.of(rules)
     identity = judge.pipeline.identity
     empty_fp: int | None = None
     for batch in batches:
@@ -184,7 +152,7 @@ def _names(
             batch.column(0).to_pylist(), batch.column(1).to_pylist(), strict=True
         ):
             reason = judge.verdict(rel, length)
-            if reason == _IGNORED:
+            if reason in (IGNORED, SNIFF):  # SNIFF: the content pass reads its first bytes
                 continue
             if reason is not None:
                 skips.append((rel, reason))
@@ -207,17 +175,26 @@ def _split_file(
     rows: list[tuple[str, int, int, str]],
     datas: list[bytes],
     skips: list[tuple[str, str]],
+    judge: SkipRules | None = None,
+    verdict: str | None = None,
 ) -> None:
-    """One file's documents (or its binary skip), appended to ``rows``/``datas``/``skips``:
-    an mbox file gives one document per message."""
+    """One file's documents (or its skip), appended to ``rows``/``datas``/``skips``: a
+    name refused by the pipeline (``verdict`` :data:`SNIFF`) is an html page if its first
+    bytes say so (``judge``'s pipeline), else a skip; an mbox file gives one document per
+    message."""
+    from ditto_tui.core.html.sniff import SNIFF_BYTES
     from ditto_tui.corpus.mail import looks_like_mbox, split_mbox
     from ditto_tui.corpus.reading import is_binary
 
+    sniffed = verdict == SNIFF and judge is not None
+    if sniffed and judge is not None and not judge.pipeline.accepts_head(data[:SNIFF_BYTES]):
+        skips.append((rel, refused_reason(judge.pipeline.name)))
+        return
     if not include_binary and is_binary(data):
         skips.append((rel, BINARY_REASON))
         return
     name = rel.rpartition("/")[2]
-    kind = _kind(rel)
+    kind = "html" if sniffed else _kind(rel)
     if kind == "text" and looks_like_mbox(name, data[:256]):
         for n, (off, size) in enumerate(split_mbox(data), 1):
             rows.append((f"{rel}#{n}", size, off, "mbox"))
@@ -249,7 +226,7 @@ def _documents(
     include_binary: bool,
 ) -> Iterator[pa.RecordBatch]:
     """mapInArrow body over (path, length, content): one row per document or binary skip."""
-    judge = _Rules(*rules)
+    judge = SkipRules.of(rules)
     pipeline = judge.pipeline
     many = getattr(pipeline, "fingerprint_many", None)
     for batch in batches:
@@ -261,9 +238,11 @@ def _documents(
         contents = batch.column(2)
         for i, (path, length) in enumerate(zip(paths, lengths, strict=True)):
             rel = _relative(path, prefix)
-            if rel is None or judge.verdict(rel, length) is not None:
+            verdict = None if rel is None else judge.verdict(rel, length)
+            if rel is None or verdict not in (None, SNIFF):
                 continue  # ignored, or reported by the listing pass
-            _split_file(rel, contents[i].as_py(), include_binary, rows, datas, skips)
+            _split_file(rel, contents[i].as_py(), include_binary, rows, datas, skips,
+                        judge, verdict)
         yield _finish(pipeline, many, rows, datas, skips)
 
 
@@ -307,7 +286,7 @@ def _manifest_documents(
     a URI) is read here with ``pyarrow.fs``; the folder rules apply to the line as id."""
     from pyarrow import fs as pafs
 
-    judge = _Rules(*rules)
+    judge = SkipRules.of(rules)
     pipeline = judge.pipeline
     many = getattr(pipeline, "fingerprint_many", None)
     local_fs = pafs.LocalFileSystem()
@@ -331,9 +310,9 @@ def _manifest_documents(
                                   else "not a regular file"))
                     continue
                 reason = judge.verdict(rel, int(info.size or 0))
-                if reason == _IGNORED:
+                if reason == IGNORED:
                     continue
-                if reason is not None:
+                if reason is not None and reason != SNIFF:
                     skips.append((rel, reason))
                     continue
                 with filesystem.open_input_stream(path) as stream:
@@ -341,7 +320,7 @@ def _manifest_documents(
             except OSError as exc:
                 skips.append((rel, f"could not read ({type(exc).__name__}: {exc})"))
                 continue
-            _split_file(rel, data, include_binary, rows, datas, skips)
+            _split_file(rel, data, include_binary, rows, datas, skips, judge, reason)
         yield _finish(pipeline, many, rows, datas, skips)
 
 
@@ -443,79 +422,6 @@ def _listed_ids(spark: SparkSession, base: DataFrame, root_uri: str) -> DataFram
             ids.append(path[len(root_path) :])
     return spark.createDataFrame(pd.DataFrame({"id": pd.Series(ids, dtype=object)}), "id string")
 
-def _walk_undecodable(
-    start: bytes, root: bytes, rules: tuple[Any, ...]
-) -> Iterator[tuple[str, str]]:
-    """Files at or below ``start`` whose root-relative name is not valid UTF-8, as
-    ``(display id, reason)``; ignored folders are not entered, symlinks not followed."""
-    from ditto_tui.corpus.documents import display_id
-
-    judge = _Rules(*rules)
-    stack = [start]
-    while stack:
-        folder = stack.pop()
-        try:
-            entries = list(os.scandir(folder))
-        except OSError:
-            continue
-        for entry in entries:
-            rel_bytes = entry.path[len(root) + 1 :]
-            rel = rel_bytes.decode("utf-8", "surrogateescape")
-            try:
-                is_dir = entry.is_dir(follow_symlinks=False)
-            except OSError:
-                is_dir = False
-            if is_dir:
-                if not judge._dir_ignored(rel):
-                    stack.append(entry.path)
-                continue
-            try:
-                rel_bytes.decode("utf-8")
-            except UnicodeDecodeError:
-                if judge.verdict(rel, 0) != _IGNORED:
-                    yield display_id(rel), UNDECODABLE_REASON
-
-
-def undecodable_names(
-    spark: SparkSession, root_uri: str, rules: tuple[Any, ...]
-) -> list[tuple[str, str]]:
-    """Skips for the files under a local ``root_uri`` that Spark cannot list because their
-    names are not valid UTF-8 (empty for other file systems, whose names are Unicode).
-    The driver lists the root's first level; each sub-folder is walked by a task."""
-    from ditto_tui.scale.results import local_root
-
-    local = local_root(root_uri)
-    if local is None or not os.path.isdir(local):
-        return []
-    root = os.fsencode(local.rstrip("/") or "/")
-    top: list[bytes] = []
-    found = list(_walk_undecodable_top(root, rules, top))
-    if top:
-        tasks = spark.sparkContext.parallelize(top, min(len(top), 256))
-        found += tasks.flatMap(lambda d: list(_walk_undecodable(d, root, rules))).collect()
-    return sorted(found)
-
-
-def _walk_undecodable_top(
-    root: bytes, rules: tuple[Any, ...], folders: list[bytes]
-) -> Iterator[tuple[str, str]]:
-    """The root's own files with undecodable names; its sub-folders go to ``folders``."""
-    from ditto_tui.corpus.documents import display_id
-
-    judge = _Rules(*rules)
-    for entry in os.scandir(root):
-        rel = entry.name.decode("utf-8", "surrogateescape")
-        if entry.is_dir(follow_symlinks=False):
-            if not judge._dir_ignored(rel):
-                folders.append(entry.path)
-            continue
-        try:
-            entry.name.decode("utf-8")
-        except UnicodeDecodeError:
-            if judge.verdict(rel, 0) != _IGNORED:
-                yield display_id(rel), UNDECODABLE_REASON
-
-
 def _arrow_conf(spark: SparkSession, batch_rows: int, open_cost: int | None) -> None:
     spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", str(batch_rows))
     spark.conf.set("spark.sql.execution.arrow.useLargeVarTypes", "true")
@@ -564,7 +470,11 @@ def _folder_frames(
 
     root_uri = qualified_uri(spark, root)
     prefix = root_uri + "/"
-    rules = (ignore_patterns(spark, root_uri, options.ignore), spec, options.max_size)
+    rules: tuple[Any, ...] = (
+        ignore_patterns(spark, root_uri, options.ignore), spec, options.max_size
+    )
+    tree = local_tree(spark, root_uri, rules)  # symlinks, maildir tmp, undecodable names
+    rules = (*rules, tree.hidden_files, tree.hidden_dirs)
     base = _reader(spark, root_uri, glob)
     sized = base.where(F.col("path").startswith(prefix)).select(
         F.expr(f"substring(path, {len(prefix) + 1})").alias("id"), "length"
@@ -575,9 +485,8 @@ def _folder_frames(
         .select("id", F.coalesce("length", F.lit(0)).cast("long").alias("length"))
         .mapInArrow(lambda it: _names(it, rules), DOC_SCHEMA)
     )
-    content_glob = glob if glob or spec.name != "html" else HTML_GLOB
-    files = (
-        _reader(spark, root_uri, content_glob)
+    files = (  # html: every name, since a page without an html name is sniffed
+        _reader(spark, root_uri, glob)
         .where(F.col("length") <= F.lit(options.max_size))
         .select("path", "length", "content")
     )
@@ -586,7 +495,7 @@ def _folder_frames(
         lambda it: _documents(it, prefix, rules, include_binary), DOC_SCHEMA
     )
     frames = names.unionByName(documents)
-    bad = undecodable_names(spark, root_uri, rules)
+    bad = tree.skips
     if bad:
         skips = pd.DataFrame({"id": [b[0] for b in bad], "reason": [b[1] for b in bad]})
         frames = frames.unionByName(

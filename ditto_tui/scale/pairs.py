@@ -45,16 +45,19 @@ from ditto_tui.scale.layout import (
 )
 
 if TYPE_CHECKING:
+    import numpy as np
     import pyarrow as pa
     from pyspark.sql import DataFrame, SparkSession
 
 __all__ = [
+    "JoinPlan",
     "PairsSummary",
     "choose_spark_design",
     "doc_pairs",
     "fp_pairs",
     "fingerprint_groups",
     "pairs_job",
+    "plan_join",
     "sample_design",
 ]
 
@@ -63,7 +66,10 @@ MAX_K = 32
 SAMPLE = 8192
 #: Rows per Arrow batch in the explode and verify steps.
 BATCH = 1 << 16
-PAIR_SCHEMA = "fp_a long, fp_b long, distance int"
+PAIR_SCHEMA = "fp_a long, fp_b long, distance int, n_a long, n_b long"
+#: Bucket rows per partition of the verify step, and the most partitions it gets.
+ROWS_PER_PARTITION = 1 << 20
+MAX_PARTITIONS = 1 << 15
 
 
 @dataclass
@@ -90,87 +96,151 @@ def fingerprint_groups(fingerprints: DataFrame) -> DataFrame:
     )
 
 
+def _sample(distinct: DataFrame, n: int, sample: int = SAMPLE) -> np.ndarray:
+    """A seeded sample of about ``sample`` of the ``n`` distinct ``fp`` (uint64), drawn by
+    the executors."""
+    import numpy as np
+
+    fraction = min(1.0, 2.0 * sample / max(n, 1))
+    rows = distinct.select("fp").sample(False, fraction, seed=7).limit(sample).toArrow()
+    return rows.column("fp").to_numpy().astype(np.int64, copy=False).view(np.uint64)
+
+
 def sample_design(distinct: DataFrame, n: int, k: int, sample: int = SAMPLE) -> TableDesign:
     """:func:`choose_spark_design` for the ``n`` distinct ``fp`` of ``distinct``, fitted
     on a seeded sample of about ``sample`` of them (drawn by the executors)."""
-    import numpy as np
-
     if n <= 0:
         return TableDesign(k + 1, 1)
-    fraction = min(1.0, 2.0 * sample / n)
-    rows = distinct.select("fp").sample(False, fraction, seed=7).limit(sample).toArrow()
-    fps = rows.column("fp").to_numpy().astype(np.int64, copy=False).view(np.uint64)
-    return choose_spark_design(n, k, fps)
+    return choose_spark_design(n, k, _sample(distinct, n, sample))
 
 
-def _explode(batches: Iterator[pa.RecordBatch], design: TableDesign) -> Iterator[pa.RecordBatch]:
+@dataclass(frozen=True)
+class JoinPlan:
+    """How the bucket rows are shuffled: the design, the hot buckets (``{bucket: parts}``,
+    see :func:`~ditto_tui.scale.bucket_join.hot_buckets`) and the number of partitions."""
+
+    design: TableDesign
+    hot: dict[int, int]
+    partitions: int
+
+
+def plan_join(
+    distinct: DataFrame, n: int, k: int, design: TableDesign | None = None,
+    partitions: int | None = None, sample: int = SAMPLE,
+) -> JoinPlan:
+    """The join of the ``n`` distinct ``fp`` of ``distinct`` at ``k``, planned on one
+    sample: the design (``design``, else fitted), the hot buckets the sample predicts, and
+    the partitions (``partitions``, else enough for :data:`ROWS_PER_PARTITION` bucket rows
+    and two per hot part, at least two per core)."""
+    from ditto_tui.scale.bucket_join import hot_buckets
+
+    fps = _sample(distinct, n, sample) if n > 0 else None
+    if design is None:
+        design = choose_spark_design(n, k, fps) if fps is not None else TableDesign(k + 1, 1)
+    hot = hot_buckets(fps, n, design) if fps is not None and design.m > 1 else {}
+    if partitions is None:
+        rows = n * len(design.tables)
+        cores = distinct.sparkSession.sparkContext.defaultParallelism
+        partitions = max(2 * cores, -(-rows // ROWS_PER_PARTITION), 2 * sum(hot.values()))
+        partitions = min(partitions, MAX_PARTITIONS)
+    return JoinPlan(design, hot, partitions)
+
+
+def _explode(
+    batches: Iterator[pa.RecordBatch], design: TableDesign, hot: dict[int, int]
+) -> Iterator[pa.RecordBatch]:
+    """mapInArrow body over ``(fp, n)``: ``(bucket, part, fp, n)`` per table, hot buckets'
+    rows once per part."""
     import numpy as np
     import pyarrow as pa
 
-    from ditto_tui.scale.bucket_join import explode
+    from ditto_tui.scale.bucket_join import explode, replicate_hot
 
     for batch in batches:
         fps = batch.column(0).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+        ns = batch.column(1).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
         bucket, fp = explode(fps, design)
+        rows, bucket, part = replicate_hot(bucket, hot)
+        fp = fp[rows]
+        n = np.tile(ns, len(design.tables))[rows]
         for lo in range(0, len(bucket), BATCH):
             yield pa.RecordBatch.from_arrays(
-                [pa.array(bucket[lo : lo + BATCH]), pa.array(fp[lo : lo + BATCH])],
-                names=["bucket", "fp"],
+                [pa.array(bucket[lo : lo + BATCH]), pa.array(part[lo : lo + BATCH]),
+                 pa.array(fp[lo : lo + BATCH]), pa.array(n[lo : lo + BATCH])],
+                names=["bucket", "part", "fp", "n"],
             )
 
 
 def _verify(
-    batches: Iterator[pa.RecordBatch], design: TableDesign, k: int
+    batches: Iterator[pa.RecordBatch], design: TableDesign, k: int, hot: dict[int, int]
 ) -> Iterator[pa.RecordBatch]:
-    """All of a partition's rows (whole buckets) at once, verified by the numpy bucket join (``bucket_join``)."""
+    """All of a partition's rows (whole ``(bucket, part)`` groups) verified by the numpy
+    bucket join (``bucket_join``), the pairs yielded chunk by chunk with both
+    multiplicities: ``fp_a < fp_b`` (signed), ``distance``, ``n_a``, ``n_b``."""
     import numpy as np
     import pyarrow as pa
 
-    from ditto_tui.scale.bucket_join import bucket_pairs
+    from ditto_tui.scale import bucket_join
 
-    buckets: list[np.ndarray] = []
-    fps: list[np.ndarray] = []
+    columns: list[list[np.ndarray]] = [[], [], [], []]
     for batch in batches:
-        buckets.append(batch.column(0).to_numpy(zero_copy_only=False))
-        fps.append(batch.column(1).to_numpy(zero_copy_only=False))
-    if not buckets:
+        for c in range(4):
+            columns[c].append(batch.column(c).to_numpy(zero_copy_only=False))
+    if not columns[0]:
         return
-    a, b, d = bucket_pairs(
-        np.concatenate(buckets).astype(np.int64), np.concatenate(fps).astype(np.int64), design, k
-    )
-    for lo in range(0, len(a), BATCH):
-        yield pa.RecordBatch.from_arrays(
-            [pa.array(a[lo : lo + BATCH]), pa.array(b[lo : lo + BATCH]),
-             pa.array(d[lo : lo + BATCH].astype(np.int32))],
-            names=["fp_a", "fp_b", "distance"],
-        )
+    bucket, part, fps, ns = (np.concatenate(c) for c in columns)
+    bucket, fps, ns = bucket.astype(np.int64), fps.astype(np.int64), ns.astype(np.int64)
+    for a, b, d in bucket_join.iter_bucket_pairs(bucket, fps, design, k,
+                                                 part=part.astype(np.int32), hot=hot):
+        swap = fps[a] > fps[b]
+        a, b = np.where(swap, b, a), np.where(swap, a, b)
+        for lo in range(0, len(a), BATCH):
+            ia, ib = a[lo : lo + BATCH], b[lo : lo + BATCH]
+            yield pa.RecordBatch.from_arrays(
+                [pa.array(fps[ia]), pa.array(fps[ib]),
+                 pa.array(d[lo : lo + BATCH].astype(np.int32)),
+                 pa.array(ns[ia]), pa.array(ns[ib])],
+                names=["fp_a", "fp_b", "distance", "n_a", "n_b"],
+            )
 
 
 def fp_pairs(
-    distinct: DataFrame, k: int, design: TableDesign | None = None, partitions: int | None = None
+    distinct: DataFrame, k: int, design: TableDesign | None = None,
+    partitions: int | None = None, *, plan: JoinPlan | None = None,
 ) -> DataFrame:
     """Pairs of distinct fingerprints within ``k`` bits: ``fp_a < fp_b`` (signed order),
-    ``distance``; each pair once. ``distinct`` needs a unique ``fp`` (long) column.
+    ``distance``, and their multiplicities ``n_a``, ``n_b``; each pair once. ``distinct``
+    needs a unique ``fp`` (long) column, and ``n`` (long; 1 when absent).
 
     ``design`` (default ``m = k + 1``, one block per table) must be exact for ``k``
     (``m - c >= k``) with at most 128 tables, else ValueError. ``partitions`` is the
-    number of shuffle partitions of the bucket rows (default Spark's).
+    number of partitions of the bucket rows (default: two per core). ``plan`` (from
+    :func:`plan_join`) gives all three, hot buckets included.
     """
+    import pyspark.sql.functions as F
+
     if not 0 <= k <= MAX_K:
         raise ValueError(f"k must be in 0..{MAX_K}, got {k}")
-    design = design or TableDesign(k + 1, 1)
+    spark = distinct.sparkSession
+    if plan is None:
+        cores = spark.sparkContext.defaultParallelism
+        plan = JoinPlan(design or TableDesign(k + 1, 1), {}, partitions or 2 * cores)
+    design = plan.design
     if design.m - design.c < k or design.c < 1:
         raise ValueError(f"design m={design.m} c={design.c} is not exact for k={k}")
     if len(design.tables) > MAX_TABLES:
         raise ValueError(f"design m={design.m} c={design.c} has more than {MAX_TABLES} tables")
-    spark = distinct.sparkSession
     if design.m == 1:  # k == 0: distinct fingerprints never pair
         return spark.createDataFrame([], PAIR_SCHEMA)
-    rows = distinct.select("fp").mapInArrow(
-        lambda it: _explode(it, design), "bucket long, fp long"
+    hot = plan.hot
+    n = F.col("n") if "n" in distinct.columns else F.lit(1)
+    rows = distinct.select("fp", n.cast("long").alias("n")).mapInArrow(
+        lambda it: _explode(it, design, hot), "bucket long, part int, fp long, n long"
     )
-    shuffled = rows.repartition(partitions, "bucket") if partitions else rows.repartition("bucket")
-    return shuffled.mapInArrow(lambda it: _verify(it, design, k), PAIR_SCHEMA)
+    # a number of partitions: adaptive execution must not coalesce these small rows
+    # (their work is quadratic in a bucket's size, not linear in their bytes)
+    shuffled = rows.repartition(plan.partitions, "bucket", "part")
+    return shuffled.mapInArrow(lambda it: _verify(it, design, k, hot), PAIR_SCHEMA)
 
 
 def doc_pairs(fingerprints: DataFrame, pairs_fp: DataFrame) -> DataFrame:
@@ -232,15 +302,10 @@ def pairs_job(
     ).first()
     assert stats is not None  # a global aggregate has one row
     distinct = int(stats["distinct"])
-    if design is None:
-        design = sample_design(groups, distinct, k)
-    ga = groups.select(F.col("fp").alias("fp_a"), F.col("n").alias("n_a"))
-    gb = groups.select(F.col("fp").alias("fp_b"), F.col("n").alias("n_b"))
+    plan = plan_join(groups, distinct, k, design)
+    design = plan.design
     (
-        fp_pairs(groups.select("fp"), k, design)
-        .join(ga, "fp_a")
-        .join(gb, "fp_b")
-        .select("fp_a", "fp_b", "distance", "n_a", "n_b")
+        fp_pairs(groups.select("fp", "n"), k, plan=plan)
         .write.mode("overwrite")
         .parquet(join_uri(out, PAIRS_FP))
     )
@@ -273,6 +338,8 @@ def pairs_job(
             "k": k,
             "design": list(summary.design),
             "design_layout": {"widths": design.widths, "order": design.order},
+            "partitions": plan.partitions,
+            "hot_buckets": {str(b): parts for b, parts in sorted(plan.hot.items())},
             "documents": summary.documents,
             "distinct": distinct,
             "fp_pairs": summary.fp_pairs,

@@ -25,7 +25,9 @@ __all__ = [
     "checkpoint_dir",
     "clear_checkpoint_dir",
     "delete_path",
+    "list_names",
     "find_java",
+    "java_missing_message",
     "qualified_uri",
     "read_small_text",
     "require_pyspark",
@@ -61,6 +63,17 @@ def find_java() -> str | None:
     return shutil.which("java")
 
 
+JAVA_HINT = "install Java 17+ and put `java` on PATH or set JAVA_HOME"
+
+
+def java_missing_message() -> str:
+    """The sentence for a missing Java: the hint, and which JAVA_HOME was looked at if set."""
+    home = os.environ.get("JAVA_HOME")
+    if home:
+        return f"Java was not found: JAVA_HOME={home} has no bin/java ({JAVA_HINT})"
+    return f"Java was not found ({JAVA_HINT})"
+
+
 def _under_spark_submit() -> bool:
     """True when this Python driver was launched by spark-submit (it owns the master URL)."""
     return "PYSPARK_GATEWAY_PORT" in os.environ
@@ -83,10 +96,7 @@ def build_session(
     """
     require_pyspark()
     if not _under_spark_submit() and find_java() is None:
-        where = "JAVA_HOME" if os.environ.get("JAVA_HOME") else "PATH"
-        raise SparkUnavailable(
-            f"Java was not found (Spark needs Java 17 or later; set JAVA_HOME or put java on {where})"
-        )
+        raise SparkUnavailable(java_missing_message())
     from pyspark.sql import SparkSession
 
     if master is None and not _under_spark_submit():
@@ -101,6 +111,9 @@ def build_session(
         "spark.sql.execution.arrow.pyspark.enabled": "true",
         "spark.ui.showConsoleProgress": "false",
         "spark.sql.adaptive.enabled": "true",
+        # file: without Hadoop's checksum layer, which builds a Path for ".NAME.crc" on
+        # every open and so cannot open a name holding ':' (every maildir message: ":2,S")
+        "spark.hadoop.fs.file.impl": "org.apache.hadoop.fs.RawLocalFileSystem",
     }
     if shuffle_partitions is not None:
         settings["spark.sql.shuffle.partitions"] = str(shuffle_partitions)
@@ -154,6 +167,15 @@ def read_small_text(spark: SparkSession, uri: str, limit: int = 1 << 20) -> str 
     finally:
         stream.close()
     return data[:limit].decode("utf-8", "replace")
+
+
+def list_names(spark: SparkSession, uri: str) -> list[str]:
+    """Names of the entries of the folder ``uri`` on any Hadoop file system (empty when it
+    does not exist)."""
+    fs, p = _hadoop_path(spark, uri)
+    if not fs.exists(p):
+        return []
+    return sorted(str(status.getPath().getName()) for status in fs.listStatus(p))
 
 
 def delete_path(spark: SparkSession, uri: str) -> None:

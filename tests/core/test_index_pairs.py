@@ -283,3 +283,32 @@ def test_a_failing_join_thread_fails_the_join(monkeypatch: pytest.MonkeyPatch,
     u = np.unique(np.random.default_rng(1).integers(0, 2**63, 500, dtype=np.uint64))
     with pytest.raises(MemoryError):
         unique_pairs(u, 3, TableDesign(5, 2), threads=2)
+
+
+@pytest.mark.parametrize("k", [3, 8])
+def test_pairs_table_by_table_and_folded_components_equal_all_at_once(
+    k: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # one text edited many times (the harshest shape): most pairs are within k, and the
+    # components are folded in from many small chunks
+    import ditto_tui.core.families.clusters as clusters_module
+    from ditto_tui.core.families.clusters import components, components_of_chunks
+    from ditto_tui.core.index.pairs import iter_unique_pairs
+
+    rng = np.random.default_rng(k)
+    base = np.uint64(int(rng.integers(0, 2**63)))
+    flips = rng.integers(0, 64, (1500, 6)).astype(np.uint64)
+    edits = base ^ np.bitwise_or.reduce(np.uint64(1) << flips, axis=1)
+    u = np.unique(np.concatenate([edits, rng.integers(0, 2**63, 200).astype(np.uint64)]))
+    a, b, d = unique_pairs(u, k)
+    chunks = list(iter_unique_pairs(u, k))
+    assert len(chunks) > 1  # one per table that found pairs
+    got = np.concatenate([np.stack([np.minimum(x, y), np.maximum(x, y), z], 1).astype(np.int64)
+                          for x, y, z in chunks])
+    want = np.stack([a, b, d], 1).astype(np.int64)
+    assert sorted(map(tuple, got.tolist())) == sorted(map(tuple, want.tolist()))
+    monkeypatch.setattr(clusters_module, "_FOLD", 97)
+    folded = components_of_chunks(len(u), chunks)
+    assert np.array_equal(folded, components(len(u), a, b))
+    ids = [f"d{i}" for i in range(len(u))]
+    assert clusters(ids, u, k) == ref_clusters(ids, u.tolist(), k, 1)

@@ -9,7 +9,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ditto_tui.core.index.pairs import TableDesign
-from ditto_tui.scale.bucket_join import bucket_pairs, choose_spark_design, explode
+from ditto_tui.scale.bucket_join import (
+    bucket_pairs,
+    choose_spark_design,
+    explode,
+    hot_buckets,
+    iter_bucket_pairs,
+    replicate_hot,
+)
 from tests.core.index_reference import ref_pair_arrays
 from tests.properties import examples
 
@@ -89,3 +96,45 @@ def test_designs_look_at_the_data() -> None:
     assert design.order is not None
     with pytest.raises(ValueError):
         choose_spark_design(10, 64)
+
+
+def _spark_like_hot(u: np.ndarray, k: int, design: TableDesign, parts: int,
+                    hot: dict[int, int], chunk: int) -> tuple[np.ndarray, int]:
+    """The Spark job's dataflow with hot buckets replicated: explode, replicate, partition
+    by (bucket, part), verify each partition in chunks. Sorted rows, and the largest chunk."""
+    bucket, fps = explode(u.view(np.int64), design)
+    rows, bucket, part = replicate_hot(bucket, hot)
+    fps = fps[rows]
+    mixed = bucket.view(np.uint64) * np.uint64(0x9E3779B97F4A7C15) + part.astype(np.uint64)
+    where = (mixed * np.uint64(0xBF58476D1CE4E5B9)) >> np.uint64(58)
+    found, largest = [], 0
+    for p in range(parts):
+        sel = (where % np.uint64(parts)) == p
+        for a, b, d in iter_bucket_pairs(bucket[sel], fps[sel], design, k,
+                                         part=part[sel], hot=hot, chunk=chunk):
+            largest = max(largest, len(a))
+            found.append((fps[sel][a], fps[sel][b], d))
+    if not found:
+        return _rows(np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, np.uint8)), 0
+    return _rows(*(np.concatenate([f[c] for f in found]) for c in range(3))), largest
+
+
+@pytest.mark.parametrize("k", [3, 8])
+def test_hot_buckets_are_replicated_and_their_parts_give_each_pair_once(k) -> None:
+    rng = np.random.default_rng(7)
+    u = _skewed(rng, 3000)  # one text edited many times: a few buckets hold most fps
+    design = TableDesign(k + 1, 1)
+    hot = hot_buckets(u[::3], len(u), design, hot=200, comparisons=50_000)
+    assert hot and max(hot.values()) >= 4  # the skew is seen, and split several ways
+    got, largest = _spark_like_hot(u, k, design, 7, hot, chunk=5000)
+    _assert_exact(got, u, k)
+    assert largest <= 5000 + (1 << 18)  # a chunk, plus at most one block of offsets
+
+
+def test_replicate_hot_copies_only_hot_rows() -> None:
+    bucket = np.array([5, 9, 5, 7], np.int64)
+    rows, b, part = replicate_hot(bucket, {5: 3})
+    assert rows.tolist() == [0, 0, 0, 1, 2, 2, 2, 3]
+    assert b.tolist() == [5, 5, 5, 9, 5, 5, 5, 7]
+    assert part.tolist() == [0, 1, 2, 0, 0, 1, 2, 0]
+    assert replicate_hot(bucket, {})[2].tolist() == [0, 0, 0, 0]

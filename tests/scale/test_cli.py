@@ -57,7 +57,23 @@ def test_missing_java_or_pyspark_is_one_line_and_exit_1(monkeypatch, tmp_path, c
     if importlib.util.find_spec("pyspark") is None:
         assert "pyspark is not installed" in err
     else:
-        assert "Java was not found" in err and "JAVA_HOME" in err
+        assert "Java was not found" in err
+        assert "install Java 17+ and put `java` on PATH or set JAVA_HOME" in err
+        assert f"JAVA_HOME={tmp_path / 'no-java'} has no bin/java" in err
+
+
+def test_missing_java_without_java_home_names_path(monkeypatch, tmp_path, capsys) -> None:
+    pytest.importorskip("pyspark", reason="pyspark is not installed (extra 'spark')")
+    monkeypatch.delenv("JAVA_HOME", raising=False)
+    monkeypatch.delenv("PYSPARK_GATEWAY_PORT", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))  # no java here
+    args = build_parser().parse_args(["pairs", str(tmp_path), "-k", "2"])
+    assert cli.run_spark(args) == 1
+    err = capsys.readouterr().err
+    assert err == (
+        "ditto-tui: Java was not found "
+        "(install Java 17+ and put `java` on PATH or set JAVA_HOME)\n"
+    )
 
 
 def test_open_refuses_a_folder_without_results(tmp_path, capsys) -> None:

@@ -8,14 +8,14 @@ thousands of identical documents cost one node, not a quadratic clique.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 import numpy as np
 
 from ditto_tui.core.fingerprint.simhash import popcount64
-from ditto_tui.core.index.pairs import all_pairs, unique_pairs
+from ditto_tui.core.index.pairs import all_pairs, iter_unique_pairs
 
 __all__ = [
     "MODES",
@@ -27,6 +27,7 @@ __all__ = [
     "all_pairs",
     "clusters",
     "components",
+    "components_of_chunks",
     "describe_family",
     "family_diameter",
     "order_groups",
@@ -111,6 +112,41 @@ def components(n: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return found
 
 
+#: Edges folded into the component labels at a time by :func:`components_of_chunks`.
+_FOLD = 1 << 20
+
+
+def components_of_chunks(
+    n: int, chunks: Iterable[tuple[np.ndarray, np.ndarray, np.ndarray]]
+) -> np.ndarray:
+    """:func:`components` (same labels) of the edges ``a[i] -- b[i]`` given in chunks
+    ``(a, b, _)``, folded into the labels :data:`_FOLD` edges at a time: memory is the
+    labels plus one chunk, whatever the number of edges. An edge whose ends already
+    share a label costs two lookups."""
+    root = np.arange(n, dtype=np.int64)  # every node's component, as its smallest node
+    remap = np.arange(n, dtype=np.int64)
+    for a, b, _ in chunks:
+        for s in range(0, len(a), _FOLD):
+            ra, rb = root[a[s : s + _FOLD]], root[b[s : s + _FOLD]]
+            apart = ra != rb
+            if not apart.any():
+                continue
+            ends = np.concatenate((ra[apart], rb[apart]))
+            nodes, inv = np.unique(ends, return_inverse=True)
+            half = len(ends) // 2
+            joined = components(len(nodes), inv[:half], inv[half:])
+            smallest = np.full(int(joined.max()) + 1, n, np.int64)
+            np.minimum.at(smallest, joined, nodes)
+            remap[nodes] = smallest[joined]
+            root = remap[root]
+            remap[nodes] = nodes
+    if n == 0:
+        return np.empty(0, np.int32)
+    _, labels = np.unique(root, return_inverse=True)
+    found: np.ndarray = labels.astype(np.int32, copy=False)
+    return found
+
+
 def order_groups(groups: list[list[str]]) -> list[list[str]]:
     """Sort ids inside each group (code-point order), then groups by size descending and
     by their sorted id lists: ditto's deterministic cluster order. Sorts in place."""
@@ -142,13 +178,10 @@ def clusters(
     if n == 0:
         return []
     u, inv = np.unique(arr, return_inverse=True)
-    if k >= 0:
-        a, b, _ = unique_pairs(u, min(k, 64))
+    if k >= 0:  # the pairs are folded in table by table, never all held at once
+        labels = components_of_chunks(len(u), iter_unique_pairs(u, min(k, 64)))[inv]
     else:
-        a = b = np.empty(0, np.int64)
-        inv = np.arange(n)
-        u = arr
-    labels = components(len(u), a, b)[inv]
+        labels = np.arange(n, dtype=np.int32)
     sizes = np.bincount(labels)
     keep = sizes[labels] >= max(min_size, 1)
     pos = np.flatnonzero(keep)

@@ -36,7 +36,7 @@ import hashlib
 import itertools
 import math
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -54,6 +54,7 @@ __all__ = [
     "choose_design",
     "fingerprints_digest",
     "group_positions",
+    "iter_unique_pairs",
     "unique_pairs",
 ]
 
@@ -607,6 +608,43 @@ def unique_pairs(
     lo = np.minimum(a, b)
     hi = np.maximum(a, b)
     return lo, hi, d
+
+
+def iter_unique_pairs(
+    u: np.ndarray, k: int, design: TableDesign | None | bool = True
+) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """:func:`unique_pairs` in chunks, one table at a time (one thread), so only one
+    table's pairs are held at once: chunks ``(a, b, d)`` (positions as unsigned or signed
+    integers, any order within a pair, and distances) whose union is exactly the pairs of ``unique_pairs(u, k,
+    design)``, each pair once."""
+    u = np.ascontiguousarray(u, dtype=_U64)
+    n = len(u)
+    if k < 0 or n < 2 or k >= 64:
+        yield unique_pairs(u, k)
+        return
+    if design is True:
+        design = choose_design(n, k, u)
+    if design is None or design is False:
+        yield _brute_pairs(u, k)
+        return
+    assert isinstance(design, TableDesign)
+    if design.m - design.c < k or design.c < 1:
+        raise ValueError(f"design m={design.m} c={design.c} is not exact for k={k}")
+    v = design.permute(u)
+    tables = design.tables
+    for t in range(len(tables)):
+        slot = _Pairs()
+        errors: list[BaseException] = []
+        _join_tables(v, design.blocks, tables, [slot] * len(tables), k, t, len(tables), errors)
+        if errors:
+            raise errors[0]
+        if slot.a:  # as the join made them (uint32 positions from the compiled one)
+            yield _joined(slot.a), _joined(slot.b), _joined(slot.d)
+
+
+def _joined(parts: list[np.ndarray]) -> np.ndarray:
+    """``parts`` as one array, without a copy when there is one part."""
+    return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
 
 def group_positions(fps: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

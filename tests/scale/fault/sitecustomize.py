@@ -28,9 +28,9 @@ def _executor_jvm() -> int | None:
 if _MARKER:
     import ditto_tui.scale.bucket_join as _bucket_join
 
-    _original = _bucket_join.bucket_pairs
+    _original = _bucket_join.iter_bucket_pairs
 
-    def bucket_pairs(*args, **kwargs):  # type: ignore[no-untyped-def]
+    def iter_bucket_pairs(*args, **kwargs):  # type: ignore[no-untyped-def]
         try:
             fd = os.open(_MARKER, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
         except FileExistsError:
@@ -41,4 +41,4 @@ if _MARKER:
         os.kill(jvm or os.getpid(), 9)
         return _original(*args, **kwargs)
 
-    _bucket_join.bucket_pairs = bucket_pairs
+    _bucket_join.iter_bucket_pairs = iter_bucket_pairs
