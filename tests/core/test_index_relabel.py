@@ -192,3 +192,41 @@ def test_thousands_of_updates_keep_labels_and_families_equal_to_a_rebuild() -> N
                     check_labels(ix, k)
     finally:
         hierarchy._BRUTE, hierarchy._HOLES_MIN = saved
+
+
+@pytest.mark.parametrize("rebuild_cost", [0.0, 1.0])
+def test_a_batch_below_a_quarter_rebuilds_the_rest_when_adds_cost_more(
+    monkeypatch: pytest.MonkeyPatch, rebuild_cost: float
+) -> None:
+    """add_many times its first adds of a mid-sized batch and rebuilds the index for the
+    rest when that is cheaper (here forced: a rebuild costing nothing, or everything);
+    either way the index equals one built afresh from the same documents."""
+    rng = np.random.default_rng(11)
+    base = rng.integers(0, 2**64, 60, dtype=np.uint64)
+    fps = (base[rng.integers(0, 60, 900)] ^ (
+        np.uint64(1) << rng.integers(0, 64, 900).astype(np.uint64))).tolist()
+    docs = {f"d{i}": int(v) for i, v in enumerate(fps)}
+    ix = NearIndex(5)
+    ix.add_many(list(docs)[:700], list(docs.values())[:700])
+    rebuilds: list[int] = []
+    original = NearIndex._rebuild
+
+    def counted(self: NearIndex, *args: object, **kwargs: object) -> None:
+        rebuilds.append(len(self))
+        original(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(NearIndex, "_rebuild", counted)
+    monkeypatch.setattr(NearIndex, "_probe_adds", 16)
+    ix._rebuild_cost = rebuild_cost
+    late = {f"d{i}": docs[f"d{i}"] ^ 1 for i in range(650, 700)}  # 50 replaced
+    late.update((f"d{i}", docs[f"d{i}"]) for i in range(700, 820))  # and 120 new
+    ix.add_many(list(late), list(late.values()))  # 170 < 870 // 4
+    docs.update(late)
+    kept = {i: docs[i] for i in list(docs)[:820]}
+    assert bool(rebuilds) == (rebuild_cost == 0.0)
+    fresh = NearIndex(5)
+    fresh.add_many(list(kept), list(kept.values()))
+    assert sorted(ix.ids()) == sorted(kept)
+    assert all(ix.fingerprint(i) == v for i, v in kept.items())
+    for k in (0, 2, 5):
+        assert [f.members for f in ix.families(k)] == [f.members for f in fresh.families(k)]

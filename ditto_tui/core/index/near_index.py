@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import bisect
 import os
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
@@ -159,6 +160,12 @@ class NearIndex:
     _pending_limit = 512
     _compact_min = 1024
     _incremental_limit = 256  # more queued slot changes than this: rebuild the hierarchy
+    # add_many: a batch below a quarter of the index is added document by document, unless
+    # the first ``_probe_adds`` of them, timed, say a rebuild of the whole is cheaper (a
+    # rebuild costs about ``_rebuild_s_per_doc`` per document until one is timed: on
+    # real text an add can cost 0.5 ms where families are large, 18,000 adds 8 s)
+    _probe_adds = 64
+    _rebuild_s_per_doc = 3e-6
 
     def __init__(self, max_k: int = 8) -> None:
         if not isinstance(max_k, int) or not 0 <= max_k <= 64:
@@ -167,6 +174,7 @@ class NearIndex:
         self.generation = 0
         self._computed_pairs: UniquePairs | None = None
         self._design = ProbeDesign.choose(max_k)
+        self._rebuild_cost: float | None = None  # seconds a document, the last rebuild
         self._clear()
 
     # -- storage -------------------------------------------------------------------------
@@ -315,7 +323,8 @@ class NearIndex:
         """Add or replace many documents; a later duplicate id in ``ids`` wins.
 
         Large batches (at least a quarter of the current size) rebuild the index in one
-        vectorised pass (sort-based all-pairs join); small ones go through :meth:`add`.
+        vectorised pass (sort-based all-pairs join); small ones go through :meth:`add`,
+        unless its first adds, timed, say a rebuild is cheaper for the rest.
         The join of a rebuild is skipped when ``pairs`` (stored :class:`UniquePairs`, or a
         lookup called with the digest of the new distinct fingerprints and ``max_k``)
         fits the new content (same digest and k, see :meth:`UniquePairs.fits`); otherwise
@@ -337,13 +346,14 @@ class NearIndex:
         if len(ids) == 0:
             return
         if len(ids) < max(64, len(self) // 4):
-            for i, v in zip(ids, arr.tolist(), strict=True):
-                self.add(i, v)
-            return
+            done = self._add_each(ids, arr)
+            if done == len(ids):
+                return
+            ids, arr = ids[done:], arr[done:]  # a rebuild is cheaper for the rest
         if not self._ids:  # a first load: no merge unless an id repeats
             first = IdMap.build(list(ids))
             if first is not None:
-                self._rebuild(first, arr, pairs)
+                self._timed_rebuild(first, arr, pairs)
                 return
         merged: dict[str, int] = {}
         if self._ids:
@@ -353,7 +363,29 @@ class NearIndex:
         merged.update(zip(ids, arr.tolist(), strict=True))
         id_map = IdMap.build(list(merged))
         assert id_map is not None  # dict keys are distinct
-        self._rebuild(id_map, np.fromiter(merged.values(), _U64, len(merged)), pairs)
+        self._timed_rebuild(id_map, np.fromiter(merged.values(), _U64, len(merged)), pairs)
+
+    def _add_each(self, ids: Sequence[str], fps: np.ndarray) -> int:
+        """:meth:`add` the documents in turn; after the first ``_probe_adds`` (timed), stop
+        when adding the rest would take longer than a rebuild. How many were added."""
+        values = fps.tolist()
+        start = time.perf_counter()
+        for j, (i, v) in enumerate(zip(ids, values, strict=True)):
+            self.add(i, v)
+            if j + 1 == self._probe_adds and len(ids) > 2 * self._probe_adds:
+                per_add = (time.perf_counter() - start) / (j + 1)
+                rest = len(ids) - j - 1
+                per_doc = self._rebuild_s_per_doc if self._rebuild_cost is None else self._rebuild_cost
+                if per_add * rest > per_doc * (len(self) + rest):
+                    return j + 1
+        return len(ids)
+
+    def _timed_rebuild(
+        self, ids: IdMap, fps: np.ndarray, pairs: UniquePairs | PairsLookup | None
+    ) -> None:
+        start = time.perf_counter()
+        self._rebuild(ids, fps, pairs)
+        self._rebuild_cost = (time.perf_counter() - start) / max(1, len(fps))
 
     def remove(self, id: str) -> bool:
         """Remove ``id``; ``False`` (and no change) if it was not present."""
