@@ -244,6 +244,24 @@ static int get_bytes(PyObject *obj, Py_buffer *view) {
     return PyObject_GetBuffer(obj, view, PyBUF_SIMPLE);
 }
 
+/* Views of two arrays (a, b: C-contiguous, their item size checked by the caller) and
+ * of a bytes-like c; on failure none is held and an exception is set. */
+static int get_pair_and_bytes(PyObject *a_obj, PyObject *b_obj, PyObject *c_obj, Py_buffer *a,
+                              Py_buffer *b, Py_buffer *c) {
+    if (PyObject_GetBuffer(a_obj, a, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+        return -1;
+    if (PyObject_GetBuffer(b_obj, b, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+        PyBuffer_Release(a);
+        return -1;
+    }
+    if (get_bytes(c_obj, c) < 0) {
+        PyBuffer_Release(b);
+        PyBuffer_Release(a);
+        return -1;
+    }
+    return 0;
+}
+
 /* A C-contiguous view of obj with items of 8 bytes whose format is one of `formats`
  * (numpy's int64 is 'l' or 'q', uint64 'L' or 'Q'), writable if asked. */
 static int get_words(PyObject *obj, Py_buffer *view, const char *formats, int writable,
@@ -691,17 +709,8 @@ static PyObject *py_pairs_within(PyObject *self, PyObject *args) {
     Py_buffer a, b, mask;
     if (!PyArg_ParseTuple(args, "OOO:pairs_within", &a_obj, &b_obj, &mask_obj))
         return NULL;
-    if (PyObject_GetBuffer(a_obj, &a, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+    if (get_pair_and_bytes(a_obj, b_obj, mask_obj, &a, &b, &mask) < 0)
         return NULL;
-    if (PyObject_GetBuffer(b_obj, &b, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
-        PyBuffer_Release(&a);
-        return NULL;
-    }
-    if (get_bytes(mask_obj, &mask) < 0) {
-        PyBuffer_Release(&b);
-        PyBuffer_Release(&a);
-        return NULL;
-    }
     PyObject *result = NULL;
     if (a.itemsize != 4 || b.itemsize != 4 || a.len != b.len) {
         PyErr_SetString(PyExc_TypeError, "a and b must be int32 arrays of one length");
@@ -764,17 +773,8 @@ static PyObject *py_linkage_layout(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "n must be 0 .. 2**31 - 1");
         return NULL;
     }
-    if (PyObject_GetBuffer(a_obj, &a, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+    if (get_pair_and_bytes(a_obj, b_obj, d_obj, &a, &b, &d) < 0)
         return NULL;
-    if (PyObject_GetBuffer(b_obj, &b, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
-        PyBuffer_Release(&a);
-        return NULL;
-    }
-    if (get_bytes(d_obj, &d) < 0) {
-        PyBuffer_Release(&b);
-        PyBuffer_Release(&a);
-        return NULL;
-    }
     PyObject *result = NULL;
     size_t n = (size_t)n_arg, m = (size_t)(a.len / 4);
     if (a.itemsize != 4 || b.itemsize != 4 || a.len != b.len || (size_t)d.len != m) {

@@ -27,7 +27,6 @@ import math
 from collections.abc import Callable, Iterator
 
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
 
 from ditto_tui.core.index.pairs import (
     _ROW_BLOCK,
@@ -44,7 +43,7 @@ from ditto_tui.core.index.pairs import (
     _short_runs,
     _sym_poly,
     _table_key,
-    _verify,
+    ring_rows,
     unique_pairs,
 )
 
@@ -319,51 +318,9 @@ def _hot_groups(
         s = int(sub[lo])
         test = _earlier_test(design.blocks, design.tables[int(b >> shift)])
         n = len(seq)
-        for _ in _ring_rows(v[seq], seq, s * n // parts, (s + 1) * n // parts, k, test, add):
+        for _ in ring_rows(v[seq], seq, s * n // parts, (s + 1) * n // parts, k, test, add,
+                             block=_RING_BLOCK):
             yield from flush()
-
-
-def _ring_rows(
-    vs: np.ndarray,
-    ids: np.ndarray,
-    lo: int,
-    hi: int,
-    k: int,
-    test: tuple[np.uint64, np.uint64, np.uint64] | None,
-    add: _Add,
-) -> Iterator[None]:
-    """Pairs within ``k`` of one run ``vs`` (positions ``ids``) whose ring-first member is
-    in ``lo:hi``: row ``i`` against ``(i + o) mod n`` for ``o = 1 .. n // 2`` (for
-    ``o = n / 2`` only ``i < n / 2``), so all slices of a run together meet every pair
-    once. Yields after each block of offsets (its pairs handed to ``add``)."""
-    n = len(vs)
-    half = n // 2
-    rows = hi - lo
-    if rows <= 0 or half == 0:
-        return
-    ring = np.concatenate((vs, vs[:half]))
-    windows = sliding_window_view(ring[lo:], rows)  # windows[o] = ring[lo + o : hi + o]
-    base = vs[None, lo:hi]
-    per = max(1, _RING_BLOCK // rows)
-    cells = per * rows
-    xbuf, dbuf, hbuf = np.empty(cells, _U64), np.empty(cells, np.uint8), np.empty(cells, bool)
-    for o0 in range(1, half + 1, per):
-        count = min(per, half + 1 - o0)
-        size = count * rows
-        x = xbuf[:size]
-        np.bitwise_xor(windows[o0 : o0 + count], base, out=x.reshape(count, rows))
-        dist, hits = _verify(x, dbuf[:size], hbuf[:size], k, test)
-        if len(hits):
-            step, i = np.divmod(hits, rows)
-            off = step + o0
-            i += lo
-            if 2 * half == n:
-                keep = (off < half) | (i < half)
-                hits, i, off = hits[keep], i[keep], off[keep]
-            j = i + off
-            j[j >= n] -= n
-            add(ids[i], ids[j], dist[hits])
-        yield
 
 
 def _table_runs(
@@ -397,7 +354,8 @@ def _table_runs(
                 add(a, b, d)
             yield
         elif n <= RING_MAX:  # dense or not, every pair of the run, streamed
-            yield from _ring_rows(vs[s : s + n], seq[s : s + n], 0, n, k, test, add)
+            yield from ring_rows(vs[s : s + n], seq[s : s + n], 0, n, k, test, add,
+                                     block=_RING_BLOCK)
         else:
             sub = vs[s : s + n]
             a, b, d = unique_pairs(sub, k)  # a data-aware design over the run's own bits

@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -84,18 +84,30 @@ def test_cyclic_garbage_made_during_a_scan_is_still_collected() -> None:
         gc.unfreeze()
 
 
-def test_a_large_corpus_stays_frozen_once_warm(monkeypatch: pytest.MonkeyPatch) -> None:
+def warming_explorer(monkeypatch: pytest.MonkeyPatch) -> Explorer:
+    """A started explorer over 300 documents that counts as large (frozen once warm),
+    warming its listings at once, asked for the view at k=1."""
     gc.unfreeze()
     monkeypatch.setattr(process_tuning, "FREEZE_FROM", 100)
     monkeypatch.setattr(listings, "WARM_AFTER", 0.0)
     explorer = Explorer(MemorySource(fingerprints(300), batch=100), watch=False, max_k=2)
     explorer.request_view(ViewRequest(k=1))
     explorer.start()
+    return explorer
+
+
+def wait_warm(explorer: Explorer, also: Callable[[], bool] = lambda: True) -> None:
+    """Until every listing is warm (and ``also()``), at most 30 s."""
+    assert explorer.wait_idle(30)
+    deadline = time.monotonic() + 30
+    while (explorer._writer.warming or not also()) and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
+def test_a_large_corpus_stays_frozen_once_warm(monkeypatch: pytest.MonkeyPatch) -> None:
+    explorer = warming_explorer(monkeypatch)
     try:
-        assert explorer.wait_idle(30)
-        deadline = time.monotonic() + 30
-        while explorer._writer.warming and time.monotonic() < deadline:
-            time.sleep(0.01)
+        wait_warm(explorer)
         explorer.wait_idle(30)
         assert gc.get_freeze_count() > 0
     finally:
@@ -165,21 +177,13 @@ def test_keys_on_a_warm_corpus_do_not_settle_the_heap_again(
 ) -> None:
     """A settle collects the young generations holding the GIL: once every listing is
     warm, a key (a new view request) finds nothing new to freeze and must not pay it."""
-    gc.unfreeze()
-    monkeypatch.setattr(process_tuning, "FREEZE_FROM", 100)
-    monkeypatch.setattr(listings, "WARM_AFTER", 0.0)
     freezes: list[int] = []
     freeze_heap = process_tuning.freeze_heap
     monkeypatch.setattr(process_tuning, "freeze_heap",
                         lambda n: (freezes.append(n), freeze_heap(n))[1])
-    explorer = Explorer(MemorySource(fingerprints(300), batch=100), watch=False, max_k=2)
-    explorer.request_view(ViewRequest(k=1))
-    explorer.start()
+    explorer = warming_explorer(monkeypatch)
     try:
-        assert explorer.wait_idle(30)
-        deadline = time.monotonic() + 30
-        while (explorer._writer.warming or not freezes) and time.monotonic() < deadline:
-            time.sleep(0.01)
+        wait_warm(explorer, lambda: bool(freezes))
         settled = len(freezes)
         assert settled > 0
         for k in (2, 0, 1, 2):

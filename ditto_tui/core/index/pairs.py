@@ -55,6 +55,7 @@ __all__ = [
     "fingerprints_digest",
     "group_positions",
     "iter_unique_pairs",
+    "ring_rows",
     "unique_pairs",
 ]
 
@@ -479,37 +480,62 @@ def _long_run(
     out: _Pairs,
     bufs: tuple[np.ndarray, np.ndarray, np.ndarray],
 ) -> None:
-    """Pairs within ``k`` inside one long run, compared as a ring: position ``i``
-    against ``(i + o) mod length`` for ``o = 1 .. length // 2`` meets every pair once
-    (twice for ``o = length / 2``, kept for ``i < o``). Blocks of offsets are one
-    broadcast over a sliding window of the run followed by its first half, so nothing
-    is compared twice or across runs. ``bufs`` are scratch buffers (XOR, distance, hit
-    flags) of at least ``_ROW_BLOCK`` cells."""
-    half = length // 2
-    ring = np.concatenate((vs[start : start + length], vs[start : start + half]))
-    ids = seq[start : start + length]
-    windows = sliding_window_view(ring, length)  # windows[o] = ring[o : o + length]
-    base = ring[None, :length]
-    rows_per = max(1, _ROW_BLOCK // length)
-    if rows_per * length > len(bufs[0]):
-        bufs = (np.empty(length, _U64), np.empty(length, np.uint8), np.empty(length, bool))
+    """Pairs within ``k`` inside one long run (``length`` entries from ``start``), all of
+    its rows at once (:func:`ring_rows`)."""
+    stop = start + length
+    for _ in ring_rows(vs[start:stop], seq[start:stop], 0, length, k, test, out.add, bufs=bufs):
+        pass
+
+
+def ring_rows(
+    vs: np.ndarray,
+    ids: np.ndarray,
+    lo: int,
+    hi: int,
+    k: int,
+    test: tuple[np.uint64, np.uint64, np.uint64] | None,
+    add: Callable[[np.ndarray, np.ndarray, np.ndarray], None],
+    *,
+    block: int = _ROW_BLOCK,
+    bufs: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+) -> Iterator[None]:
+    """Pairs within ``k`` of one run ``vs`` (positions ``ids``) compared as a ring, for
+    its rows ``lo:hi``: row ``i`` against ``(i + o) mod n`` for ``o = 1 .. n // 2`` (for
+    ``o = n / 2`` only ``i < n / 2``), so the rows of a run, whole or in slices, meet every
+    pair once. Blocks of offsets (about ``block`` cells each) are one broadcast over a
+    sliding window of the run followed by its first half, so nothing is compared twice or
+    across runs; each block's pairs go to ``add``, then it yields. ``bufs`` are scratch
+    buffers (XOR, distance, hit flags), used when large enough."""
+    n = len(vs)
+    half = n // 2
+    rows = hi - lo
+    if rows <= 0 or half == 0:
+        return
+    ring = np.concatenate((vs, vs[:half]))
+    windows = sliding_window_view(ring[lo:], rows)  # windows[o] = ring[lo + o : hi + o]
+    base = vs[None, lo:hi]
+    per = max(1, block // rows)
+    cells = per * rows
+    if bufs is None or len(bufs[0]) < cells:
+        bufs = (np.empty(cells, _U64), np.empty(cells, np.uint8), np.empty(cells, bool))
     xbuf, dbuf, hbuf = bufs
-    for o0 in range(1, half + 1, rows_per):
-        rows = min(rows_per, half + 1 - o0)
-        size = rows * length
+    for o0 in range(1, half + 1, per):
+        count = min(per, half + 1 - o0)
+        size = count * rows
         x = xbuf[:size]
-        np.bitwise_xor(windows[o0 : o0 + rows], base, out=x.reshape(rows, length))
+        np.bitwise_xor(windows[o0 : o0 + count], base, out=x.reshape(count, rows))
         dist, hits = _verify(x, dbuf[:size], hbuf[:size], k, test)
-        if not len(hits):
-            continue
-        step, i = np.divmod(hits, length)
-        off = step + o0
-        if 2 * half == length:
-            keep = (off < half) | (i < half)
-            hits, i, off = hits[keep], i[keep], off[keep]
-        j = i + off
-        j[j >= length] -= length
-        out.add(ids[i], ids[j], dist[hits])
+        if len(hits):
+            step, i = np.divmod(hits, rows)
+            off = step + o0
+            i += lo
+            if 2 * half == n:
+                keep = (off < half) | (i < half)
+                hits, i, off = hits[keep], i[keep], off[keep]
+            j = i + off
+            j[j >= n] -= n
+            add(ids[i], ids[j], dist[hits])
+        yield
 
 
 def _join_tables(
