@@ -202,7 +202,7 @@ async def test_a_held_key_builds_large_member_lists_once_keys_settle(monkeypatch
     original = detail_pane.member_rows
 
     def rows(*args: Any, **kwargs: Any) -> Any:
-        settled_at_build.append(app.main_screen.pacer.keys_settled.is_set())
+        settled_at_build.append(not app.main_screen.pacer.urgent)
         return original(*args, **kwargs)
 
     monkeypatch.setattr(detail_pane, "member_rows", rows)
@@ -213,11 +213,11 @@ async def test_a_held_key_builds_large_member_lists_once_keys_settle(monkeypatch
         await select_family_of(pilot, "b1.txt")
         settled_at_build.clear()
         await pilot.press("right_square_bracket")  # b3 joins b1's family at k=4
-        assert not screen.pacer.keys_settled.is_set()
+        assert screen.pacer.urgent
         # meanwhile the old rows are dimmed, and the border says the family is listed
         table = screen.member_table
         assert table.outdated and "listing 3 members" in str(table.border_subtitle)
-        await wait_for(pilot, lambda: screen.pacer.keys_settled.is_set())
+        await wait_for(pilot, lambda: not screen.pacer.urgent)
         await quiet(pilot)
         assert settled_at_build and all(settled_at_build)
         assert {m.id for m in table.rows} == {"b1.txt", "b2.txt", "b3.txt"}

@@ -9,7 +9,6 @@ UI thread on I/O or on work proportional to the corpus.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -90,11 +89,11 @@ class DetailPane(FindBarHolder, Vertical):
             super().__init__()
             self.doc_id = doc_id
 
-    def __init__(self, reader: Callable[[], Any], *, keys_settled: threading.Event | None = None,
+    def __init__(self, reader: Callable[[], Any], *, keys_waiting: Callable[[], bool] = bool,
                  id: str | None = None) -> None:
         super().__init__(id=id)
-        #: set while no key waits for its frame: a large family's rows are built then
-        self._keys_settled = keys_settled
+        #: whether keys wait for their frames (bool(): never): a large family's rows wait
+        self._keys_waiting = keys_waiting
         self._rows_put_off: tuple[ShownFamily, Snapshot, str | None] | None = None
         self.family: ShownFamily | None = None
         self.snapshot: Snapshot | None = None
@@ -218,7 +217,7 @@ class DetailPane(FindBarHolder, Vertical):
                 pattern=self.member_pattern, only=node,
             )
             self._show_rows(family, rows, keep, matching_rows(rows, self.pattern), self.pattern)
-        elif self._keys_settled is None or self._keys_settled.is_set():
+        elif not self._keys_waiting():
             table.listing(family.size)
             self.build_rows(family, snapshot, dict(self.mail_headers.infos), keep, self.pattern)
         else:  # a key waits for its frame (maybe a held key's): built once keys settle

@@ -29,7 +29,6 @@ and on suspend: no frame stays held and the collector is never left paused.
 from __future__ import annotations
 
 import asyncio
-import threading
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import Any
@@ -76,10 +75,6 @@ class FramePacer:
         self._urgent = False  # a key waits for its frame (the collector is paused)
         self._urgent_timer: Timer | None = None
         self._settle_timer: Timer | None = None  # the key's frame is painted: more keys?
-        #: set while no key waits for its frame (clear from a key until the work put off
-        #: for it runs): thread workers that can wait (a large family's rows) wait on it
-        self.keys_settled = threading.Event()
-        self.keys_settled.set()
         self._paint_now = False  # the frames held for a key were released: draw at once
 
     @property
@@ -89,7 +84,9 @@ class FramePacer:
 
     @property
     def urgent(self) -> bool:
-        """Whether a key waits for its frame: work that can wait (reading ahead) waits."""
+        """Whether a key waits for its frame, or its frame was painted less than
+        :data:`KEYS_SETTLE_S` ago: work that can wait (reading ahead, a large family's
+        rows) waits."""
         return self._urgent
 
     def hold(self) -> None:
@@ -106,7 +103,6 @@ class FramePacer:
         self._hold_timer = screen.set_timer(HOLD_FRAMES_S, self._late)
         if not self._urgent:
             internals.pause_collections()
-            self.keys_settled.clear()
             self._urgent = True
             self._urgent_timer = screen.set_timer(
                 internals.COLLECTION_PAUSE_MAX_S, self._urgency_expired
@@ -202,5 +198,4 @@ class FramePacer:
             timer.stop()
         if self._urgent:
             self._urgent = False
-            self.keys_settled.set()
             internals.resume_collections()

@@ -128,7 +128,7 @@ class MainScreen(ReviewKeys, Screen[None]):
         yield ScanProgress(id="scan")
         with Horizontal(id="body"):
             yield FamiliesPane(id="families-pane")
-            yield DetailPane(lambda: self.explorer.source, keys_settled=self.pacer.keys_settled,
+            yield DetailPane(lambda: self.explorer.source, keys_waiting=lambda: self.pacer.urgent,
                              id="detail-pane")
         yield Footer()
 
