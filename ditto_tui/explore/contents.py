@@ -30,6 +30,7 @@ class Contents:
         self._fixed: FixedDocuments | None = None  # or every record, from the source
         self._published = False  # the fingerprints are the latest snapshot's: copy first
         self._records_shared = False  # a published snapshot sees the records: replace by copy
+        self._hidden = 0  # records of removed ids kept (hidden) while the map is shared
 
     def __len__(self) -> int:
         return len(self._fps)
@@ -57,8 +58,12 @@ class Contents:
     def removed(self, doc_id: str) -> None:
         self._own()
         self._fps.pop(doc_id, None)
-        if not self._records_shared:  # (else hidden by the fingerprints until a copy)
+        if not self._records_shared:
             self._docs.pop(doc_id, None)
+        elif doc_id in self._docs:  # hidden by the fingerprints until the next copy
+            self._hidden += 1
+            if self._hidden > max(1024, len(self._fps) // 4):
+                self._copy_records()
 
     def update(self, batch: ChangeBatch) -> bool:
         """Take the fingerprints of ``batch.added`` and ``batch.changed`` and the records
@@ -78,13 +83,17 @@ class Contents:
                 fps.update({i: int(fp) for i, fp in given.items()})
         if isinstance(records, FixedDocuments):
             return False
-        docs = self._docs
-        if self._records_shared and any(i in docs for i in records):
-            # a record a published snapshot may see is replaced: copy (a scan only adds)
-            self._docs = docs = {i: d for i, d in docs.items() if i in fps}
-            self._records_shared = False
-        docs.update(records)  # the records of these fingerprints
+        if self._records_shared and any(i in self._docs for i in records):
+            self._copy_records()  # a record a snapshot may see is replaced (a scan only adds)
+        self._docs.update(records)  # the records of these fingerprints
         return bool(records)
+
+    def _copy_records(self) -> None:
+        """A record map of this writer's own, without the hidden records."""
+        fps = self._fps
+        self._docs = {i: d for i, d in self._docs.items() if i in fps}
+        self._records_shared = False
+        self._hidden = 0
 
     def gone(self, ids: list[str]) -> dict[str, int]:
         """The fingerprints ``ids`` have now (those known)."""

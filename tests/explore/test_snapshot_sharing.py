@@ -138,3 +138,19 @@ def test_a_scan_that_only_adds_never_copies_the_records() -> None:
         assert isinstance(records, Mapping) and len(records) == start + 10
         first_records = first_records if first_records is not None else contents._docs
         assert contents._docs is first_records
+
+
+def test_records_of_many_removed_documents_do_not_stay_hidden_for_good() -> None:
+    """Removals after a publish hide records instead of copying the map; once the hidden
+    ones are many (over a quarter of the corpus, at least 1,024) the writer copies the
+    map without them, and the published snapshot still sees all of its own."""
+    contents = Contents()
+    ids = [f"d{i:04d}" for i in range(2000)]
+    contents.update(ChangeBatch(added={i: 1 for i in ids},
+                                documents={i: _record(i, 1) for i in ids}))
+    fps, records = contents.publish()
+    for doc_id in ids[:1100]:
+        contents.removed(doc_id)
+    assert len(contents._docs) == 900 == len(contents.fingerprints)
+    assert len(records) == 2000 and all(records[i].id == i for i in ids)
+    assert dict(contents.records()) == {i: records[i] for i in ids[1100:]}
