@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import random
 import shutil
 import time
 from collections.abc import Callable, Iterator
@@ -147,3 +148,15 @@ class ScreenUpdates:
         monkeypatch.setattr(compositor, "render_full_update", counted_full)
         monkeypatch.setattr(compositor, "render_partial_update", counted_partial)
         return self
+
+
+def three_member_families(n: int, seed: int) -> dict[str, int]:
+    """``n`` families of three documents (``fNNN/m0..2.txt``) one bit from a random base
+    each (drawn from ``seed``), far from one another."""
+    rng = random.Random(seed)
+    out = {}
+    for f in range(n):
+        base = rng.getrandbits(64)
+        for m in range(3):
+            out[f"f{f:03d}/m{m}.txt"] = base ^ (1 << m)
+    return out

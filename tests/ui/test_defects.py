@@ -4,8 +4,6 @@ wrong empty state while the first scan runs (4)."""
 
 from __future__ import annotations
 
-import random
-
 from textual.widgets import DataTable
 
 from ditto_tui.explore import MemorySource
@@ -14,7 +12,7 @@ from ditto_tui.ui.screens.skipped import SkippedScreen
 from ditto_tui.ui.widgets.families_pane import FamiliesPane
 from ditto_tui.ui.widgets.preview import Preview
 
-from .conftest import settle, wait_for
+from .conftest import settle, three_member_families, wait_for
 
 
 class SlowSource(MemorySource):
@@ -32,13 +30,7 @@ class SlowSource(MemorySource):
 
 
 def families(n: int) -> dict[str, int]:
-    rng = random.Random(11)
-    out = {}
-    for f in range(n):
-        base = rng.getrandbits(64)
-        for m in range(3):
-            out[f"f{f:03d}/m{m}.txt"] = base ^ (1 << m)
-    return out
+    return three_member_families(n, seed=11)
 
 
 async def test_a_preview_that_failed_during_the_scan_is_read_again():

@@ -6,7 +6,6 @@ listing for a second after the scan ended)."""
 
 from __future__ import annotations
 
-import random
 import threading
 from collections.abc import Callable, Iterator
 
@@ -16,17 +15,11 @@ from ditto_tui.explore import MemorySource, view_builder
 from ditto_tui.ui.app import DittoApp
 from ditto_tui.ui.widgets.status_bar import StatusBar
 
-from .conftest import settle, wait_for
+from .conftest import settle, three_member_families, wait_for
 
 
 def families(n: int) -> dict[str, int]:
-    rng = random.Random(5)
-    out = {}
-    for f in range(n):
-        base = rng.getrandbits(64)
-        for m in range(3):
-            out[f"f{f:03d}/m{m}.txt"] = base ^ (1 << m)
-    return out
+    return three_member_families(n, seed=5)
 
 
 @pytest.fixture
