@@ -225,6 +225,12 @@ def read_head(root: RootDir, rel: str, size: int) -> bytes:
         os.close(fd)
 
 
+def refused_reason(pipeline_name: str) -> str:
+    """The skip reason of a file the pipeline named ``pipeline_name`` refuses (by its name,
+    or by its first bytes)."""
+    return f"not accepted by the {pipeline_name} pipeline"
+
+
 def too_large(size: int, limit: int) -> str:
     """The skip reason for a file of ``size`` bytes over the ``limit``: both figures shown."""
     return f"larger than the size limit ({human_size(size)} > {human_size(limit)})"

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from ditto_tui.core.html.sniff import SNIFF_BYTES
 from ditto_tui.corpus.documents import DEFAULT_OPTIONS, Document, ScanOptions, Skipped
 from ditto_tui.corpus.mail import looks_like_mbox, split_mbox
-from ditto_tui.corpus.reading import SkipFile, read_document_bytes, read_head
+from ditto_tui.corpus.reading import SkipFile, read_document_bytes, read_head, refused_reason
 from ditto_tui.corpus.records import CachedFile, FileEntry, FileResult, Resolved
 from ditto_tui.corpus.rootdir import RootDir
 
@@ -46,7 +46,6 @@ __all__ = [
     "fingerprint_file",
     "mbox_fingerprints",
     "pool_context",
-    "refused_reason",
     "resolve_entries",
     "sniff_then_fingerprint",
     "to_resolved",
@@ -148,12 +147,8 @@ def _refused_head(pipeline: Pipeline, entry: FileEntry, root: RootDir) -> FileRe
     judge = getattr(pipeline, "accepts_head", None)  # pipelines without it: by name only
     if judge is not None and judge(head):
         return None
-    return FileResult(entry.id, entry.key, False, False, None, (), refused_reason(pipeline))
-
-
-def refused_reason(pipeline: Pipeline) -> str:
-    """The skip reason of a file the pipeline refuses, by name or by its first bytes."""
-    return f"not accepted by the {getattr(pipeline, 'name', '')} pipeline"
+    return FileResult(entry.id, entry.key, False, False, None, (),
+                      refused_reason(pipeline.name))
 
 
 def to_resolved(entry: FileEntry, result: FileResult, *, from_cache: bool) -> Resolved:

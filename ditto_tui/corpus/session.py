@@ -34,10 +34,16 @@ from ditto_tui.corpus.documents import (
     Skipped,
 )
 from ditto_tui.corpus.mail import MAIL_HEAD_BYTES, mail_info
-from ditto_tui.corpus.reading import SkipFile, read_document_bytes, read_head, read_range
+from ditto_tui.corpus.reading import (
+    SkipFile,
+    read_document_bytes,
+    read_head,
+    read_range,
+    refused_reason,
+)
 from ditto_tui.corpus.reconcile import Reconciler, TreeRecord
 from ditto_tui.corpus.records import CachedFile, FileEntry, Resolved
-from ditto_tui.corpus.scan import refused_reason, resolve_entries
+from ditto_tui.corpus.scan import resolve_entries
 from ditto_tui.corpus.walk import Walker, walk_order_key
 from ditto_tui.corpus.watch import RECONCILE_SECONDS, FolderWatcher, WatchState
 
@@ -168,7 +174,7 @@ class CorpusSession:
         ):
             return None
         if known.skip is not None and known.skip.reason != "binary file" and not (
-            entry.sniff and known.skip.reason == refused_reason(self.pipeline)
+            entry.sniff and known.skip.reason == refused_reason(self.pipeline.name)
         ):
             return None  # retry unreadable files (not those refused by their unchanged head)
         return known

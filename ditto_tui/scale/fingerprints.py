@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from ditto_tui.corpus.documents import DEFAULT_OPTIONS, ScanOptions
 from ditto_tui.corpus.ignore import DEFAULT_IGNORES, IGNORE_FILE
-from ditto_tui.corpus.reading import too_large
+from ditto_tui.corpus.reading import refused_reason, too_large
 from ditto_tui.scale.layout import (
     DOCS_RANK,
     FAMILIES,
@@ -47,7 +47,7 @@ from ditto_tui.scale.layout import (
     write_meta,
 )
 from ditto_tui.scale.local_tree import UNDECODABLE_REASON, local_tree
-from ditto_tui.scale.skip_rules import IGNORED, SNIFF, SkipRules, refused_reason
+from ditto_tui.scale.skip_rules import IGNORED, SNIFF, SkipRules
 
 if TYPE_CHECKING:
     import pyarrow as pa

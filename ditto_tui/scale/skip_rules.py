@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ditto_tui.corpus.reading import too_large
+from ditto_tui.corpus.reading import refused_reason, too_large
 
 if TYPE_CHECKING:
     from ditto_tui.core.fingerprint.pipeline import Pipeline
@@ -24,17 +24,12 @@ class PipelineRecipe(Protocol):
 
     def build(self) -> Pipeline: ...
 
-__all__ = ["IGNORED", "SNIFF", "PipelineRecipe", "SkipRules", "refused_reason"]
+__all__ = ["IGNORED", "SNIFF", "PipelineRecipe", "SkipRules"]
 
 #: :meth:`SkipRules.verdict` for a path that is no document and no skip.
 IGNORED = "\0ignored"
 #: :meth:`SkipRules.verdict` for a name the pipeline refuses whose first bytes decide.
 SNIFF = "\0sniff"
-
-
-def refused_reason(pipeline_name: str) -> str:
-    """The skip reason of a file the pipeline refuses (the in-process scan's words)."""
-    return f"not accepted by the {pipeline_name} pipeline"
 
 
 class SkipRules:
