@@ -489,3 +489,28 @@ async def test_excerpts_arriving_while_the_app_closes_are_dropped() -> None:
         screen.listing_warmed(4, "chain")  # a listing computed ahead meanwhile
         screen.excerpt_reader.set_excerpts([("a1.txt", "late")])  # and a read that ends then
         await pilot.pause()
+
+
+class _Unreadable(MemorySource):
+    """A corpus whose documents cannot be read (gone from disk, or a Spark run's results
+    opened on another machine)."""
+
+    def read_text(self, id: str, *, limit: int | None = None) -> str:
+        raise OSError(f"{id}: not readable here")
+
+
+async def test_a_k_step_over_unreadable_rows_is_drawn_without_waiting(monkeypatch: Any) -> None:
+    """Rows shown without their excerpt hold a key's frame until the excerpts are read;
+    rows that cannot be read end that wait as read ones do (blank), not at the hold's
+    time limit (50 ms a key, every key, when the whole corpus is unreadable)."""
+    monkeypatch.setattr(frame_pacing, "HOLD_FRAMES_S", 60.0)  # only the rows can end it
+    app = DittoApp(_Unreadable(corpus()), watch=False, max_k=8, k=3)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await quiet(pilot)
+        screen = app.main_screen
+        await pilot.press("right_square_bracket")
+        await wait_for(pilot, lambda: screen.view is not None and screen.view.request.k == 4)
+        assert screen.pacer.holding or app._batch_count == 0
+        await wait_for(pilot, lambda: app._batch_count == 0, timeout=5)
+        assert not screen.pacer.holding
+        assert screen.families_pane.border_subtitle != "clustering…"

@@ -208,9 +208,11 @@ class ExcerptReader:
                     if doc is not None and doc.kind == "html":
                         text = html_text(text)
                     line = excerpt(text, 80)
-            except Exception:  # not readable (yet): leave it blank, retry on the next refresh
-                continue
-            pending.append((centre, line))
+                pending.append((centre, line))
+            except Exception:  # not readable (yet): left blank, read again at the next refresh
+                pass
+            # (handed over at ``first`` even when none was readable: a key's frame that
+            # waits for the rows on screen is drawn now, not at the hold's time limit)
             if len(pending) >= 64 or index + 1 in (first, len(missing)):
                 host.app.call_from_thread(self.set_excerpts, pending)
                 pending = []
