@@ -71,16 +71,17 @@ def command() -> list[str]:
 
 
 class Terminal:
-    """The app on a pseudo-terminal: keys in, frames out (plain text of each frame)."""
+    """The app on a pseudo-terminal: keys in, frames out (plain text of each frame).
+    ``argv`` replaces the command (default: ``ditto-tui FOLDER``)."""
 
-    def __init__(self, folder: Path, cache: Path) -> None:
+    def __init__(self, folder: Path, cache: Path, argv: list[str] | None = None) -> None:
         self.master, slave = pty.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", LINES, COLUMNS, 0, 0))
         env = dict(os.environ, TERM="xterm-256color", COLUMNS=str(COLUMNS), LINES=str(LINES),
                    XDG_CACHE_HOME=str(cache))
         self.started = time.perf_counter()
         self.process = subprocess.Popen(
-            [*command(), str(folder)], stdin=slave, stdout=slave, stderr=slave, env=env,
+            argv or [*command(), str(folder)], stdin=slave, stdout=slave, stderr=slave, env=env,
             start_new_session=True, close_fds=True,
             # the pty is its controlling terminal, as in a terminal window: if this script
             # dies, the app gets SIGHUP (and does not go on reading a closed terminal)

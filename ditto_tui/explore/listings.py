@@ -16,8 +16,8 @@ from collections.abc import Callable
 
 from ditto_tui.core.families.clusters import Mode
 from ditto_tui.core.families.listing import FamilyListing
-from ditto_tui.core.index.near_index import NearIndex
 from ditto_tui.explore.events import ExplorerEvent, ListingWarmed
+from ditto_tui.explore.indexed import FamilyIndex
 from ditto_tui.explore.process_tuning import HeapPolicy
 from ditto_tui.explore.snapshot import Snapshot
 from ditto_tui.explore.view import ViewRequest, listing_notes
@@ -66,7 +66,7 @@ class Listings:
             return None
         return 0.0 if time.monotonic() - self._last_change >= WARM_AFTER else 0.1
 
-    def compute(self, index: NearIndex, snap: Snapshot, k: int, mode: Mode) -> bool:
+    def compute(self, index: FamilyIndex, snap: Snapshot, k: int, mode: Mode) -> bool:
         """Add the listing at ``(k, mode)`` to ``snap`` (the index as published); False
         when it was there already."""
         key = (max(0, min(k, self.max_k)), mode)
@@ -82,7 +82,7 @@ class Listings:
         self._settle_due = True
         return True
 
-    def warm_one(self, index: NearIndex, snap: Snapshot, request: ViewRequest) -> bool:
+    def warm_one(self, index: FamilyIndex, snap: Snapshot, request: ViewRequest) -> bool:
         """Compute one listing the user may ask for next (the request's k first, then the
         nearest ones, in its mode); settle the heap once all are warm. True when one was
         computed."""

@@ -43,7 +43,9 @@ class Snapshot:
     scanning: bool = False
     complete: bool = False
     listings: dict[tuple[int, str], FamilyListing] = field(default_factory=dict)
-    _arrays: list[tuple[list[str], np.ndarray]] = field(default_factory=list, repr=False)
+    #: the ids (any fixed order) and their fingerprints as an array, made on first use
+    #: unless the writer gave them
+    _arrays: list[tuple[Sequence[str], np.ndarray]] = field(default_factory=list, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def __repr__(self) -> str:
@@ -84,7 +86,7 @@ class Snapshot:
         out.sort(key=lambda m: (m.distance, m.id))
         return out
 
-    def _id_arrays(self) -> tuple[list[str], np.ndarray]:
+    def _id_arrays(self) -> tuple[Sequence[str], np.ndarray]:
         with self._lock:
             if not self._arrays:
                 ids = list(self.fingerprints)

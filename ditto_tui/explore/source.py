@@ -3,7 +3,8 @@
 ``CorpusSession`` (a folder), ``ResultsSession`` (Spark results) and
 :class:`~ditto_tui.explore.memory.MemorySource` meet it. Capabilities a source may add
 are separate runtime-checkable protocols, checked with ``isinstance`` (never probed by
-name): stored near pairs (:class:`PairStore`), re-indexing with another pipeline
+name): stored near pairs (:class:`PairStore`), families computed elsewhere
+(:class:`StoredFamilies`), re-indexing with another pipeline
 (:class:`PipelineSwitchable`), scan options (:class:`HasOptions`) and rescanning with
 others (:class:`OptionsSwitchable`), one-line excerpts for lists (:class:`Excerpts`),
 forgetting cached fingerprints found stale (:class:`ForgetsCached`).
@@ -24,6 +25,7 @@ from typing import Protocol, runtime_checkable
 
 from ditto_tui.core.fingerprint.pipeline import Pipeline
 from ditto_tui.core.index.pairs import UniquePairs
+from ditto_tui.core.index.stored import StoredIndex
 from ditto_tui.corpus.documents import (
     ChangeBatch,
     Document,
@@ -94,6 +96,19 @@ class PairStore(Protocol):
     def load_pairs(self, digest: str, k: int) -> UniquePairs | None: ...
 
     def store_pairs(self, pairs: UniquePairs) -> None: ...
+
+
+@runtime_checkable
+class StoredFamilies(Protocol):
+    """A source whose families were computed elsewhere (a Spark results folder).
+
+    When :meth:`stored_index` gives an index (it must hold every k the explorer offers:
+    the source is opened for that largest k), the source's scan delivers no batch: the
+    explorer shows the stored families and publishes the source's own ``fingerprints``
+    and ``documents`` (read-only mappings that never change) instead of indexing the
+    documents again."""
+
+    def stored_index(self) -> StoredIndex | None: ...
 
 
 @runtime_checkable

@@ -15,7 +15,6 @@ request and, when idle, for every other k ("warming").
 from __future__ import annotations
 
 import contextlib
-import itertools
 import queue
 import threading
 import time
@@ -23,15 +22,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-import numpy as np
-
 from ditto_tui.core.families.clusters import Mode
 from ditto_tui.core.families.listing import FamilyListing
 from ditto_tui.core.families.paths import NearGraph
-from ditto_tui.core.index.near_index import NearIndex
 from ditto_tui.core.index.pairs import UniquePairs
 from ditto_tui.corpus.documents import ChangeBatch, Document
-from ditto_tui.explore.contents import Contents
 from ditto_tui.explore.events import (
     ExplorerEvent,
     IndexUpdated,
@@ -40,6 +35,7 @@ from ditto_tui.explore.events import (
     SourceReplaced,
     WatchStateChanged,
 )
+from ditto_tui.explore.indexed import IndexedCorpus
 from ditto_tui.explore.listings import Listings
 from ditto_tui.explore.pacing import ScanPacer
 from ditto_tui.explore.process_tuning import HeapPolicy, preload
@@ -146,8 +142,7 @@ class IndexWriter:
         self._on_event = on_event
         self._on_publish = on_publish
         self._epoch = 0
-        self._index = NearIndex(max_k)
-        self._contents = Contents()
+        self._corpus = IndexedCorpus(max_k)
         self._listings = Listings(max_k, heap=heap, on_event=on_event)
         self._ops: queue.Queue[_Op] = queue.Queue()
         self._generation = 0
@@ -205,9 +200,9 @@ class IndexWriter:
         return self._listings.warming
 
     @property
-    def contents(self) -> Contents:
-        """The maps of the index (writer thread only)."""
-        return self._contents
+    def corpus(self) -> IndexedCorpus:
+        """The index and maps of the current source (writer thread only)."""
+        return self._corpus
 
     def want_warm(self) -> None:
         """The view request changed: listings of other k may be worth precomputing."""
@@ -280,7 +275,7 @@ class IndexWriter:
 
     def near_graph(self) -> NearGraph:
         """The index's pairs and merge order, after everything queued (blocking)."""
-        answer = self.ask(lambda: self._index.near_graph())
+        answer = self.ask(lambda: self._corpus.index.near_graph())
         assert isinstance(answer, NearGraph)
         return answer
 
@@ -305,12 +300,12 @@ class IndexWriter:
     # -- the writer thread's own state -------------------------------------------------
     def fingerprints(self) -> Mapping[str, int]:
         """id -> fingerprint of the index now (writer thread only)."""
-        return self._contents.fingerprints
+        return self._corpus.fingerprints()
 
     def records(self) -> Mapping[str, Document]:
         """The records of the documents in :meth:`fingerprints`, read-only (writer
         thread only)."""
-        return self._contents.records()
+        return self._corpus.records()
 
     # -- the thread ----------------------------------------------------------------------
     def _run(self) -> None:
@@ -361,7 +356,7 @@ class IndexWriter:
                     return
                 if isinstance(op, _Batch) and not op.watch and self._scanning:
                     if op.epoch == self._epoch and not pacer.hold(
-                        op.epoch, op.batch, len(self._contents)
+                        op.epoch, op.batch, len(self._corpus)
                     ):
                         release()
                     continue
@@ -412,27 +407,8 @@ class IndexWriter:
             # first paint)
             self._preloaded = True
             preload()
-        index, contents = self._index, self._contents
-        changed = False
-        gone = contents.gone(batch.removed) if watch else {}
-        for doc_id in batch.removed:
-            if index.remove(doc_id):
-                contents.removed(doc_id)
-                changed = True
-        n_new = len(batch.added) + len(batch.changed)
-        if n_new > 32:  # one array, no per-document copies (a scan may bring millions)
-            ids = [*batch.added, *batch.changed]  # a later duplicate wins, as in add_many
-            source = self._source
-            lookup = source.load_pairs if isinstance(source, PairStore) else None
-            values = np.fromiter(
-                itertools.chain(batch.added.values(), batch.changed.values()), np.uint64, n_new
-            )
-            index.add_many(ids, values, pairs=lookup)
-        else:
-            for given in (batch.added, batch.changed):
-                for doc_id, fp in given.items():
-                    index.add(doc_id, int(fp))
-        changed = contents.update(batch) or changed or bool(n_new)
+        gone = self._corpus.gone(batch.removed) if watch else {}
+        changed = self._corpus.apply(batch, self._source)
         if watch:
             self._touched.update(batch.touched())
             self._views.note_changes(batch, gone)
@@ -442,8 +418,7 @@ class IndexWriter:
         self._source = source
         self._epoch += 1
         self._complete = False
-        self._index = NearIndex(self.max_k)
-        self._contents = Contents()
+        self._corpus = IndexedCorpus(self.max_k)
         self._listings.forget()
         self._pacer.release()
         self._touched.clear()
@@ -453,7 +428,7 @@ class IndexWriter:
     def _publish(self) -> None:
         self._generation += 1
         self._listings.want_warm()
-        fingerprints, documents = self._contents.publish()  # shared until the next change
+        fingerprints, documents, arrays = self._corpus.publish()  # shared until a change
         snap = Snapshot(
             generation=self._generation,
             epoch=self._epoch,
@@ -463,6 +438,7 @@ class IndexWriter:
             skipped=tuple(self._source.skipped),
             scanning=self._scanning,
             complete=self._complete,
+            _arrays=[arrays] if arrays is not None else [],
         )
         self._snapshot = snap
         touched, self._touched = frozenset(self._touched), set()
@@ -475,22 +451,24 @@ class IndexWriter:
         with self._lock:
             self._scanning = False
         self._complete = True
+        if done.error is None and self._corpus.use_stored(self._source):
+            self._listings.changed()  # (a new index: its listings are computed afresh)
         self._publish()
         if self._views.request is None:  # nothing to warm (no UI): hand the heap back now
-            self._heap.settle(len(self._contents))
+            self._heap.settle(len(self._corpus))
         source = self._source
-        pairs = self._index.take_computed_pairs()
+        pairs = self._corpus.take_computed_pairs()
         if pairs is not None and done.error is None and isinstance(source, PairStore):
             self._store_thread = _store_later(source, pairs, self._on_event)
         self._on_event(
-            ScanEnded(done.error, done.switched, len(self._contents), len(self._snapshot.skipped))
+            ScanEnded(done.error, done.switched, len(self._corpus), len(self._snapshot.skipped))
         )
         self._on_event(WatchStateChanged(source.watch_state))
 
     def _compute_listing(self, k: int, mode: Mode) -> None:
         snap = self._snapshot
         if snap.generation == self._generation and self._listings.compute(
-            self._index, snap, k, mode
+            self._corpus.index, snap, k, mode
         ):
             self._views.wake()
 
@@ -500,7 +478,7 @@ class IndexWriter:
         snap = self._snapshot
         if request is None or snap.generation != self._generation or self._scanning:
             return
-        if self._listings.warm_one(self._index, snap, request):
+        if self._listings.warm_one(self._corpus.index, snap, request):
             self._views.wake()
 
     def _poll_notices(self) -> None:

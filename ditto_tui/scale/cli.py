@@ -304,7 +304,14 @@ def run_open(args: argparse.Namespace) -> int:
         return _error("pyarrow is not installed (pip install 'ditto-tui[spark]')")
     except (OSError, ValueError) as exc:
         return _error(str(exc))
-    session = ResultsSession(results, root=args.root)
+    max_k = args.max_k
+    if max_k is None:
+        max_k = max(results.levels) if results.levels else 8
+    k = args.k if args.k is not None else min(3, max_k)
+    if k > max_k:
+        return _error(f"-k {k} is larger than --max-k {max_k}")
+    # the stored families when they hold every k offered (else the explorer indexes)
+    session = ResultsSession(results, root=args.root, max_k=max_k)
     for notice in session.notices:
         print(f"{PROG}: {notice}", file=sys.stderr)
     if results.skipped:
@@ -314,12 +321,6 @@ def run_open(args: argparse.Namespace) -> int:
         listed = ", ".join(f"{n} {reason}" for reason, n in sorted(counts.items()))
         print(f"{PROG}: {len(results.skipped)} skipped ({listed}); the explorer lists them",
               file=sys.stderr)
-    max_k = args.max_k
-    if max_k is None:
-        max_k = max(results.levels) if results.levels else 8
-    k = args.k if args.k is not None else min(3, max_k)
-    if k > max_k:
-        return _error(f"-k {k} is larger than --max-k {max_k}")
     from ditto_tui.ui.app import DittoApp
 
     DittoApp(session, pipeline=session.pipeline, max_k=max_k, k=k, mode=args.mode,

@@ -9,7 +9,10 @@ presents the same data with the read-only part of
 ``scan``, ``documents``, ``fingerprints``, ``skipped``, ``read_bytes``, ``read_text``,
 ``mail_info``, ``watch_state`` and no-op watching) -- ``documents`` and ``fingerprints`` are
 mappings that build their values on access -- so the explorer
-(``DittoApp(session, watch=False)``) browses Spark results unchanged. Documents are read,
+(``DittoApp(session, watch=False)``) browses Spark results unchanged. Opened for a largest
+k the stored families cover, the session hands the explorer those families
+(:meth:`ResultsSession.stored_index`) and its scan delivers nothing: no index is built
+and no object is made per document. Documents are read,
 through :mod:`ditto_tui.corpus.reading`, only when the root is a local folder (or
 ``root=`` points at a local copy); otherwise reads raise OSError with a reason. The skips
 include the files Spark could not name (``\\xNN`` escapes in the id).
@@ -20,16 +23,16 @@ from __future__ import annotations
 import bisect
 import json
 import os
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, ItemsView, Iterator, Mapping, ValuesView
 from functools import cached_property
 from pathlib import Path
-from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import numpy as np
 
 from ditto_tui.core.fingerprint.simhash import Fingerprint
+from ditto_tui.core.index.stored import StoredIndex, distinct_nodes
 from ditto_tui.corpus.documents import (
     ChangeBatch,
     Document,
@@ -40,7 +43,7 @@ from ditto_tui.corpus.documents import (
     Skipped,
 )
 from ditto_tui.corpus.watch import WatchState
-from ditto_tui.scale.layout import DOCS_RANK, FAMILIES, FINGERPRINTS, SKIPPED, meta_name
+from ditto_tui.scale.layout import DOCS_RANK, FAMILIES, FINGERPRINTS, PAIRS_FP, SKIPPED, meta_name
 
 if TYPE_CHECKING:
     from ditto_tui.core.fingerprint.pipeline import Pipeline
@@ -71,9 +74,43 @@ class _ArrowStrings:
         return str(self._array[i].as_py())
 
 
+class ArrowIds:
+    """An Arrow string array of ids as a :class:`~ditto_tui.core.index.stored.IdColumn`;
+    the positions of ids named with ``remember`` are kept for :meth:`position` (a dict
+    of the family members, not of every id)."""
+
+    def __init__(self, array: Any) -> None:
+        self.array = array
+        self._known: dict[str, int] = {}
+
+    def __len__(self) -> int:
+        return len(self.array)
+
+    def __getitem__(self, position: int) -> str:
+        return str(self.array[position].as_py())
+
+    def take(self, positions: np.ndarray, *, remember: bool = False) -> list[str]:
+        names: list[str] = self.array.take(positions).to_pylist()
+        if remember:
+            self._known.update(zip(names, positions.tolist(), strict=True))
+        return names
+
+    def position(self, doc_id: str) -> int:
+        """Index of ``doc_id`` (a binary search over the array unless remembered);
+        KeyError when absent."""
+        known = self._known.get(doc_id)
+        if known is not None:
+            return known
+        i = bisect.bisect_left(_ArrowStrings(self.array), doc_id)
+        if i >= len(self.array) or self.array[i].as_py() != doc_id:
+            raise KeyError(doc_id)
+        return i
+
+
 class _Families(Mapping[int, np.ndarray]):
     """``families[k]``: per document position, the position of its family label (the
-    smallest member), computed on first access from the compact ``families`` table."""
+    smallest member), computed on access from the compact ``families`` table (the last
+    few are kept)."""
 
     def __init__(self, results: Results, levels: list[int], changes: Any) -> None:
         self._results = results
@@ -84,9 +121,12 @@ class _Families(Mapping[int, np.ndarray]):
     def __getitem__(self, k: int) -> np.ndarray:
         if k not in self._levels:
             raise KeyError(k)
-        hit = self._cache.get(k)
+        hit = self._cache.pop(k, None)
         if hit is None:
-            hit = self._cache[k] = self._results._labels_at(k, self._changes)
+            hit = self._results._labels_at(k, self._changes)
+        if len(self._cache) >= 3:
+            self._cache.pop(next(iter(self._cache)))
+        self._cache[k] = hit  # (the latest last)
         return hit
 
     def __iter__(self) -> Iterator[int]:
@@ -127,6 +167,7 @@ class Results:
         self.pipeline = pipeline
         self.options = options
         self.id_array = id_array
+        self.id_column = ArrowIds(id_array)
         self.fps = fps
         self.sizes = sizes
         self.offsets = offsets
@@ -156,10 +197,24 @@ class Results:
     def position(self, doc_id: str) -> int:
         """Index of ``doc_id`` in ``ids`` (a binary search on the Arrow array, no list is
         made); KeyError when absent."""
-        i = bisect.bisect_left(_ArrowStrings(self.id_array), doc_id)
-        if i >= len(self.fps) or self.id_array[i].as_py() != doc_id:
-            raise KeyError(doc_id)
-        return i
+        return self.id_column.position(doc_id)
+
+    def covers(self, max_k: int) -> bool:
+        """Whether stored families hold every k from 0 to ``max_k``."""
+        return all(k in self.families for k in range(max_k + 1))
+
+    def stored_pairs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """The stored fingerprint pairs ``(fp_a, fp_b, distance)`` (None without a
+        ``pairs-fp`` table)."""
+        folder = self.path / PAIRS_FP
+        if self.pairs_k is None or not folder.exists():
+            return None
+        table = _dataset_table(folder, ["fp_a", "fp_b", "distance"])
+        return (
+            table.column("fp_a").to_numpy().astype(np.int64, copy=False).view(np.uint64),
+            table.column("fp_b").to_numpy().astype(np.int64, copy=False).view(np.uint64),
+            table.column("distance").to_numpy().astype(np.int64),
+        )
 
     def id_at(self, i: int) -> str:
         """The id of document ``i``."""
@@ -170,14 +225,14 @@ class Results:
         return str(self.kind_array[i].as_py())
 
     @cached_property
-    def _nodes(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Distinct fingerprints, each one's first position, and each position's node."""
-        u, first, inv = np.unique(self.fps, return_index=True, return_inverse=True)
-        return u, first.astype(np.int64), inv.reshape(-1)
+    def nodes(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Distinct fingerprints, each one's first position, and each position's node
+        (:func:`~ditto_tui.core.index.stored.distinct_nodes`)."""
+        return distinct_nodes(self.fps)
 
     def _labels_at(self, k: int, changes: Any) -> np.ndarray:
-        u, first, inv = self._nodes
-        labels = first.copy()
+        u, first, inv = self.nodes
+        labels = first.astype(np.int32 if len(self.fps) < 2**31 else np.int64)
         if changes is not None and changes.num_rows:
             ks = changes.column("k").to_numpy()
             sel = np.flatnonzero(ks <= k)
@@ -316,16 +371,60 @@ class _Documents(_Lazy, FixedDocuments):
     """Every document of :class:`Results` by id, made on access; never changes."""
 
 
+class _Fingerprints(_Lazy):
+    """Every fingerprint of :class:`Results` by id, made on access; its values and items
+    are read in document order (no look-up by id)."""
+
+    def values(self) -> ValuesView[Any]:
+        return _InOrderValues(self, self._results)
+
+    def items(self) -> ItemsView[str, Any]:
+        return _InOrderItems(self, self._results)
+
+
+class _InOrderValues(ValuesView[Any]):
+    def __init__(self, mapping: Mapping[str, Any], results: Results) -> None:
+        super().__init__(mapping)
+        self._in_order = results
+
+    def __iter__(self) -> Iterator[Any]:
+        return map(Fingerprint, self._in_order.fps.tolist())
+
+
+class _InOrderItems(ItemsView[str, Any]):
+    def __init__(self, mapping: Mapping[str, Any], results: Results) -> None:
+        super().__init__(mapping)
+        self._in_order = results
+
+    def __iter__(self) -> Iterator[tuple[str, Any]]:
+        results = self._in_order
+        return zip(results.ids, map(Fingerprint, results.fps.tolist()), strict=True)
+
+
 class ResultsSession:
     """A read-only, CorpusSession-like view of :class:`Results` for the explorer.
 
     ``root`` overrides where documents are read from (a local copy of the corpus);
     by default the results' root when it is a local folder. Never watches: ``watch_state``
-    is ``"off"`` and the watching methods do nothing.
+    is ``"off"`` and the watching methods do nothing. With ``max_k`` (the largest k the
+    explorer offers) covered by the stored families, :meth:`stored_index` gives them and
+    :meth:`scan` delivers no batch (see ``explore.source.StoredFamilies``).
     """
 
-    def __init__(self, results: Results, *, root: str | os.PathLike[str] | None = None) -> None:
+    def __init__(
+        self,
+        results: Results,
+        *,
+        root: str | os.PathLike[str] | None = None,
+        max_k: int | None = None,
+    ) -> None:
         self.results = results
+        self._stored: StoredIndex | None = None
+        if max_k is not None and results.covers(max_k):
+            self._stored = StoredIndex(
+                results.id_column, results.fps, results.families.__getitem__, max_k,
+                pairs=results.stored_pairs, nodes=lambda: results.nodes,
+            )
         local = str(root) if root is not None else local_root(results.root_uri)
         self.readable = local is not None and os.path.isdir(local)
         self.root = Path(local if local is not None else results.path)
@@ -342,7 +441,7 @@ class ResultsSession:
         base = str(self.root)
         self._base = base
         self._docs = _Documents(results, self._document)
-        self._fps: Mapping[str, Fingerprint] | None = None
+        self._fps = _Fingerprints(results, lambda i: Fingerprint(int(results.fps[i])))
         self._skipped = [
             Skipped(s_id, os.path.join(base, *s_id.split("/")), reason)
             for s_id, reason in results.skipped
@@ -364,13 +463,12 @@ class ResultsSession:
 
     @property
     def fingerprints(self) -> Mapping[str, Fingerprint]:
-        """Every fingerprint by id (a read-only mapping, built on first access)."""
-        if self._fps is None:
-            fps = self.results.fps.tolist()
-            self._fps = MappingProxyType(
-                dict(zip(self.results.ids, map(Fingerprint, fps), strict=True))
-            )
+        """Every fingerprint by id (a read-only mapping; values made on access)."""
         return self._fps
+
+    def stored_index(self) -> StoredIndex | None:
+        """The stored families, when they cover the ``max_k`` the session was opened for."""
+        return self._stored
 
     @property
     def skipped(self) -> list[Skipped]:
@@ -385,7 +483,13 @@ class ResultsSession:
         on_batch: Callable[[ChangeBatch], None] | None = None,
         cancelled: Callable[[], bool] = lambda: False,
     ) -> ChangeBatch:
-        """Deliver the stored fingerprints as if scanned (in batches of ``BATCH_DOCS``)."""
+        """Deliver the stored fingerprints as if scanned (in batches of ``BATCH_DOCS``);
+        nothing when the explorer shows the stored families (:meth:`stored_index`)."""
+        if self._stored is not None:
+            n = len(self.results)
+            if on_progress is not None:
+                on_progress(ScanProgress(n, n, 0, 0.0))
+            return ChangeBatch(skipped=list(self._skipped), documents=self._docs)
         ids = self.results.ids
         fps = self.results.fps
         n = len(ids)

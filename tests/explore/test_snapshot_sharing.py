@@ -26,7 +26,7 @@ def test_a_snapshot_keeps_its_fingerprints_and_shares_them_until_a_change():
         explorer.call(explorer._writer._publish)  # a publication without a change
         second = explorer.snapshot
         assert second.generation > first.generation
-        assert explorer._writer.contents.published
+        assert explorer._writer.corpus.contents.published
         source.write({"d0": 12345, "new": 99})
         source.delete(["d1"])
         assert explorer.wait_idle()

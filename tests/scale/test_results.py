@@ -15,6 +15,8 @@ import pytest
 
 from ditto_tui.core.families.clusters import clusters
 from ditto_tui.core.fingerprint.pipeline import make_pipeline
+from ditto_tui.core.index.near_index import NearIndex
+from ditto_tui.core.index.pairs import unique_pairs
 from ditto_tui.corpus.session import CorpusSession
 
 pa = pytest.importorskip("pyarrow", reason="pyarrow is not installed (extra 'spark')")
@@ -88,6 +90,13 @@ def results_dir(tmp_path: Path) -> tuple[Path, Path, dict[str, int]]:
     _write(out, "families", _compact_families(ranked, fps), {
         "fp": pa.int64(), "k": pa.int32(), "family": pa.int64()})
     _meta(out, "families", {"max_k": MAX_K, "levels": list(range(MAX_K + 1))})
+    distinct = np.unique(np.array(list(fps.values()), dtype=np.uint64))
+    a, b, d = unique_pairs(distinct, MAX_K)
+    _write(out, "pairs-fp", {
+        "fp_a": distinct[a].view(np.int64).tolist(), "fp_b": distinct[b].view(np.int64).tolist(),
+        "distance": d.tolist(),
+    }, {"fp_a": pa.int64(), "fp_b": pa.int64(), "distance": pa.int32()})
+    _meta(out, "pairs", {"k": MAX_K})
     return out, root, fps
 
 
@@ -125,6 +134,48 @@ async def test_the_explorer_browses_results_like_a_corpus(results_dir) -> None:
         member = next(iter(next(iter(shown))))
         assert session.read_text(member)  # previews read the local corpus
     assert len(app.snapshot) == len(fps)
+
+
+async def test_the_explorer_shows_the_stored_families_without_indexing(results_dir) -> None:
+    """Opened for a k the run stored, nothing is indexed again: the scan delivers no
+    document, yet every k and both groupings list what an index of the same
+    fingerprints lists."""
+    from ditto_tui.ui.app import DittoApp
+    from ditto_tui.ui.widgets.family_table import FamilyTable
+
+    out, _, fps = results_dir
+    results = load_results(out)
+    session = ResultsSession(results, max_k=MAX_K)
+    assert session.stored_index() is not None
+    assert not session.scan().added  # the explorer reads the stored families instead
+    near = NearIndex(MAX_K)
+    near.add_many(list(fps), list(fps.values()))
+    app = DittoApp(session, pipeline=session.pipeline, max_k=MAX_K, k=3, watch=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        for key, k, mode in (("", 3, "chain"), ("left_square_bracket", 2, "chain"),
+                             ("g", 2, "star"), ("right_square_bracket", 3, "star")):
+            if key:
+                await pilot.press(key)
+                await settle(pilot)
+            view = app.main_screen.view
+            assert view is not None and (view.request.k, view.request.mode) == (k, mode)
+            shown = list(app.main_screen.query_one(FamilyTable).families)
+            expected = [f for f in near.family_listing(k, mode=mode) if f.size > 1]
+            assert shown == expected and shown
+        member = shown[0].members[-1]
+        assert [m.id for m in app.snapshot.near(fps[member], 0)] == sorted(
+            i for i, v in fps.items() if v == fps[member])
+    assert len(app.snapshot) == len(fps)
+    assert dict(session.fingerprints.items()) == fps
+    assert list(session.fingerprints.values()) == [fps[i] for i in sorted(fps)]
+
+
+def test_a_session_opened_beyond_the_stored_k_indexes_its_documents(results_dir) -> None:
+    out, _, fps = results_dir
+    session = ResultsSession(load_results(out), max_k=MAX_K + 1)
+    assert session.stored_index() is None
+    assert dict(session.scan().added) == fps
 
 
 def test_the_families_summary_counts_each_family_once() -> None:

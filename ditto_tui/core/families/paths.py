@@ -14,6 +14,7 @@ the fewest hops (breadth-first search over the links up to that distance).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,9 +42,12 @@ class NearGraph:
     b: np.ndarray
     d: np.ndarray
     labels: tuple[np.ndarray, ...]
-    doc_ids: list[str]
+    doc_ids: Sequence[str]
     doc_node: np.ndarray
     max_k: int
+    #: the position of an id in ``doc_ids`` (KeyError when absent), when the caller has a
+    #: faster way than a dict of every id (made on the first look-up otherwise)
+    locate: Callable[[str], int] | None = field(default=None, repr=False)
     _by_id: dict[str, int] = field(default_factory=dict, repr=False)
     _graphs: dict[tuple[int, int], tuple[np.ndarray, object]] = field(default_factory=dict, repr=False)
 
@@ -64,6 +68,8 @@ class NearGraph:
 
     def node_of(self, doc_id: str) -> int:
         """The node of ``doc_id``; ``KeyError`` if it is not in the snapshot."""
+        if self.locate is not None:
+            return int(self.doc_node[self.locate(doc_id)])
         if not self._by_id:
             self._by_id.update(zip(self.doc_ids, range(len(self.doc_ids)), strict=True))
         return int(self.doc_node[self._by_id[doc_id]])

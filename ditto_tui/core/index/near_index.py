@@ -45,6 +45,7 @@ import numpy as np
 from ditto_tui.core.families.clusters import MODES, Family, Mode, describe_family, family_diameter
 from ditto_tui.core.families.listing import FamilyListing
 from ditto_tui.core.families.star import star_centres
+from ditto_tui.core.families.stats import VECTOR_FAMILY, group_stats
 from ditto_tui.core.fingerprint import engine
 from ditto_tui.core.fingerprint.simhash import Fingerprint, popcount64
 from ditto_tui.core.index.hierarchy import Growable, Hierarchy, grow, merge_order
@@ -65,7 +66,6 @@ __all__ = ["Match", "NearIndex", "ProbeDesign"]
 _U64 = np.uint64
 _MAX64 = (1 << 64) - 1
 _LABEL_CACHE = 1  # label arrays kept (4 bytes a distinct fingerprint each)
-_VECTOR_FAMILY = 64  # families up to this size get their statistics in one numpy pass
 _FAMILY_CACHE = 40  # listings kept for the current generation (every k, both modes)
 _PATCH_LIMIT = 256  # at most this many changed documents: a listing is patched
 _WALK = 32  # steps along a slot's cycle of documents before searching them all
@@ -85,43 +85,6 @@ class Match:
     id: str
     fp: Fingerprint
     distance: int
-
-
-def _small_stats(
-    fps: np.ndarray, starts: np.ndarray, lens: np.ndarray, small: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Medoid position (within its group) and diameter of every group of ``fps`` (groups
-    are ``lens`` consecutive entries from ``starts``), vectorised over all the groups
-    marked ``small`` at once (others get 0, 0). The medoid minimises the sum of distances
-    to the members, ties to the earliest member, exactly like ``describe_family``."""
-    n_groups = len(starts)
-    centre = np.zeros(n_groups, np.int64)
-    diameter = np.zeros(n_groups, np.int64)
-    if not small.any():
-        return centre, diameter
-    g_starts, g_lens = starts[small], lens[small]
-    # members of the small groups, with their group's start and size
-    member = np.repeat(g_starts, g_lens) + (
-        np.arange(int(g_lens.sum())) - np.repeat(np.cumsum(g_lens) - g_lens, g_lens)
-    )
-    m_start = np.repeat(g_starts, g_lens)
-    m_len = np.repeat(g_lens, g_lens)
-    # every (member, other member of its group) pair
-    left = np.repeat(np.arange(len(member)), m_len)
-    other = np.repeat(m_start, m_len) + (
-        np.arange(int(m_len.sum())) - np.repeat(np.cumsum(m_len) - m_len, m_len)
-    )
-    dist = popcount64(fps[member[left]] ^ fps[other]).astype(np.int64)
-    sums = np.bincount(left, weights=dist, minlength=len(member)).astype(np.int64)
-    m_first = np.cumsum(m_len) - m_len  # each member's first pair
-    farthest = np.maximum.reduceat(dist, m_first)
-    g_first = np.cumsum(g_lens) - g_lens  # each group's first member
-    diameter[small] = np.maximum.reduceat(farthest, g_first)
-    group_of = np.repeat(np.arange(len(g_starts)), g_lens)
-    order = np.lexsort((member, sums, group_of))  # per group: smallest sum, then earliest
-    best = order[g_first]
-    centre[small] = member[best] - g_starts
-    return centre, diameter
 
 
 def _family_order(family: Family) -> tuple[int, str]:
@@ -905,8 +868,8 @@ class NearIndex:
             starts = np.append(0, cuts)
             lens = np.diff(np.append(starts, len(docs)))
             fps = self._u_fp[self._doc_u[docs]]
-            small = lens <= _VECTOR_FAMILY
-            centre_pos, diameter = _small_stats(fps, starts, lens, small)
+            small = lens <= VECTOR_FAMILY
+            centre_pos, diameter = group_stats(fps, starts, lens, small)
             keys = doc_group[starts].tolist()
             starts_l, lens_l = starts.tolist(), lens.tolist()
             small_l, centre_l, diameter_l = small.tolist(), centre_pos.tolist(), diameter.tolist()
