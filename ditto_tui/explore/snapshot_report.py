@@ -12,6 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from ditto_tui.core.families.clusters import Family, Mode
 from ditto_tui.core.fingerprint.pipeline import Pipeline
 from ditto_tui.core.index.near_index import NearIndex
@@ -77,8 +79,8 @@ def write_snapshot_report(
     cannot be written; a failed write leaves no partial file.
     """
     index = NearIndex(snapshot.max_k)
-    ids = list(snapshot.fingerprints)
-    index.add_many(ids, [snapshot.fingerprints[i] for i in ids])
+    ids = list(snapshot.fingerprints)  # (keys and values of a mapping: the same order)
+    index.add_many(ids, np.fromiter(snapshot.fingerprints.values(), np.uint64, len(ids)))
     report, _ = write_html_report(
         _SnapshotCorpus(source, snapshot),
         index,
