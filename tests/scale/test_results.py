@@ -6,6 +6,7 @@ is checked against the in-process path in test_spark.py), from the UI tests' cor
 
 from __future__ import annotations
 
+import argparse
 import json
 import shutil
 from pathlib import Path
@@ -187,3 +188,22 @@ def test_the_families_summary_counts_each_family_once() -> None:
     changes = pa.table({"fp": [2, 4, 3, 4], "k": [1, 1, 2, 2], "family": [10, 12, 10, 10]})
     dup = pa.table({"fp": [9, 1], "first": [50, 10]})
     assert _multi_families(changes, dup, [0, 1, 2]) == {0: 2, 1: 3, 2: 2}
+
+
+def test_open_hands_the_explorer_the_stored_families(results_dir, monkeypatch) -> None:
+    """``ditto-tui open`` opens the session for its largest k: the stored families are
+    shown (nothing indexed) unless --max-k asks for more than the run stored."""
+    from ditto_tui.scale import cli
+    from ditto_tui.ui.app import DittoApp
+
+    out, _, _ = results_dir
+    opened: list[DittoApp] = []
+    monkeypatch.setattr(DittoApp, "run", lambda self: opened.append(self))
+    parser = argparse.ArgumentParser()
+    cli.add_open_parser(parser.add_subparsers())
+    for argv, stored in ((["open", str(out)], True), (["open", str(out), "--max-k", "6"], False)):
+        assert cli.run_open(parser.parse_args(argv)) == 0
+        source = opened[-1].explorer.source
+        assert isinstance(source, ResultsSession)
+        assert (source.stored_index() is not None) is stored
+        assert opened[-1].explorer.max_k == (MAX_K if stored else 6)
