@@ -312,6 +312,10 @@ def run_open(args: argparse.Namespace) -> int:
         return _error(f"-k {k} is larger than --max-k {max_k}")
     # the stored families when they hold every k offered (else the explorer indexes)
     session = ResultsSession(results, root=args.root, max_k=max_k)
+    if session.stored_index() is None:
+        stored = f"families up to k={max(results.levels)}" if results.levels else "no families"
+        print(f"{PROG}: the run stored {stored}; indexing the fingerprints for k up to "
+              f"{max_k} (slower to open)", file=sys.stderr)
     for notice in session.notices:
         print(f"{PROG}: {notice}", file=sys.stderr)
     if results.skipped:

@@ -190,7 +190,7 @@ def test_the_families_summary_counts_each_family_once() -> None:
     assert _multi_families(changes, dup, [0, 1, 2]) == {0: 2, 1: 3, 2: 2}
 
 
-def test_open_hands_the_explorer_the_stored_families(results_dir, monkeypatch) -> None:
+def test_open_hands_the_explorer_the_stored_families(results_dir, monkeypatch, capsys) -> None:
     """``ditto-tui open`` opens the session for its largest k: the stored families are
     shown (nothing indexed) unless --max-k asks for more than the run stored."""
     from ditto_tui.scale import cli
@@ -207,3 +207,5 @@ def test_open_hands_the_explorer_the_stored_families(results_dir, monkeypatch) -
         assert isinstance(source, ResultsSession)
         assert (source.stored_index() is not None) is stored
         assert opened[-1].explorer.max_k == (MAX_K if stored else 6)
+        said = capsys.readouterr().err
+        assert ("indexing the fingerprints for k up to 6" in said) is not stored
