@@ -9,8 +9,11 @@ reads the frames the app writes:
   median of ``--runs`` launches;
 - ``open_<n>_rss_mb``: the app's peak resident memory (``VmHWM``) after that and the
   keys below;
-- ``open_<n>_k_step_p50_ms`` / ``_p99_ms``: ``[`` and ``]`` alternately between k=2 and
-  k=3, key to the frame showing the new k;
+- ``open_<n>_settled_s``: from launch until the app is idle (the listings of the other k,
+  the k chart and the member lists computed after the first paint: under 5 % of a core
+  over half a second);
+- ``open_<n>_k_step_p50_ms`` / ``_p99_ms``: once settled, ``[`` and ``]`` alternately
+  between k=2 and k=3, key to the frame showing the new k;
 - ``open_<n>_next_family_p50_ms``: the down arrow in the family list, key to the frame
   that shows the next family's members.
 
@@ -114,6 +117,18 @@ def ready(n: int, families: int, k: int) -> re.Pattern[str]:
     return re.compile(rf"{n:,} docs · .*\b{families:,} families · k={k}\b")
 
 
+def settled(term: Terminal, timeout: float = 120.0) -> None:
+    """Read frames until the app uses under 5 % of a core over half a second."""
+    deadline = time.perf_counter() + timeout
+    while time.perf_counter() < deadline:
+        before, start = term.cpu_seconds(), time.perf_counter()
+        term.drain(0.5)
+        while time.perf_counter() - start < 0.5:
+            term.frames(0.5 - (time.perf_counter() - start))
+        if term.cpu_seconds() - before < 0.05 * (time.perf_counter() - start):
+            return
+
+
 def peak_rss_mb(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmHWM:"):
@@ -156,7 +171,8 @@ def main() -> None:
             times.append(term.until(ready(n, families, 3), timeout=600, since=term.started))
             if run < args.runs - 1:
                 continue
-            term.drain(1.0)
+            settled(term)
+            emit(f"{name}_settled_s", time.perf_counter() - term.started, "s")
             term.key(b"[")
             term.until(at_k(2))
             term.drain(1.0)
