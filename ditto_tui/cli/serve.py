@@ -1,0 +1,165 @@
+"""``serve``: the explorer in a browser tab, served by textual-serve.
+
+``ditto-tui serve PATH [--host H] [--port P] [explore options]`` listens on ``H:P``
+(127.0.0.1:8000 by default) and runs, for every browser tab that opens the page, a process
+of its own: ``python -m ditto_tui explore PATH [explore options]`` with Textual's web
+driver (:func:`child_command`). The tabs share the folder, its fingerprint cache and its
+review store, each a SQLite database that one process writes at a time (see
+:mod:`ditto_tui.corpus.review`): what one tab decides shows in the others within about a
+second, and of two decisions on the same document the later one stays.
+
+Binding an address other than a loopback one takes an explicit ``--host`` and prints one
+warning line: whoever reaches the port can act on the files (``--read-only`` lets them
+only look). The review store is created (and with ``--fresh`` set aside) once, here,
+before the first tab opens; the tabs never get ``--fresh``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import os
+import shlex
+import socket
+import sys
+from typing import TYPE_CHECKING, Any
+
+from ditto_tui.cli.argtypes import integer
+from ditto_tui.cli.errors import CommandError, UsageError
+from ditto_tui.cli.explore import add_explore_options
+from ditto_tui.cli.options import Parser
+from ditto_tui.cli.output import PROG, Output, warn
+
+if TYPE_CHECKING:
+    from ditto_tui.cli.options import Subcommands
+
+__all__ = ["add_parsers", "child_command", "cmd_serve", "explore_argv", "is_loopback"]
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8000
+#: The options of ``serve`` itself, never handed to the tabs' explorers.
+_SERVER_ONLY = ("fresh",)
+
+
+def add_parsers(sub: Subcommands) -> None:
+    """Add ``serve``."""
+    p = sub.add_parser(
+        "serve", help="serve the explorer to web browsers (one session per tab)",
+        description="Serve the explorer on PATH as a web page: every browser tab gets its "
+        "own session on the same folder, fingerprint cache and review store.")
+    p.add_argument("path", metavar="PATH", help="folder to explore")
+    p.add_argument("--host", default=DEFAULT_HOST,
+                   help=f"address to listen on (default {DEFAULT_HOST}: this machine only; "
+                   "any other lets whoever reaches the port act on the files)")
+    p.add_argument("--port", type=integer, default=DEFAULT_PORT,
+                   help=f"port to listen on (default {DEFAULT_PORT})")
+    p.add_argument("--public-url", default=None, metavar="URL",
+                   help="the address browsers use to reach the server (behind a proxy; "
+                   "default http://HOST:PORT)")
+    add_explore_options(p)
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` names only this machine (127.0.0.0/8, ::1, localhost)."""
+    if host.lower() in ("localhost", "localhost."):
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def explore_argv(args: argparse.Namespace) -> list[str]:
+    """The explore options of ``args`` as command-line words (those not at their default,
+    less :data:`_SERVER_ONLY`), for the tabs' ``explore`` command."""
+    parser = Parser(add_help=False)
+    add_explore_options(parser)
+    words: list[str] = []
+    for action in parser._actions:  # argparse has no public listing of its options
+        if not action.option_strings or action.dest in _SERVER_ONLY:
+            continue
+        value = vars(args)[action.dest]
+        if value == action.default:
+            continue
+        flag = action.option_strings[-1]  # the long spelling
+        if isinstance(action, argparse._StoreTrueAction):
+            words.append(flag)
+        elif isinstance(value, list):
+            for item in value:
+                words += [flag, str(item)]
+        else:
+            words += [flag, str(value)]
+    return words
+
+
+def child_command(root: str, options: list[str]) -> str:
+    """The shell command textual-serve runs for each tab: this Python, this package's
+    ``explore`` on ``root`` (absolute) with ``options``; every word quoted."""
+    return shlex.join([sys.executable, "-m", "ditto_tui", "explore", *options, "--", root])
+
+
+def _public_url(host: str, port: int) -> str:
+    if host in ("0.0.0.0", "::", ""):  # every address: name the machine, not the wildcard
+        host = socket.gethostname()
+    if ":" in host and not host.startswith("["):
+        host = f"[{host}]"
+    return f"http://{host}:{port}"
+
+
+def _prepare_review(root: str, args: argparse.Namespace) -> None:
+    """Create the review store once (and set it aside with ``--fresh``) before any tab
+    opens it; notices go to stderr. A store that cannot be placed is the tabs' to say."""
+    from ditto_tui.corpus.review import ReviewStore
+
+    notices: list[str] = []
+    try:
+        ReviewStore.for_root(root, cache_dir=args.cache, fresh=args.fresh,
+                             notices=notices).close()
+    except (ValueError, OSError):
+        return
+    for notice in notices:
+        warn(notice)
+
+
+def cmd_serve(args: argparse.Namespace, out: Output) -> int:
+    if not os.path.isdir(args.path):
+        raise CommandError(f"{args.path}: not a folder")
+    if not 0 < args.port < 65536:
+        raise UsageError(f"--port {args.port} is out of range: 1..65535")
+    if args.read_only and args.fresh:
+        raise CommandError("--fresh sets the review aside: not in a --read-only session")
+    if args.screenshots is not None:
+        args.screenshots = os.path.abspath(args.screenshots)
+    root = os.path.abspath(args.path)
+    if not is_loopback(args.host):
+        if args.read_only:
+            warn(f"warning: serving on {args.host}: anyone who can reach port {args.port} "
+                 f"can read the documents in {root}")
+        else:
+            warn(f"warning: serving on {args.host}: anyone who can reach port {args.port} "
+                 f"can act on the files in {root} (trash, move, link); --read-only prevents it")
+    _prepare_review(root, args)
+    command = child_command(root, explore_argv(args))
+    public_url = args.public_url or _public_url(args.host, args.port)
+    try:
+        _serve(command, args.host, args.port, public_url, root=root, read_only=args.read_only)
+    except OSError as exc:
+        raise CommandError(f"cannot listen on {args.host}:{args.port}: "
+                           f"{exc.strerror or exc}") from None
+    return 0
+
+
+def _serve(command: str, host: str, port: int, public_url: str, *, root: str,
+           read_only: bool) -> None:
+    from textual_serve.server import Server
+
+    class _Server(Server):
+        """textual-serve's server, with one line of our own at start instead of its
+        banner (which would show the whole command)."""
+
+        async def on_startup(self, app: Any) -> None:
+            mode = " (read-only)" if read_only else ""
+            print(f"{PROG}: serving {root}{mode} at {self.public_url} "
+                  "(one session per browser tab; Ctrl+C stops)", flush=True)
+
+    _Server(command, host=host, port=port, title=PROG, public_url=public_url).serve()
