@@ -108,14 +108,17 @@ def _public_url(host: str, port: int) -> str:
 
 def _prepare_review(root: str, args: argparse.Namespace) -> None:
     """Create the review store once (and set it aside with ``--fresh``) before any tab
-    opens it; notices go to stderr. A store that cannot be placed is the tabs' to say."""
+    opens it; notices go to stderr. A cache folder inside the corpus is refused here, as
+    ``explore`` refuses it; a store that cannot be written is the tabs' to say."""
     from ditto_tui.corpus.review import ReviewStore
 
     notices: list[str] = []
     try:
         ReviewStore.for_root(root, cache_dir=args.cache, fresh=args.fresh,
                              notices=notices).close()
-    except (ValueError, OSError):
+    except ValueError as exc:
+        raise CommandError(str(exc)) from None
+    except OSError:
         return
     for notice in notices:
         warn(notice)

@@ -98,6 +98,9 @@ def test_refused_options(tmp_path, monkeypatch, capsys):
     assert code == 2 and "--port" in err[0] and not calls
     code, err, calls = run_serve(monkeypatch, capsys, str(tmp_path / "corpus"), "-k", "9")
     assert code == 2 and "--max-k" in err[0] and not calls
+    code, err, calls = run_serve(monkeypatch, capsys, str(tmp_path / "corpus"),
+                                 "--cache", str(tmp_path / "corpus" / "cache"))
+    assert code == 1 and "must not be inside" in err[0] and len(err) == 1 and not calls
 
 
 def test_the_review_store_is_made_once_and_fresh_sets_it_aside_once(tmp_path, monkeypatch,
