@@ -40,27 +40,31 @@ def refusals(app: DittoApp) -> list[str]:
     return [n.message for n in app._notifications if "read-only" in n.message]
 
 
-@pytest.mark.parametrize("key, words", [
+#: Each key that changes something, and the words of its refusal.
+REFUSED = [
     ("k", "decisions are not recorded"), ("d", "decisions are not recorded"),
     ("N", "decisions are not recorded"), ("D", "decisions are not recorded"),
     ("r", "decisions are not recorded"), ("i", "decisions are not recorded"),
     ("I", "decisions are not recorded"), ("R", "decisions are not recorded"),
     ("A", "no file is trashed, moved or linked"), ("u", "nothing is undone"),
     ("x", "nothing is exported"),
-])
-async def test_each_change_is_refused_with_a_notice_and_no_dialog(places, sessions, key, words):
+]
+
+
+async def test_each_change_is_refused_with_a_notice_and_no_dialog(places, sessions):
     root, cache = places
     app = open_app(root, cache, sessions, policy=SessionPolicy(read_only=True))
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(pilot)
         screen = app.main_screen
-        member = screen.selected_member()
-        assert member is not None
-        await pilot.press(key)
-        await wait_for(pilot, lambda: refusals(app))
+        assert screen.selected_member() is not None
+        for count, (key, words) in enumerate(REFUSED, 1):
+            await pilot.press(key)
+            await wait_for(pilot, lambda count=count: len(refusals(app)) >= count)
+            await pilot.pause()
+            assert len(refusals(app)) == count and words in refusals(app)[-1], key
+            assert isinstance(app.screen, MainScreen), key  # no dialog opened
         await settle(pilot)
-        assert len(refusals(app)) == 1 and words in refusals(app)[0]
-        assert isinstance(app.screen, MainScreen)  # no dialog opened
         assert dict(screen.review.decisions) == {} and not screen.review.reviewed
         store = app.explorer.review_store
         assert store is not None and store.decision_records() == []
