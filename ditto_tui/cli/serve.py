@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
+import logging
 import os
 import shlex
 import socket
@@ -158,7 +159,12 @@ def _serve(command: str, host: str, port: int, public_url: str, *, root: str,
 
     class _Server(Server):
         """textual-serve's server, with one line of our own at start instead of its
-        banner (which would show the whole command)."""
+        banner (which would show the whole command), and without a log line for every
+        request (each page load is four); errors are still logged."""
+
+        def initialize_logging(self) -> None:
+            super().initialize_logging()
+            logging.getLogger("aiohttp.access").setLevel(logging.WARNING)
 
         async def on_startup(self, app: Any) -> None:
             mode = " (read-only)" if read_only else ""
