@@ -10,7 +10,10 @@ second, and of two decisions on the same document the later one stays.
 
 Binding an address other than a loopback one takes an explicit ``--host`` and prints one
 warning line: whoever reaches the port can act on the files (``--read-only`` lets them
-only look). The review store is created (and with ``--fresh`` set aside) once, here,
+only look). A session's websocket is refused to a page of another origin
+(:func:`allowed_origins`): browsers let any web page open a websocket to 127.0.0.1, and a
+page elsewhere (or a name of its own made to resolve to this machine) must not type keys
+into the explorer. The review store is created (and with ``--fresh`` set aside) once, here,
 before the first tab opens; the tabs never get ``--fresh``.
 """
 
@@ -34,7 +37,14 @@ from ditto_tui.cli.output import PROG, Output, warn
 if TYPE_CHECKING:
     from ditto_tui.cli.options import Subcommands
 
-__all__ = ["add_parsers", "child_command", "cmd_serve", "explore_argv", "is_loopback"]
+__all__ = [
+    "add_parsers",
+    "allowed_origins",
+    "child_command",
+    "cmd_serve",
+    "explore_argv",
+    "is_loopback",
+]
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
@@ -99,6 +109,19 @@ def child_command(root: str, options: list[str]) -> str:
     return shlex.join([sys.executable, "-m", "ditto_tui", "explore", *options, "--", root])
 
 
+def allowed_origins(public_url: str, host: str, port: int) -> frozenset[str]:
+    """The ``Origin`` values whose pages may open a session: the public URL's, and on a
+    loopback address its other loopback spellings (``localhost``, ``127.0.0.1``,
+    ``[::1]``) at the same port."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(public_url)
+    origins = {f"{parts.scheme}://{parts.netloc}".lower()}
+    if is_loopback(host):
+        origins |= {f"http://{name}:{port}" for name in ("localhost", "127.0.0.1", "[::1]")}
+    return frozenset(origins)
+
+
 def _public_url(host: str, port: int) -> str:
     if host in ("0.0.0.0", "::", ""):  # every address: name the machine, not the wildcard
         host = socket.gethostname()
@@ -146,7 +169,8 @@ def cmd_serve(args: argparse.Namespace, out: Output) -> int:
     command = child_command(root, explore_argv(args))
     public_url = args.public_url or _public_url(args.host, args.port)
     try:
-        _serve(command, args.host, args.port, public_url, root=root, read_only=args.read_only)
+        _serve(command, args.host, args.port, public_url, root=root, read_only=args.read_only,
+               origins=allowed_origins(public_url, args.host, args.port))
     except OSError as exc:
         raise CommandError(f"cannot listen on {args.host}:{args.port}: "
                            f"{exc.strerror or exc}") from None
@@ -154,7 +178,8 @@ def cmd_serve(args: argparse.Namespace, out: Output) -> int:
 
 
 def _serve(command: str, host: str, port: int, public_url: str, *, root: str,
-           read_only: bool) -> None:
+           read_only: bool, origins: frozenset[str]) -> None:
+    from aiohttp import web
     from textual_serve.server import Server
 
     class _Server(Server):
@@ -165,6 +190,15 @@ def _serve(command: str, host: str, port: int, public_url: str, *, root: str,
         def initialize_logging(self) -> None:
             super().initialize_logging()
             logging.getLogger("aiohttp.access").setLevel(logging.WARNING)
+
+        async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
+            """A session for a page of an allowed origin (a client that is no browser
+            sends none, and gets one)."""
+            origin = request.headers.get("Origin")
+            if origin is not None and origin.lower() not in origins:
+                raise web.HTTPForbidden(text="ditto-tui: a page of another origin may not "
+                                        "open a session")
+            return await super().handle_websocket(request)
 
         async def on_startup(self, app: Any) -> None:
             mode = " (read-only)" if read_only else ""
