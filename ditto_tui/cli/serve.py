@@ -20,6 +20,7 @@ before the first tab opens; the tabs never get ``--fresh``.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import ipaddress
 import logging
 import os
@@ -182,10 +183,13 @@ def _serve(command: str, host: str, port: int, public_url: str, *, root: str,
     from aiohttp import web
     from textual_serve.server import Server
 
+    sessions: set[asyncio.Task[Any]] = set()
+
     class _Server(Server):
         """textual-serve's server, with one line of our own at start instead of its
         banner (which would show the whole command), and without a log line for every
-        request (each page load is four); errors are still logged."""
+        request (each page load is four); errors are still logged. Stopping it ends the
+        sessions at once (textual-serve left them running until the browser let go)."""
 
         def initialize_logging(self) -> None:
             super().initialize_logging()
@@ -198,7 +202,21 @@ def _serve(command: str, host: str, port: int, public_url: str, *, root: str,
             if origin is not None and origin.lower() not in origins:
                 raise web.HTTPForbidden(text="ditto-tui: a page of another origin may not "
                                         "open a session")
-            return await super().handle_websocket(request)
+            task = asyncio.current_task()
+            if task is not None:
+                sessions.add(task)
+            try:
+                return await super().handle_websocket(request)
+            finally:
+                sessions.discard(task)
+
+        async def on_shutdown(self, app: web.Application) -> None:
+            """Ctrl+C: end every session (its explorer quits and saves its view)."""
+            running = list(sessions)
+            for task in running:
+                task.cancel()
+            if running:
+                await asyncio.wait(running, timeout=10)
 
         async def on_startup(self, app: Any) -> None:
             mode = " (read-only)" if read_only else ""
