@@ -100,7 +100,8 @@ def test_a_read_only_server_refuses_decisions_in_the_page(chromium, serve):
 
     async def run() -> str:
         async with chromium_page(chromium) as page:
-            await drawn(page, served.url)
+            shown = await drawn(page, served.url)
+            assert "reviewed · read-only" in shown.splitlines()[0]  # the status line says so
             await page.press("d")
             return await page.wait_text(lambda t: "read-only" in t, timeout=15)
 

@@ -13,6 +13,7 @@ import pytest
 from ditto_tui.explore.policy import SessionPolicy
 from ditto_tui.ui.app import DittoApp
 from ditto_tui.ui.screens.main import MainScreen
+from ditto_tui.ui.widgets.status_bar import StatusBar
 
 from .conftest import settle, wait_for
 from .test_review_flow import make_corpus, open_app
@@ -58,6 +59,7 @@ async def test_each_change_is_refused_with_a_notice_and_no_dialog(places, sessio
         await settle(pilot)
         screen = app.main_screen
         assert screen.selected_member() is not None
+        assert "reviewed · read-only" in str(screen.query_one(StatusBar).render())
         for count, (key, words) in enumerate(REFUSED, 1):
             await pilot.press(key)
             await wait_for(pilot, lambda count=count: len(refusals(app)) >= count)
@@ -79,6 +81,7 @@ async def test_the_same_keys_record_when_not_read_only(places, sessions):
         await pilot.press("d")
         await wait_for(pilot, lambda: app.main_screen.review.decision(member) == ("duplicate", False))
         assert refusals(app) == []
+        assert "read-only" not in str(app.main_screen.query_one(StatusBar).render())
 
 
 @pytest.mark.parametrize("web", [False, True])

@@ -334,7 +334,7 @@ class MainScreen(ReviewKeys, Screen[None]):
         self.query_one(StatusBar).show(status_of(
             root=self.root_label, snapshot=self.snapshot, view=self.view, settings=settings,
             watch=self.explorer.watch_state, source=self.explorer.source, review=self.review,
-            marked=len(self.marked),
+            marked=len(self.marked), read_only=self.explorer.policy.read_only,
         ))
         self.query_one("#view-options", TitleLine).update(view_options(settings))
 
