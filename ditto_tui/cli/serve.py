@@ -20,12 +20,8 @@ before the first tab opens; the tabs never get ``--fresh``.
 from __future__ import annotations
 
 import argparse
-import asyncio
-import ipaddress
-import logging
 import os
 import shlex
-import socket
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -73,6 +69,8 @@ def add_parsers(sub: Subcommands) -> None:
 
 def is_loopback(host: str) -> bool:
     """Whether ``host`` names only this machine (127.0.0.0/8, ::1, localhost)."""
+    import ipaddress
+
     if host.lower() in ("localhost", "localhost."):
         return True
     try:
@@ -124,6 +122,8 @@ def allowed_origins(public_url: str, host: str, port: int) -> frozenset[str]:
 
 
 def _public_url(host: str, port: int) -> str:
+    import socket
+
     if host in ("0.0.0.0", "::", ""):  # every address: name the machine, not the wildcard
         host = socket.gethostname()
     if ":" in host and not host.startswith("["):
@@ -180,6 +180,11 @@ def cmd_serve(args: argparse.Namespace, out: Output) -> int:
 
 def _serve(command: str, host: str, port: int, public_url: str, *, root: str,
            read_only: bool, origins: frozenset[str]) -> None:
+    # here, not at the top: every command imports this module, and asyncio brings
+    # concurrent.futures, which a command without worker processes never loads
+    import asyncio
+    import logging
+
     from aiohttp import web
     from textual_serve.server import Server
 
