@@ -91,7 +91,7 @@ def explore_argv(args: argparse.Namespace) -> list[str]:
         value = vars(args)[action.dest]
         if value == action.default:
             continue
-        flag = action.option_strings[-1]  # the long spelling
+        flag = max(action.option_strings, key=len)  # the long spelling
         if isinstance(action, argparse._StoreTrueAction):
             words.append(flag)
         elif isinstance(value, list):

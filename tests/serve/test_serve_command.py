@@ -22,9 +22,11 @@ def parse(*argv: str) -> argparse.Namespace:
 def test_each_tab_runs_explore_with_the_same_options_but_fresh(tmp_path):
     args = parse(str(tmp_path), "-k", "2", "--max-k", "6", "--mode", "star", "--ignore", "a*",
                  "--ignore", "b c", "--read-only", "--fresh", "--cache", str(tmp_path / "c"),
-                 "--pipeline", "html", "--min-size", "10", "--port", "9000", "--host", "::1")
+                 "--pipeline", "html", "--min-size", "10", "--port", "9000", "--host", "::1",
+                 "-j", "2", "--screenshots", str(tmp_path / "shots"))
     words = serve.explore_argv(args)
     assert "--fresh" not in words and "--port" not in words and "--host" not in words
+    assert "--jobs" in words and "-j" not in words
     command = shlex.split(serve.child_command(str(tmp_path / "it's here"), words))
     assert command[:4] == [sys.executable, "-m", "ditto_tui", "explore"]
     assert command[-2:] == ["--", str(tmp_path / "it's here")]
