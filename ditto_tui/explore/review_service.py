@@ -24,6 +24,7 @@ from types import MappingProxyType
 from typing import Literal, Protocol
 
 from ditto_tui.core.review.decisions import Decision, Identity, identity_of
+from ditto_tui.core.text.display import escape_controls
 from ditto_tui.corpus.actions.undo import damaged, recover
 from ditto_tui.corpus.documents import Document
 from ditto_tui.corpus.review import ReviewStore
@@ -166,7 +167,8 @@ class ReviewService:
             was, now = before[first], after.get(first) or "no decision"
             more = f" and {len(changed) - 1:,} more" if len(changed) > 1 else ""
             self._on_event(Notice(
-                f"Another session changed the decision on {first!r} ({was} -> {now}){more}; "
+                f"Another session changed the decision on {escape_controls(first)} "
+                f"({was} -> {now}){more}; "
                 "the later decision is kept.", "warning", "Changed elsewhere"))
 
     def recover(self) -> None:

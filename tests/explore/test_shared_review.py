@@ -87,7 +87,7 @@ def test_the_later_decision_wins_and_the_other_tab_is_told(tabs):
     first.explorer.refresh_review()
     wait_until(lambda: first.explorer.review.decisions.get("a.txt") == "duplicate")
     told = [n for n in first.notices() if "Another session" in n]
-    assert len(told) == 1 and "'a.txt' (keep -> duplicate)" in told[0]
+    assert len(told) == 1 and "on a.txt (keep -> duplicate)" in told[0]
     assert second.notices() == []
 
 
