@@ -30,6 +30,7 @@ from ditto_tui.cli.errors import CommandError, UsageError
 from ditto_tui.cli.explore import add_explore_options
 from ditto_tui.cli.options import Parser
 from ditto_tui.cli.output import PROG, Output, warn
+from ditto_tui.core.text.display import escape_controls
 
 if TYPE_CHECKING:
     from ditto_tui.cli.options import Subcommands
@@ -225,7 +226,7 @@ def _serve(command: str, host: str, port: int, public_url: str, *, root: str,
 
         async def on_startup(self, app: Any) -> None:
             mode = " (read-only)" if read_only else ""
-            print(f"{PROG}: serving {root}{mode} at {self.public_url} "
+            print(f"{PROG}: serving {escape_controls(root)}{mode} at {self.public_url} "
                   "(one session per browser tab; Ctrl+C stops)", flush=True)
 
     _Server(command, host=host, port=port, title=PROG, public_url=public_url).serve()
