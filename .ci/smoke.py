@@ -5,8 +5,10 @@ environment holding only the built wheel, from a folder outside the source tree)
 
 Checks that the wheel holds every file of the package in the source tree, that the
 compiled engine was built and is used, that `ditto-tui fingerprint` works, that every
-module of the package imports, and that the explorer starts on the sample corpus, shows
-its families and moves k with `]` (headless, through Textual's pilot).
+module of the package imports, that the explorer starts on the sample corpus, shows
+its families and moves k with `]` (headless, through Textual's pilot), and that
+`ditto-tui serve` runs the explorer for a browser session (the session's websocket, as
+the page opens it, receives the app's screen).
 """
 
 from __future__ import annotations
@@ -85,6 +87,46 @@ async def check_explorer(corpus: Path) -> None:
             print(f"explorer after ]: {pane.border_title}")
 
 
+async def check_serve(corpus: Path) -> None:
+    """`ditto-tui serve` from the installed entry point; one session over its websocket
+    (aiohttp comes with textual-serve), which must draw the explorer's first screen."""
+    import os
+    import signal
+    import socket
+
+    import aiohttp
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    tool = shutil.which("ditto-tui") or str(Path(sys.executable).with_name("ditto-tui"))
+    server = subprocess.Popen([tool, "serve", str(corpus), "--port", str(port), "--no-watch"],
+                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                              start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        received = b""
+        async with aiohttp.ClientSession() as session:
+            while True:
+                assert server.poll() is None, f"ditto-tui serve ended ({server.returncode})"
+                try:
+                    ws = await session.ws_connect(f"ws://127.0.0.1:{port}/ws?width=120&height=40")
+                    break
+                except aiohttp.ClientConnectionError:
+                    assert time.monotonic() < deadline, "ditto-tui serve never listened"
+                    await asyncio.sleep(0.1)
+            while b"ditto-tui" not in received:
+                message = await asyncio.wait_for(ws.receive(), max(1, deadline - time.monotonic()))
+                assert message.type in (aiohttp.WSMsgType.BINARY, aiohttp.WSMsgType.TEXT), message
+                if message.type == aiohttp.WSMsgType.BINARY:
+                    received += message.data
+            await ws.close()
+        print(f"serve: a session drew {len(received):,} bytes of the explorer's screen")
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=30)
+
+
 def main() -> int:
     source = Path(sys.argv[1]).resolve()
     with tempfile.TemporaryDirectory() as folder:
@@ -94,6 +136,7 @@ def main() -> int:
         check_commands(copy)
         check_imports()
         asyncio.run(check_explorer(copy))
+        asyncio.run(check_serve(copy))
     print("smoke: ok")
     return 0
 

@@ -13,7 +13,7 @@ from mkdocs.structure.files import File, Files
 
 ROOT = Path(__file__).resolve().parent.parent
 EXTRA = {
-    "assets": (ROOT / "assets", ("main-screen.png", "compare-screen.png")),
+    "assets": (ROOT / "assets", ("main-screen.png", "compare-screen.png", "serve.png")),
     "spec": (
         ROOT / "ditto_tui" / "core" / "fingerprint" / "data",
         ("ditto2-lowercase.tsv", "ditto2-whitespace.txt", "html-distance-atoms.txt"),

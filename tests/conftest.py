@@ -29,13 +29,14 @@ settings.load_profile("ditto-tui")
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark every property test ``property``: CI runs them again with all their examples.
 
-    Then the UI tests go first (each module's tests keep their order): xdist hands out
-    tests in this order, a chunk at a time, and the run ends when the slowest worker's
-    last tests end. Those are now short engine tests rather than apps of 1-4 s each."""
+    Then the UI tests and the served-explorer tests (a server, its tabs and Chromium) go
+    first (each module's tests keep their order): xdist hands out tests in this order, a
+    chunk at a time, and the run ends when the slowest worker's last tests end. Those are
+    now short engine tests rather than apps of 1-4 s each."""
     for item in items:
         if getattr(getattr(item, "obj", None), "is_hypothesis_test", False):
             item.add_marker(pytest.mark.property)
-    items.sort(key=lambda item: not item.nodeid.startswith("tests/ui/"))
+    items.sort(key=lambda item: not item.nodeid.startswith(("tests/ui/", "tests/serve/")))
 
 _ROOT = Path(__file__).resolve().parent.parent
 

@@ -127,6 +127,7 @@ def test_csv_cells_never_start_a_formula_and_rows_never_split() -> None:
         (["explore", "--max-k", "99", "-k", "99", "{root}"], "is out of range"),
         (["fingerprint", "--cache", "{root}/cache", "{root}"], "must not be inside"),
         (["explore", "--cache", "{root}/cache", "{root}"], "must not be inside"),
+        (["serve", "--cache", "{root}/cache", "{root}"], "must not be inside"),
         (["fingerprint", "--char", "0", "--word", "0", "{root}"], "no features"),
     ],
 )
@@ -174,6 +175,7 @@ def test_every_command_refuses_k_outside_0_to_64(tmp_path: Path, capfd, value: s
         "cluster": ["cluster", str(root)],
         "export": ["export", str(root)],
         "explore": ["explore", str(root)],
+        "serve": ["serve", str(root)],
         "dedupe": ["dedupe", "--dry-run", str(root)],
         "explain": ["explain", "--chain", "--in", str(root), "a.txt"],
         "report": ["report", str(root), "-o", str(tmp_path / "r.html")],

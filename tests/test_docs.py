@@ -86,9 +86,9 @@ def test_python_examples_run(name: str, tmp_path: Path, monkeypatch: pytest.Monk
 
 
 #: Documented, but not run by this file: the explorer is a screen (its tests drive it),
-#: spark and open need a Spark session (their examples are run by the slow Spark tests),
+#: serve a server (tests/serve drives it in a browser), spark and open need a Spark session (their examples are run by the slow Spark tests),
 #: engine names this CPU's instruction sets (tests/core/test_engine.py runs it).
-NOT_RUN_HERE = {"explore", "spark", "open", "engine"}
+NOT_RUN_HERE = {"explore", "serve", "spark", "open", "engine"}
 
 
 def test_the_guide_documents_and_runs_every_command() -> None:

@@ -60,10 +60,11 @@ def test_every_property_test_is_marked_for_the_full_run(request: pytest.FixtureR
 
 
 def test_the_ui_tests_are_handed_out_first(request: pytest.FixtureRequest) -> None:
-    """xdist hands tests out in collection order: the apps of 1-4 s go first, so that the
-    run does not end on them (``tests/conftest.py``). Within a module the order stays."""
+    """xdist hands tests out in collection order: the apps of 1-4 s (and the served
+    explorer's tests) go first, so that the run does not end on them
+    (``tests/conftest.py``). Within a module the order stays."""
     ids = [item.nodeid for item in request.session.items]
-    ui = [i for i, nodeid in enumerate(ids) if nodeid.startswith("tests/ui/")]
+    ui = [i for i, nodeid in enumerate(ids) if nodeid.startswith(("tests/ui/", "tests/serve/"))]
     if not ui:  # run without the UI tests
         return
     assert ui == list(range(len(ui)))

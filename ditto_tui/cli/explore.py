@@ -22,7 +22,7 @@ from ditto_tui.cli.output import Output, warn
 if TYPE_CHECKING:
     from ditto_tui.cli.options import Subcommands
 
-__all__ = ["add_parsers", "cmd_explore"]
+__all__ = ["add_explore_options", "add_parsers", "cmd_explore"]
 
 
 def add_parsers(sub: Subcommands) -> None:
@@ -31,6 +31,11 @@ def add_parsers(sub: Subcommands) -> None:
                        description="Open the interactive explorer on PATH.")
     p.add_argument("path", nargs="?", default=".", metavar="PATH",
                    help="folder to explore (default: the current directory)")
+    add_explore_options(p)
+
+
+def add_explore_options(p: argparse.ArgumentParser) -> None:
+    """The explorer's options (all but PATH): ``explore``'s, and ``serve`` hands them on."""
     p.add_argument("-k", type=integer, default=None, metavar="K",
                    help=f"initial Hamming distance (default: the k saved for this folder, "
                    f"else {DEFAULT_K})")
@@ -44,6 +49,11 @@ def add_parsers(sub: Subcommands) -> None:
     p.add_argument("--fresh", action="store_true",
                    help="start a clean review: decisions, ignore list and saved view set aside "
                    "(kept beside the cache; action journals stay, so undo still works)")
+    p.add_argument("--read-only", action="store_true",
+                   help="look only: every decision, action, undo and export is refused")
+    p.add_argument("--screenshots", default=None, metavar="DIR",
+                   help="folder the Screenshot command (ctrl+p) saves into (default: "
+                   "Downloads, else the current folder, else the cache folder)")
     add_pipeline_options(p)
     add_corpus_options(p)
 
@@ -51,7 +61,10 @@ def add_parsers(sub: Subcommands) -> None:
 def cmd_explore(args: argparse.Namespace, out: Output) -> int:
     if not os.path.isdir(args.path):
         raise CommandError(f"{args.path}: not a folder")
+    if args.read_only and args.fresh:
+        raise CommandError("--fresh sets the review aside: not in a --read-only session")
     from ditto_tui.corpus.session import CorpusSession
+    from ditto_tui.explore.policy import SessionPolicy
     from ditto_tui.ui.app import DittoApp
 
     pipeline = pipeline_of(args)
@@ -77,7 +90,8 @@ def cmd_explore(args: argparse.Namespace, out: Output) -> int:
         app = DittoApp(session, root=session.root, pipeline=pipeline, max_k=args.max_k, k=args.k,
                        mode=args.mode, poll=args.poll, watch=not args.no_watch,
                        pipelines=pipelines, review=True, review_dir=args.cache,
-                       fresh=args.fresh)
+                       fresh=args.fresh, policy=SessionPolicy(read_only=args.read_only),
+                       screenshots=args.screenshots)
         app.run()
     for notice in [*session.notices, *app.notices]:
         warn(notice)

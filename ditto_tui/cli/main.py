@@ -1,7 +1,7 @@
 """The ``ditto-tui`` command line: the parser, ditto's flag spellings, the checks every
 command shares, and :func:`main`, which runs one command and turns its failures into an
 exit code. Each command lives in a module of its own (``fingerprints``, ``export``,
-``report``, ``explain``, ``dedupe``, ``explore``, ``spark``, ``engine``), which adds its
+``report``, ``explain``, ``dedupe``, ``explore``, ``serve``, ``spark``, ``engine``), which adds its
 parser here and imports only the shared modules (``errors``, ``output``, ``options``,
 ``argtypes``, ``collect``), never this one.
 
@@ -22,7 +22,17 @@ import sys
 from collections.abc import Callable, Iterable, Sequence
 
 from ditto_tui._version import __version__
-from ditto_tui.cli import dedupe, engine, explain, explore, export, fingerprints, report, spark
+from ditto_tui.cli import (
+    dedupe,
+    engine,
+    explain,
+    explore,
+    export,
+    fingerprints,
+    report,
+    serve,
+    spark,
+)
 from ditto_tui.cli.errors import CommandError, UsageError
 from ditto_tui.cli.options import Parser
 from ditto_tui.cli.output import PROG, Output, warn
@@ -32,7 +42,7 @@ __all__ = ["COMMANDS", "MAX_DISTANCE", "SUBCOMMANDS", "build_parser", "main"]
 #: ditto's single-dash long flags, accepted so existing scripts keep working.
 GO_STYLE_FLAGS = ("char", "word", "min", "json", "strict", "pipeline", "shingle")
 SUBCOMMANDS = (
-    "explore", "fingerprint", "fp", "cluster", "near", "compare", "export", "version", "spark", "open",
+    "explore", "serve", "fingerprint", "fp", "cluster", "near", "compare", "export", "version", "spark", "open",
     "dedupe", "undo",
     "explain",
     "report",
@@ -79,6 +89,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
 
     explore.add_parsers(sub)
+    serve.add_parsers(sub)  # the explorer in browser tabs
     fingerprints.add_parsers(sub)  # fingerprint, cluster, near, compare
     export.add_parsers(sub)
     report.add_parsers(sub)
@@ -92,6 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
 #: What runs each command: ``(args, out) -> exit code``.
 COMMANDS: dict[str, Callable[[argparse.Namespace, Output], int]] = {
     "explore": explore.cmd_explore,
+    "serve": serve.cmd_serve,
     "fingerprint": fingerprints.cmd_fingerprint,
     "fp": fingerprints.cmd_fingerprint,
     "cluster": fingerprints.cmd_cluster,
@@ -136,7 +148,7 @@ def _check_ranges(args: argparse.Namespace) -> None:
                     f"{flag} {value} is out of range: a distance is 0..{MAX_DISTANCE} "
                     "(a fingerprint has 64 bits)"
                 )
-    if command == "explore" and args.k is not None and args.k > args.max_k:
+    if command in ("explore", "serve") and args.k is not None and args.k > args.max_k:
         raise UsageError(f"-k {args.k} is larger than --max-k {args.max_k}")
     if getattr(args, "pipeline", "ditto") == "html" and "char" in args and (args.char, args.word) != (4, 0):
         raise UsageError("--char/--word apply to the ditto pipeline, not --pipeline html")

@@ -8,6 +8,13 @@ with ``synchronous=FULL``: a decision the call returned for survives a crash. Re
 keyed by path with the document's content identity beside it, and matched back to the
 corpus with :func:`ditto_tui.core.review.decisions.resolve` (renames followed, edits stale).
 
+Several processes may hold the same store (two explorers on one folder, the tabs of
+``ditto-tui serve``): WAL, and every write one ``BEGIN IMMEDIATE`` transaction of the rows
+it changes (never a read-modify-write of the whole review), so they take turns as writers
+(waiting up to 10 s) and none loses another's rows; of two writes of the same row (one
+document's decision, one family's mark) the later wins. :meth:`ReviewStore.changed_elsewhere`
+tells a process that another one wrote.
+
 A damaged database or one of another schema is set aside (``<name>.corrupt-<stamp>``) and a
 fresh one created, with a notice; ``fresh=True`` sets the current one aside the same way
 (``<name>.before-fresh-<stamp>``), so "start clean" never destroys anything. Journals are
@@ -145,6 +152,7 @@ class ReviewStore:
             self.notices.append(f"Started a fresh review; the previous one is kept at {aside}.")
         private_database(self.path)  # decisions name documents: owner only
         self._conn = self._open()
+        self._seen_version = self._data_version()
 
     @classmethod
     def for_root(cls, root: str | Path, *, cache_dir: str | os.PathLike[str] | None = None,
@@ -197,11 +205,15 @@ class ReviewStore:
         return conn
 
     def _create(self, conn: sqlite3.Connection) -> None:
+        # IF NOT EXISTS: two processes (two tabs of `ditto-tui serve`) opening a new store
+        # at once both find it empty; the second one's create then finds the tables made
+        # and changes nothing, instead of failing and setting a healthy store aside
         conn.execute("BEGIN IMMEDIATE")
         for statement in _SCHEMA.split(";"):
             if statement.strip():
-                conn.execute(statement)
-        conn.execute("INSERT INTO meta VALUES ('application', ?)", (APPLICATION,))
+                conn.execute(statement.replace("CREATE TABLE", "CREATE TABLE IF NOT EXISTS")
+                             .replace("CREATE INDEX", "CREATE INDEX IF NOT EXISTS"))
+        conn.execute("INSERT OR REPLACE INTO meta VALUES ('application', ?)", (APPLICATION,))
         conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         conn.execute("COMMIT")
 
@@ -218,6 +230,20 @@ class ReviewStore:
                 self._conn.execute("ROLLBACK")
                 raise
             self._conn.execute("COMMIT")
+
+    def _data_version(self) -> int:
+        with self._lock:
+            return int(self._conn.execute("PRAGMA data_version").fetchone()[0])
+
+    def changed_elsewhere(self) -> bool:
+        """Whether another connection (another process: a second explorer on the same
+        folder, another tab of ``ditto-tui serve``) committed to the store since the last
+        call or the opening (SQLite's ``data_version``; this handle's own writes do not
+        count). Cheap: one pragma, nothing read."""
+        version = self._data_version()
+        changed = version != self._seen_version
+        self._seen_version = version
+        return changed
 
     def close(self) -> None:
         with self._lock:

@@ -3,7 +3,10 @@
 A typed seam over :mod:`ditto_tui.corpus.actions` for the explorer's current corpus:
 targets from the review (each member within k of its keeper), a dry run that touches
 nothing, the journaled execution, and undo. Every method does file work or waits for the
-index writer: call it from a worker thread, never from the UI thread.
+index writer: call it from a worker thread, never from the UI thread. A read-only
+session (:class:`~ditto_tui.explore.policy.SessionPolicy`) may look (targets, undoable)
+but :meth:`ActionService.plan`, :meth:`~ActionService.execute` and
+:meth:`~ActionService.undo_last` raise :class:`~ditto_tui.explore.policy.ReadOnlyError`.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from ditto_tui.corpus.actions.planning import plan_action
 from ditto_tui.corpus.actions.removal_list import write_removal_list
 from ditto_tui.corpus.actions.undo import undo_last, undoable
 from ditto_tui.corpus.journal import Journal
+from ditto_tui.explore.policy import SessionPolicy
 from ditto_tui.explore.review import ActionTargets, action_targets, leave_stars, split_ignored
 from ditto_tui.explore.review_service import ReviewService
 from ditto_tui.explore.snapshot import Snapshot
@@ -43,9 +47,11 @@ class Corpus(Protocol):
 class ActionService:
     """Acting on the marked duplicates of one explorer's corpus (see module docstring)."""
 
-    def __init__(self, corpus: Corpus, review: ReviewService) -> None:
+    def __init__(self, corpus: Corpus, review: ReviewService,
+                 policy: SessionPolicy | None = None) -> None:
         self._corpus = corpus
         self._review = review
+        self._policy = policy if policy is not None else SessionPolicy()
 
     @property
     def available(self) -> bool:
@@ -77,6 +83,7 @@ class ActionService:
         """Check ``targets`` for ``action`` without touching any file
         (:func:`~ditto_tui.corpus.actions.planning.plan_action`); ``destination`` is the
         quarantine folder of ``move`` (and the prefix of a ``list``'s files)."""
+        self._policy.check("act")
         source = self._corpus.source
         plan = plan_action(source.root, action, targets,
                            quarantine=destination if action == "move" else None,
@@ -90,6 +97,7 @@ class ActionService:
     def execute(self, plan: Plan, on_progress: Callable[[int, int], None] | None = None) -> Report:
         """Carry out a checked plan with a journal (undoable); a ``list`` plan writes the
         removal list to ``plan.quarantine`` (the prefix) and touches nothing."""
+        self._policy.check("act")
         journal_dir = self._review.journal_dir
         if journal_dir is None:
             raise RuntimeError("actions need a folder corpus with a review store")
@@ -102,6 +110,7 @@ class ActionService:
 
     def undo_last(self) -> Report | None:
         """Undo the most recent action that can be (None when there is none)."""
+        self._policy.check("act")
         journal_dir = self._review.journal_dir
         return None if journal_dir is None else undo_last(journal_dir)
 

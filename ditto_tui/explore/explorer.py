@@ -31,8 +31,9 @@ from ditto_tui.core.review.decisions import Decision
 from ditto_tui.corpus.documents import ScanOptions
 from ditto_tui.corpus.review import ReviewStore
 from ditto_tui.explore.action_service import ActionService
-from ditto_tui.explore.events import ExplorerEvent, WatchState
+from ditto_tui.explore.events import ExplorerEvent, Notice, WatchState
 from ditto_tui.explore.pacing import ScanPacer
+from ditto_tui.explore.policy import Change, SessionPolicy
 from ditto_tui.explore.process_tuning import HeapPolicy
 from ditto_tui.explore.review import ReviewState
 from ditto_tui.explore.review_service import FamilyMark, ReviewService
@@ -57,6 +58,10 @@ class Explorer:
     :func:`~ditto_tui.explore.review_service.open_review`. Every review change is queued to the
     writer, stored at once, and published as a ``ReviewChanged`` event. At start the
     writer rolls back unfinished action journals (a ``Notice`` says what it did).
+
+    ``policy`` says what this session may change (:mod:`~ditto_tui.explore.policy`): a
+    read-only explorer refuses every review change with a ``Notice``, its actions raise
+    :class:`~ditto_tui.explore.policy.ReadOnlyError`, and it rolls nothing back at start.
     """
 
     def __init__(
@@ -68,8 +73,11 @@ class Explorer:
         poll: bool = False,
         on_event: Callable[[ExplorerEvent], None] | None = None,
         review: ReviewStore | None = None,
+        policy: SessionPolicy | None = None,
     ) -> None:
         self.max_k = max_k
+        #: What this session may change (read by the UI before it opens a dialog).
+        self.policy = policy if policy is not None else SessionPolicy()
         self.on_event: Callable[[ExplorerEvent], None] = on_event or (lambda _e: None)
         heap, pacer = HeapPolicy(), ScanPacer()
         self._heap = heap
@@ -83,7 +91,7 @@ class Explorer:
         self._runner = SourceRunner(self._writer, watch=watch, poll=poll, heap=heap,
                                     pacer=pacer, on_event=self._emit)
         #: Acting on the documents decided duplicates (call from a worker thread).
-        self.actions = ActionService(self._writer, self._review)
+        self.actions = ActionService(self._writer, self._review, self.policy)
         self._started = False
         self._closed = False
 
@@ -170,7 +178,8 @@ class Explorer:
         if self._started:
             return
         self._started = True
-        self._writer.submit(self._review.recover)
+        if self.policy.refusal("act") is None:  # a roll-back moves files back
+            self._writer.submit(self._review.recover)
         self._writer.start()
         self._views.start(self._writer)
         self._runner.begin_scan(self._writer.source, self._writer.epoch,
@@ -243,19 +252,36 @@ class Explorer:
         """Where the action journals of this root live (None without a store)."""
         return self._review.journal_dir
 
+    def refresh_review(self) -> None:
+        """Read the review store again if another process wrote it (queued to the writer;
+        see :meth:`~ditto_tui.explore.review_service.ReviewService.refresh`). Cheap: call
+        it every second or so."""
+        self._writer.submit(self._review.refresh)
+
+    def _allowed(self, change: Change) -> bool:
+        refusal = self.policy.refusal(change)
+        if refusal is not None:
+            self._emit(Notice(refusal, "error", "Read-only"))
+        return refusal is None
+
     def decide(self, ids: Sequence[str], value: Decision | None) -> None:
         """Record ``value`` (None clears) for the documents ``ids`` of the current
-        snapshot (queued to the writer)."""
-        self._review.set_marks({i: value for i in ids})
+        snapshot (queued to the writer). Every review change here is refused, with a
+        notice, when the policy is read-only."""
+        if self._allowed("decide"):
+            self._review.set_marks({i: value for i in ids})
 
     def set_marks(self, marks: Mapping[str, Decision | None]) -> None:
         """Record several decisions at once (id -> decision or None), in one transaction."""
-        self._review.set_marks(marks)
+        if self._allowed("decide"):
+            self._review.set_marks(marks)
 
     def mark_family(self, members: Sequence[str], kind: FamilyMark, on: bool = True) -> None:
         """Mark the family of ``members`` ``reviewed`` or ``ignored`` ("fine"), or unmark."""
-        self._review.mark_family(members, kind, on)
+        if self._allowed("decide"):
+            self._review.mark_family(members, kind, on)
 
     def ignore_pair(self, a: str, b: str, on: bool = True) -> None:
         """Record (or forget) "``a`` and ``b`` are not duplicates"."""
-        self._review.ignore_pair(a, b, on)
+        if self._allowed("decide"):
+            self._review.ignore_pair(a, b, on)

@@ -6,6 +6,12 @@ holds it (document records and fingerprints of one moment), is stored at once in
 :class:`~ditto_tui.explore.review.ReviewState` (a :class:`ReviewChanged` event; the view
 builder is woken). After every change of the corpus the stored review is matched to it
 again (:meth:`ReviewService.resolve`, on the writer thread).
+
+Other processes may write the same store (a second explorer on the folder, the other tabs
+of ``ditto-tui serve``): :meth:`ReviewService.refresh` (called every second or so) reads
+the store again when one did, so what another session recorded shows here too. Of two
+sessions deciding the same document the later write wins; when a refresh finds that
+another session changed a decision this one showed, a notice says which.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from types import MappingProxyType
 from typing import Literal, Protocol
 
 from ditto_tui.core.review.decisions import Decision, Identity, identity_of
+from ditto_tui.core.text.display import escape_controls
 from ditto_tui.corpus.actions.undo import damaged, recover
 from ditto_tui.corpus.documents import Document
 from ditto_tui.corpus.review import ReviewStore
@@ -137,6 +144,32 @@ class ReviewService:
             ))
 
         self._guard(run)
+
+    def refresh(self) -> None:
+        """Read the store again if another process wrote it since (writer thread; one
+        pragma when nothing changed). Decisions another session changed, that this one
+        showed with another value, are named in a notice."""
+        store = self.store
+        if store is None:
+            return
+        try:
+            if not store.changed_elsewhere():
+                return
+        except Exception as exc:
+            self._on_event(Notice(f"Could not read the review store again: {exc}", "error"))
+            return
+        before = self._state.decisions
+        self.resolve()
+        after = self._state.decisions
+        changed = sorted(i for i, v in before.items() if after.get(i) != v)
+        if changed:
+            first = changed[0]
+            was, now = before[first], after.get(first) or "no decision"
+            more = f" and {len(changed) - 1:,} more" if len(changed) > 1 else ""
+            self._on_event(Notice(
+                f"Another session changed the decision on {escape_controls(first)} "
+                f"({was} -> {now}){more}; "
+                "the later decision is kept.", "warning", "Changed elsewhere"))
 
     def recover(self) -> None:
         """Roll back the actions an interrupted run left unfinished (writer thread)."""

@@ -32,6 +32,7 @@ from ditto_tui.core.families.clusters import MODES, as_mode
 from ditto_tui.core.fingerprint import engine
 from ditto_tui.core.fingerprint.pipeline import Pipeline, pipeline_choices
 from ditto_tui.explore import Explorer, events
+from ditto_tui.explore.policy import SessionPolicy
 from ditto_tui.explore.snapshot import Snapshot
 from ditto_tui.explore.source import CorpusSource, OptionsSwitchable
 from ditto_tui.ui.commands import DittoCommands
@@ -97,6 +98,12 @@ class DittoApp(App[None]):
     through ``pipelines`` (name -> pipeline; default :func:`pipeline_choices` of
     ``pipeline``). The sources the explorer opens by switching are closed by it on exit,
     their notices collected in ``notices``.
+
+    ``policy`` says what the session may change (read-only: nothing; see
+    :mod:`ditto_tui.explore.policy`); ``screenshots`` is the folder the Screenshot command
+    saves into (default: :func:`~ditto_tui.ui.screenshot.screenshot_folder`), the one
+    ``ditto-tui serve`` names for its browser sessions. In a browser (``is_web``) opening a
+    document in ``$EDITOR``/``$PAGER`` is not offered: it would run on the server.
     """
 
     CSS_PATH = "app.tcss"
@@ -126,8 +133,11 @@ class DittoApp(App[None]):
         review: bool = False,
         review_dir: str | os.PathLike[str] | None = None,
         fresh: bool = False,
+        policy: SessionPolicy | None = None,
+        screenshots: str | os.PathLike[str] | None = None,
     ) -> None:
         super().__init__()
+        self.screenshots = Path(screenshots) if screenshots is not None else None
         prepare_worker_processes()
         chosen = as_mode(mode) if mode is not None else None
         self.root_label = str(root if root is not None else source.root)
@@ -159,7 +169,7 @@ class DittoApp(App[None]):
         self.initial_k = max(0, min(k, max_k))
         self.explorer = Explorer(
             source, max_k=max_k, watch=watch, poll=poll, on_event=self._explorer_event,
-            review=store,
+            review=store, policy=policy,
         )
         self.main_screen = MainScreen(
             self.explorer, k=max(0, min(k, max_k)), mode=chosen or "chain",
@@ -208,6 +218,8 @@ class DittoApp(App[None]):
     def on_mount(self) -> None:
         # paint the empty screen first, then let the scan thread compete for the CPU
         self.call_after_refresh(self.explorer.start)
+        if self.explorer.review_store is not None:  # what other sessions record shows here
+            self.set_interval(1.0, self.explorer.refresh_review, name="review refresh")
         for text in self._review_notices:
             self.add_notice(text)
         slow = engine.missing()  # the compiled engine was not built at install time
@@ -229,7 +241,7 @@ class DittoApp(App[None]):
 
     def on_unmount(self) -> None:
         store = self.explorer.review_store
-        if store is not None:
+        if store is not None and not self.explorer.policy.read_only:
             try:
                 store.save_session(self.main_screen.session_state())
             except Exception as exc:  # the view is not worth losing the exit over
@@ -397,7 +409,9 @@ class DittoApp(App[None]):
             if command.title == "Screenshot":
                 yield SystemCommand(
                     "Screenshot",
-                    "Save an SVG picture of the screen (Downloads, else here, else the cache folder)",
+                    "Save an SVG picture of the screen "
+                    + (f"in {self.screenshots}" if self.screenshots is not None
+                       else "(Downloads, else here, else the cache folder)"),
                     lambda: self.set_timer(0.1, self.action_screenshot),
                 )
             else:
@@ -407,7 +421,7 @@ class DittoApp(App[None]):
         """Save the screen as SVG (see :mod:`ditto_tui.ui.screenshot`) and say where."""
         from ditto_tui.ui.screenshot import screenshot_folder, screenshot_name
 
-        folder = Path(path) if path else screenshot_folder()
+        folder = Path(path) if path else self.screenshots or screenshot_folder()
         self._save_screenshot(
             self.export_screenshot(), folder, filename or screenshot_name(self.title)
         )
@@ -428,8 +442,9 @@ class DittoApp(App[None]):
                 markup=False,
             )
             return
+        where = "on the server " if self.is_web else ""
         self.call_from_thread(
-            self.notify, f"Saved to {saved}", title="Screenshot", markup=False, timeout=8
+            self.notify, f"Saved {where}to {saved}", title="Screenshot", markup=False, timeout=8
         )
 
     # -- outside the terminal -------------------------------------------------------------------
@@ -437,6 +452,10 @@ class DittoApp(App[None]):
         """Open the document's file in $EDITOR or $PAGER, suspending the UI meanwhile."""
         doc = self.explorer.snapshot.documents.get(message.doc_id)
         if doc is None:
+            return
+        if self.is_web:  # the program would run on the server, where nobody sees it
+            self.notify("Opening a document in a program is not available in a browser "
+                        "session.", severity="warning", markup=False)
             return
         fallback = "vi" if message.variable == "EDITOR" else "less"
         command = shlex.split(os.environ.get(message.variable) or fallback) + [doc.path]

@@ -9,7 +9,8 @@ its dialog on the app; nothing here touches the disk or walks the corpus on the 
 (the dialogs compute in their workers).
 
 Every command needs a review store except the export: without one it says so in a notice
-and does nothing.
+and does nothing. A read-only session refuses each command (but none of the looking) with
+the explorer's policy's message (:mod:`ditto_tui.explore.policy`), before any dialog opens.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ditto_tui.core.review.decisions import Decision
+from ditto_tui.explore.policy import Change
 from ditto_tui.explore.review import key_of
 from ditto_tui.ui.listing import ShownFamily, shown
 from ditto_tui.ui.screens.main.on_screen import OnScreen
@@ -153,7 +155,7 @@ class ReviewCommands:
         from ditto_tui.ui.screens.actions import ActionsScreen
 
         host = self._host
-        if host.view is None or not self._review_ready():
+        if host.view is None or not self._review_ready("act"):
             return
         if not host.review.decisions:
             host.notify("Nothing is decided duplicate yet (d, or R for keep rules).",
@@ -165,7 +167,7 @@ class ReviewCommands:
         """Undo the last action (the dialog asks first)."""
         from ditto_tui.ui.screens.actions import UndoScreen
 
-        if not self._review_ready():
+        if not self._review_ready("act"):
             return
         self._host.app.push_screen(UndoScreen(self._host.explorer))
 
@@ -173,6 +175,8 @@ class ReviewCommands:
         """Write the families as shown to CSV, JSON lines or an HTML report (a dialog)."""
         host = self._host
         view = host.view
+        if not self._allowed("export"):
+            return
         if view is None or not len(view):
             host.notify("No families to export.", markup=False)
             return
@@ -199,7 +203,16 @@ class ReviewCommands:
             )
         )
 
-    def _review_ready(self) -> bool:
+    def _allowed(self, change: Change) -> bool:
+        refusal = self._host.explorer.policy.refusal(change)
+        if refusal is not None:
+            self._host.notify(refusal, title="Read-only", markup=False)
+        return refusal is None
+
+    def _review_ready(self, change: Change = "decide") -> bool:
+        """A review store, and ``change`` allowed (else a notice says why not)."""
+        if not self._allowed(change):
+            return False
         if not self._host.review.active:
             self._host.notify("Decisions need a folder corpus (this one has no review store).",
                               markup=False)

@@ -334,7 +334,7 @@ class MainScreen(ReviewKeys, Screen[None]):
         self.query_one(StatusBar).show(status_of(
             root=self.root_label, snapshot=self.snapshot, view=self.view, settings=settings,
             watch=self.explorer.watch_state, source=self.explorer.source, review=self.review,
-            marked=len(self.marked),
+            marked=len(self.marked), read_only=self.explorer.policy.read_only,
         ))
         self.query_one("#view-options", TitleLine).update(view_options(settings))
 
@@ -448,6 +448,13 @@ class MainScreen(ReviewKeys, Screen[None]):
 
     def action_chain_path(self) -> None:
         self.document_commands.chain_path()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Opening a document in ``$EDITOR``/``$PAGER`` would run the program where the
+        app runs: in a browser session (``ditto-tui serve``) it is not offered."""
+        if action == "open_external" and self.app.is_web:
+            return False
+        return super().check_action(action, parameters)
 
     def action_open_external(self, variable: str) -> None:
         self.document_commands.open_external(variable)

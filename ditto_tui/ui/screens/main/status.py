@@ -54,11 +54,13 @@ def status_of(
     source: CorpusSource,
     review: ReviewState,
     marked: int = 0,
+    read_only: bool = False,
 ) -> Status:
     """The status line for ``view`` (None: none shown yet) of ``snapshot``, with the
     families shown out of all when a filter is set, the singletons shown when they are on,
-    the corpus ``source``'s pipeline and scan options, the ``review`` progress and how
-    many documents are ``marked`` in the selected family.
+    the corpus ``source``'s pipeline and scan options, the ``review`` progress (said
+    ``read-only`` for a session that records nothing) and how many documents are
+    ``marked`` in the selected family.
 
     The ``watch`` state shows once the view of the whole corpus is there; before that
     (a scan ended, its view not built yet) the line says ``loading``, never ``watching``
@@ -81,7 +83,8 @@ def status_of(
         mode=settings.mode,
         watch=watch,
         pipeline=source.pipeline.identity,
-        review=review_progress(review, view),
+        review=" · ".join(filter(None, [review_progress(review, view),
+                                         "read-only" if read_only else ""])),
         options=options_summary(source.options) if isinstance(source, HasOptions) else "",
         marked=marked,
     )
