@@ -257,7 +257,7 @@ class IndexWriter:
         self.call(lambda: out.append(question()))
         if not out:
             raise ExplorerStopped("the explorer has stopped")
-        return out[0]
+        return out.pop()  # (the call may outlive this: it must not keep the answer)
 
     def families(self, k: int, mode: Mode) -> FamilyListing:
         """Every family at ``(k, mode)`` of the index as it is after everything queued
@@ -397,6 +397,9 @@ class IndexWriter:
             if now - last_notice >= NOTICE_POLL:
                 last_notice = now
                 self._poll_notices()
+            # (what was applied must not stay referenced while the thread waits)
+            ops.clear()
+            calls.clear()
             if self._ops.empty() and not dirty:
                 self._warm_one()
 
