@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -42,11 +43,14 @@ def main() -> int:
     if browser is None:
         print("chromium not found (apt-get install chromium)", file=sys.stderr)
         return 1
+    # served from a copy at a neutral place: the title shows the folder's absolute path
+    corpus = Path(tempfile.gettempdir()) / "sample_corpus"
+    shutil.rmtree(corpus, ignore_errors=True)
+    shutil.copytree(ROOT / "sample_corpus", corpus, symlinks=True)
     with tempfile.TemporaryDirectory() as tmp:
         port = free_port()
         server = subprocess.Popen(
-            [sys.executable, "-m", "ditto_tui", "serve", "sample_corpus", "--port", str(port),
-             "--no-watch"],
+            [sys.executable, "-m", "ditto_tui", "serve", str(corpus), "--port", str(port)],
             cwd=ROOT, env={**os.environ, "XDG_CACHE_HOME": tmp}, start_new_session=True,
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
         try:
@@ -55,6 +59,7 @@ def main() -> int:
         finally:
             os.killpg(server.pid, signal.SIGKILL)
             server.wait()
+            shutil.rmtree(corpus, ignore_errors=True)
     print(PNG)
     return 0
 
