@@ -1,12 +1,16 @@
-"""Statistics of many small families at once: :func:`group_stats`."""
+"""Families from runs of grouped documents: :func:`families_of_runs`, with the statistics
+of many small families at once (:func:`group_stats`)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
+
 import numpy as np
 
+from ditto_tui.core.families.clusters import Family, Mode, describe_family, family_diameter
 from ditto_tui.core.fingerprint.simhash import popcount64
 
-__all__ = ["VECTOR_FAMILY", "group_stats"]
+__all__ = ["VECTOR_FAMILY", "families_of_runs", "group_stats"]
 
 #: families up to this size get their statistics in one numpy pass (larger ones one by one,
 #: with ``core.families.clusters.describe_family``)
@@ -48,3 +52,57 @@ def group_stats(
     best = order[g_first]
     centre[small] = member[best] - g_starts
     return centre, diameter
+
+
+def families_of_runs(
+    names: Sequence[str],
+    fps: np.ndarray,
+    group: np.ndarray,
+    rank: np.ndarray,
+    mode: Mode,
+    star_centre: Callable[[int], tuple[str, int]],
+    reuse: Mapping[str, Family] | None = None,
+) -> list[Family]:
+    """The families of 2+ members formed by runs of equal ``group`` values, in ditto's order.
+
+    ``names[i]`` (sorted within each run), ``fps[i]`` and ``group[i]`` describe entry
+    ``i``; entries of one family are consecutive. ``rank[i]`` orders the families of one
+    size by their first entry (its position in id order). In chain mode a family's centre
+    is its medoid; in star mode ``star_centre(g)`` gives the id and fingerprint of the
+    centre of group ``g``. A family of ``reuse`` (first member -> family) with as many
+    members as the run starting with that member is listed as that same object: callers
+    pass families of nested groupings (chain families at another k), where that means
+    the same members."""
+    if not len(names):
+        return []
+    starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
+    lens = np.diff(np.r_[starts, len(names)])
+    small = lens <= VECTOR_FAMILY
+    centre_at, diameter = group_stats(fps, starts, lens, small)
+    starts_l, lens_l, small_l = starts.tolist(), lens.tolist(), small.tolist()
+    centre_l, diameter_l, group_l = centre_at.tolist(), diameter.tolist(), group[starts].tolist()
+    out: list[Family] = []
+    # ditto's order: size descending, then the sorted member lists, which for disjoint
+    # families is the order of their first (smallest) members
+    for i in np.lexsort((rank[starts], -lens)).tolist():
+        s, size = starts_l[i], lens_l[i]
+        if reuse:
+            same = reuse.get(names[s])
+            if same is not None and len(same.members) == size:
+                out.append(same)
+                continue
+        members = tuple(names[s : s + size])
+        if mode == "chain":
+            if small_l[i]:
+                out.append(Family(members, members[centre_l[i]], diameter_l[i]))
+            else:
+                centre, diam, exact = describe_family(members, fps[s : s + size])
+                out.append(Family(members, centre, diam, exact))
+        else:
+            centre, centre_fp = star_centre(group_l[i])
+            if small_l[i]:
+                out.append(Family(members, centre, diameter_l[i]))
+            else:
+                diam, exact = family_diameter(fps[s : s + size], centre_fp)
+                out.append(Family(members, centre, diam, exact))
+    return out

@@ -42,10 +42,10 @@ from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
-from ditto_tui.core.families.clusters import MODES, Family, Mode, describe_family, family_diameter
+from ditto_tui.core.families.clusters import MODES, Family, Mode, describe_family
 from ditto_tui.core.families.listing import FamilyListing
 from ditto_tui.core.families.star import star_centres
-from ditto_tui.core.families.stats import VECTOR_FAMILY, group_stats
+from ditto_tui.core.families.stats import families_of_runs
 from ditto_tui.core.fingerprint import engine
 from ditto_tui.core.fingerprint.simhash import Fingerprint, popcount64
 from ditto_tui.core.index.hierarchy import Growable, Hierarchy, grow, merge_order
@@ -861,54 +861,17 @@ class NearIndex:
         out: list[Family] = []
         if len(sel):
             order = sel[np.argsort(doc_group[sel], kind="stable")]  # ids stay sorted
-            id_rank = order  # position in id order of each entry
             docs, doc_group = docs[order], doc_group[order]
-            member_names = names[order].tolist()
-            cuts = np.flatnonzero(doc_group[1:] != doc_group[:-1]) + 1
-            starts = np.append(0, cuts)
-            lens = np.diff(np.append(starts, len(docs)))
-            fps = self._u_fp[self._doc_u[docs]]
-            small = lens <= VECTOR_FAMILY
-            centre_pos, diameter = group_stats(fps, starts, lens, small)
-            keys = doc_group[starts].tolist()
-            starts_l, lens_l = starts.tolist(), lens.tolist()
-            small_l, centre_l, diameter_l = small.tolist(), centre_pos.tolist(), diameter.tolist()
             doc_id = cast("list[str]", self._doc_id)
-            # ditto's order: size descending, then the sorted member lists, which for
-            # disjoint families is the order of their first (smallest) members
-            for i in np.lexsort((id_rank[starts], -lens)).tolist():
-                s = starts_l[i]
-                if reuse:
-                    same = reuse.get(member_names[s])
-                    if same is not None and len(same.members) == lens_l[i]:
-                        out.append(same)
-                        continue
-                members = tuple(member_names[s : s + lens_l[i]])
-                key = keys[i]
-                if not small_l[i]:
-                    out.append(self._family(docs[s : s + lens_l[i]], key, mode))
-                elif mode == "chain":
-                    out.append(Family(members, members[centre_l[i]], diameter_l[i]))
-                else:
-                    centre = min(doc_id[d] for d in self._docs_of(key))
-                    out.append(Family(members, centre, diameter_l[i]))
-        return FamilyListing(out, singles)
 
-    def _family(self, docs: np.ndarray, centre_slot: int, mode: str) -> Family:
-        """The Family of document slots ``docs`` (star mode: centred on ``centre_slot``)."""
-        doc_id = cast("list[str]", self._doc_id)  # live slots hold ids
-        fps = self._u_fp[self._doc_u[docs]]
-        pairs = sorted(zip([doc_id[d] for d in docs.tolist()], fps.tolist(), strict=True))
-        members = tuple(p[0] for p in pairs)
-        member_fps = [int(p[1]) for p in pairs]
-        if mode == "chain":
-            centre, diameter, exact = describe_family(members, member_fps)
-        else:
-            centre = min(doc_id[d] for d in self._docs_of(centre_slot))
-            diameter, exact = family_diameter(
-                np.array(member_fps, _U64), int(self._u_fp[centre_slot])
+            def star_centre(slot: int) -> tuple[str, int]:
+                return min(doc_id[d] for d in self._docs_of(slot)), int(self._u_fp[slot])
+
+            out = families_of_runs(
+                names[order].tolist(), self._u_fp[self._doc_u[docs]], doc_group, order,
+                cast("Mode", mode), star_centre, reuse,
             )
-        return Family(members, centre, diameter, exact)
+        return FamilyListing(out, singles)
 
     def _star_centres(self, k: int) -> np.ndarray:
         """For every distinct slot, the slot of its star centre at ``k``."""

@@ -20,16 +20,10 @@ from typing import TYPE_CHECKING, Protocol, overload
 
 import numpy as np
 
-from ditto_tui.core.families.clusters import (
-    MODES,
-    Family,
-    Mode,
-    describe_family,
-    family_diameter,
-)
+from ditto_tui.core.families.clusters import MODES, Family, Mode
 from ditto_tui.core.families.listing import FamilyListing
 from ditto_tui.core.families.star import star_centres
-from ditto_tui.core.families.stats import VECTOR_FAMILY, group_stats
+from ditto_tui.core.families.stats import families_of_runs
 from ditto_tui.core.fingerprint.simhash import popcount64
 from ditto_tui.core.index.pairs import unique_pairs
 
@@ -193,38 +187,14 @@ class StoredIndex:
         if not len(sel):
             return FamilyListing((), singles)
         order = sel[np.argsort(group[sel], kind="stable")]  # ids stay sorted in a family
-        grouped = group[order]
-        starts = np.flatnonzero(np.r_[True, grouped[1:] != grouped[:-1]])
-        lens = np.diff(np.r_[starts, len(order)])
-        fps = self.fps[order]
-        small = lens <= VECTOR_FAMILY
-        centre_at, diameter = group_stats(fps, starts, lens, small)
-        names = self.ids.take(order, remember=True)
-        starts_l, lens_l, small_l = starts.tolist(), lens.tolist(), small.tolist()
-        centre_l, diameter_l, label_l = centre_at.tolist(), diameter.tolist(), grouped[starts].tolist()
-        families: list[Family] = []
-        # ditto's order: size descending, then the first (smallest) member
-        for i in np.lexsort((order[starts], -lens)).tolist():
-            s, size = starts_l[i], lens_l[i]
-            if reuse:
-                same = reuse.get(names[s])
-                if same is not None and len(same.members) == size:
-                    families.append(same)
-                    continue
-            members = tuple(names[s : s + size])
-            if mode == "chain":
-                if small_l[i]:
-                    families.append(Family(members, members[centre_l[i]], diameter_l[i]))
-                else:
-                    centre, diam, exact = describe_family(members, fps[s : s + size])
-                    families.append(Family(members, centre, diam, exact))
-            else:
-                label = label_l[i]
-                if small_l[i]:
-                    families.append(Family(members, self.ids[label], diameter_l[i]))
-                else:
-                    diam, exact = family_diameter(fps[s : s + size], int(self.fps[label]))
-                    families.append(Family(members, self.ids[label], diam, exact))
+
+        def star_centre(label: int) -> tuple[str, int]:
+            return self.ids[label], int(self.fps[label])
+
+        families = families_of_runs(
+            self.ids.take(order, remember=True), self.fps[order], group[order], order, mode,
+            star_centre, reuse,
+        )
         return FamilyListing(families, singles)
 
     # -- distinct fingerprints and their pairs -----------------------------------------------
