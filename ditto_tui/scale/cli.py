@@ -153,7 +153,8 @@ def add_open_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("results", metavar="RESULTS")
     p.add_argument("-k", type=k_value, default=None, metavar="K", help="initial distance")
     p.add_argument("--max-k", type=k_value, default=None, metavar="K",
-                   help="largest k the slider offers (default: the stored families' K, else 8)")
+                   help="largest k the slider offers (default: the stored families' K, "
+                   "else 8); above the stored K the explorer indexes the fingerprints itself")
     p.add_argument("--root", default=None, metavar="PATH",
                    help="a local copy of the corpus to read documents from")
     p.add_argument("--mode", choices=("chain", "star"), default="chain")
