@@ -5,11 +5,12 @@ thread: the batches of the initial scan and of every rescan, the batches of the 
 the replacement of the source (pipeline switch), and calls queued by the other parts
 (review changes, questions asked of the index). Sources hand over their batches in the
 order their own state changed (see :mod:`ditto_tui.explore.source`), so the last write on
-disk is the last write in the index. The writer owns the :class:`NearIndex` and the maps
-of fingerprints and document records (nobody else touches them, so they need no lock)
-and publishes an immutable :class:`~ditto_tui.explore.snapshot.Snapshot` after each
-change, records and fingerprints of the same moment. It computes family listings on
-request and, when idle, for every other k ("warming").
+disk is the last write in the index. The writer owns the index and the maps of
+fingerprints and document records (:class:`~ditto_tui.explore.indexed.IndexedCorpus`:
+nobody else touches them, so they need no lock) and publishes an immutable
+:class:`~ditto_tui.explore.snapshot.Snapshot` after each change, records and fingerprints
+of the same moment. It computes family listings on request and, when idle, for every
+other k ("warming").
 """
 
 from __future__ import annotations
