@@ -37,7 +37,7 @@ from watchdog.events import (
 from watchdog.observers.api import BaseObserver
 
 from ditto_tui.corpus.library_patches import install_overflow_probe
-from ditto_tui.corpus.poll import TreePoller
+from ditto_tui.corpus.poll import CPU_BUDGET, TreePoller
 from ditto_tui.corpus.rootdir import RootDir
 
 #: What a watcher is doing: following events, paused (events held), rescanning (after a
@@ -203,8 +203,16 @@ class FolderWatcher:
         def report(rels: list[str]) -> None:
             self.note_paths([self.root if not rel else prefix + rel for rel in rels])
 
+        def on_period(seconds: float, entries: int) -> None:
+            self.notices.append(
+                f"Polling {self.root} every {seconds:.0f} s: one look at its {entries:,} "
+                f"entries costs more than {CPU_BUDGET:.0%} of a core at "
+                f"{self.poll_interval:g} s; a change shows within that time"
+            )
+
         poller = TreePoller(
-            rootdir, report, interval=self.poll_interval, is_ignored=self._is_ignored
+            rootdir, report, interval=self.poll_interval, is_ignored=self._is_ignored,
+            on_period=on_period,
         )
         poller.start()
         return poller

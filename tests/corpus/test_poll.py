@@ -132,3 +132,39 @@ def test_inotify_failure_falls_back_to_the_safe_poller(hostile: Path, monkeypatc
     finally:
         watcher.stop()
     assert watcher.state == "off"
+
+
+def test_polling_stays_within_its_cpu_budget() -> None:
+    """The wait after a snapshot keeps polling's share of a core at CPU_BUDGET at most:
+    a cheap snapshot waits the interval, a costly one waits longer."""
+    assert poll_mod.next_wait(2.0, 0.001) == 2.0
+    for cost in (0.05, 0.26, 1.0, 30.0):
+        wait = poll_mod.next_wait(2.0, cost)
+        assert wait >= 2.0
+        assert cost / (wait + cost) <= poll_mod.CPU_BUDGET + 1e-12
+
+
+def test_a_costly_tree_is_polled_less_often_and_says_so(hostile: Path, monkeypatch) -> None:
+    clock = iter(range(0, 10**6, 1))  # every snapshot "costs" one second of CPU
+    monkeypatch.setattr(poll_mod.time, "thread_time", lambda: float(next(clock)))
+    told: list[tuple[float, int]] = []
+    poller = TreePoller(RootDir(hostile), Recorder(), interval=0.05,
+                        on_period=lambda s, n: told.append((s, n)))
+    poller.start()
+    try:
+        assert poller.period == poll_mod.next_wait(0.05, 1.0) > 40
+        assert told == [(poller.period, len(poller.snapshot() or {}))]
+    finally:
+        poller.stop()
+        poller.join(5)
+
+
+def test_the_watcher_tells_the_user_how_often_it_polls(hostile: Path, monkeypatch) -> None:
+    clock = iter(range(0, 10**6, 1))
+    monkeypatch.setattr(poll_mod.time, "thread_time", lambda: float(next(clock)))
+    watcher = FolderWatcher(str(hostile), lambda paths, mode: None, poll=True)
+    watcher.start()
+    try:
+        assert any(n.startswith(f"Polling {hostile} every 49 s") for n in watcher.notices)
+    finally:
+        watcher.stop()
