@@ -14,6 +14,7 @@ from ditto_tui.corpus.session import CorpusSession
 from ditto_tui.explore import Explorer, MemorySource, ViewRequest
 from ditto_tui.explore.events import ViewBuilt
 from ditto_tui.explore.writer import ExplorerStopped
+from tests.explore.conftest import wait_until
 
 from ..core.index_reference import ref_clusters, ref_near
 
@@ -28,15 +29,6 @@ def families_of(explorer: Explorer, k: int) -> list[list[str]]:
 def reference(fps: dict[str, int], k: int) -> list[list[str]]:
     ids = sorted(fps)
     return sorted(sorted(c) for c in ref_clusters(ids, [fps[i] for i in ids], k, 2))
-
-
-def wait_until(condition, timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return
-        time.sleep(0.05)
-    raise TimeoutError("condition never held")
 
 
 def noisy(rng: random.Random, base: int, bits: int) -> int:

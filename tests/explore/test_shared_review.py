@@ -4,7 +4,6 @@ the session whose decision was replaced is told; a read-only explorer records no
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,15 +15,7 @@ from ditto_tui.corpus.session import CorpusSession
 from ditto_tui.explore import Explorer
 from ditto_tui.explore.events import ExplorerEvent, Notice
 from ditto_tui.explore.policy import ReadOnlyError, SessionPolicy
-
-
-def wait_until(condition, timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return
-        time.sleep(0.02)
-    raise TimeoutError("condition never held")
+from tests.explore.conftest import wait_until
 
 
 class Tab:
