@@ -40,6 +40,7 @@ from typing import Any
 from ditto_tui.core.review.decisions import DECISIONS, Identity, Record, Resolution, resolve
 from ditto_tui.corpus.cache import (
     default_cache_path,
+    is_corruption,
     private_database,
     private_folder,
     root_digest,
@@ -138,6 +139,10 @@ class SessionState:
         return state
 
 
+#: How long opening waits for a store another process holds locked (see ReviewStore._open).
+OPEN_WAIT_S = 10.0
+
+
 class ReviewStore:
     """A handle on one review database (thread-safe; see the module docstring)."""
 
@@ -175,11 +180,28 @@ class ReviewStore:
         return conn
 
     def _open(self) -> sqlite3.Connection:
+        """A connection to a valid store: created when new, set aside (and made anew) when
+        damaged. A store another process is opening or writing meanwhile ("database is
+        locked", e.g. two tabs switching a new file to WAL at once) is waited for, for
+        :data:`OPEN_WAIT_S` at most: busy is not damaged."""
+        deadline = time.monotonic() + OPEN_WAIT_S
+        while True:
+            try:
+                return self._open_once()
+            except sqlite3.OperationalError as exc:
+                if is_corruption(exc) or time.monotonic() >= deadline:
+                    raise
+                time.sleep(0.02)
+
+    def _open_once(self) -> sqlite3.Connection:
         problem = None
+        conn: sqlite3.Connection | None = None
         try:
             conn = self._connect()
+            conn.execute("BEGIN")  # (both read at one moment: another may be creating it)
             version = conn.execute("PRAGMA user_version").fetchone()[0]
             tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
+            conn.execute("COMMIT")
             if version == 0 and not tables:
                 self._create(conn)
                 return conn
@@ -193,9 +215,14 @@ class ReviewStore:
                     problem = "damaged"
             if problem is None:
                 return conn
-            conn.close()
         except sqlite3.DatabaseError as exc:
+            if isinstance(exc, sqlite3.OperationalError) and not is_corruption(exc):
+                if conn is not None:
+                    conn.close()
+                raise  # busy, locked, out of memory...: the file is fine (see _open)
             problem = f"unreadable ({exc})"
+        if conn is not None:
+            conn.close()
         aside = self._set_aside("corrupt")
         private_database(self.path)
         self.notices.append(f"Review store {self.path} was {problem}; kept at {aside}, "

@@ -3,6 +3,7 @@ no decision lost, the later write of one row wins, a new store made by two at on
 
 from __future__ import annotations
 
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -40,7 +41,7 @@ def test_two_processes_deciding_at_once_lose_nothing(tmp_path: Path):
 
 
 def test_a_new_store_opened_by_two_at_once_is_made_once(tmp_path: Path):
-    for round_ in range(8):
+    for round_ in range(40):
         path = tmp_path / f"review-{round_}.sqlite"
         barrier = threading.Barrier(2)
         notices: list[str] = []
@@ -73,3 +74,25 @@ def test_changed_elsewhere_sees_the_other_writer_only(tmp_path: Path):
         other.set_decision("b", Identity(2, 2, 2, 2), "duplicate")
         assert mine.changed_elsewhere()
         assert not mine.changed_elsewhere()  # once per change
+
+
+def test_a_store_busy_while_opening_is_waited_for_not_set_aside(tmp_path: Path, monkeypatch):
+    """SQLite can say "database is locked" at once (no busy wait) when two connections
+    switch a new file to WAL together: that store is busy, not damaged."""
+    path = tmp_path / "review.sqlite"
+    with ReviewStore(path) as first:
+        first.set_decision("kept.txt", Identity(1, 1, 1, 1), "keep")
+    real = ReviewStore._connect
+    busy = [2]
+
+    def connect(self: ReviewStore) -> sqlite3.Connection:
+        if busy[0]:
+            busy[0] -= 1
+            raise sqlite3.OperationalError("database is locked")
+        return real(self)
+
+    monkeypatch.setattr(ReviewStore, "_connect", connect)
+    notices: list[str] = []
+    with ReviewStore(path, notices=notices) as again:
+        assert [r.path for r in again.decision_records()] == ["kept.txt"]
+    assert notices == [] and not list(tmp_path.glob("*.corrupt-*"))
