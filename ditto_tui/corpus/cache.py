@@ -32,14 +32,17 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 
 from ditto_tui.core.index.pairs import UniquePairs
 from ditto_tui.corpus.records import CachedFile, FileResult
 from ditto_tui.corpus.rootdir import is_inside
+
+T = TypeVar("T")
 
 SCHEMA_VERSION = 2
 _UPGRADABLE = (1,)  # older versions whose tables are a subset of the current schema
@@ -156,6 +159,36 @@ def is_corruption(exc: sqlite3.Error) -> bool:
     return "malformed" in message or "not a database" in message
 
 
+#: SQLite result codes (primary) that mean another connection holds the database.
+_BUSY_CODES = (5, 6)  # SQLITE_BUSY, SQLITE_LOCKED
+#: How long opening a database waits while another connection holds it (see open_when_free).
+OPEN_WAIT_S = 10.0
+
+
+def is_busy(exc: sqlite3.Error) -> bool:
+    """True when ``exc`` says another connection holds the database (busy or locked)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if isinstance(code, int):
+        return code & 0xFF in _BUSY_CODES
+    message = str(exc).lower()
+    return "locked" in message or "busy" in message
+
+
+def open_when_free(open_once: Callable[[], T]) -> T:
+    """``open_once()``, tried again while it fails because another connection holds the
+    database, for :data:`OPEN_WAIT_S` at most. SQLite can say "database is locked" at
+    once, without its busy wait, when two connections switch a new file to WAL together
+    (two tabs of ``ditto-tui serve`` opening the same store): busy is not damaged."""
+    deadline = time.monotonic() + OPEN_WAIT_S
+    while True:
+        try:
+            return open_once()
+        except sqlite3.OperationalError as exc:
+            if not is_busy(exc) or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.02)
+
+
 def set_aside_database(path: Path, why: str) -> Path:
     """Rename the SQLite database ``path`` (and its ``-wal``/``-shm`` files) to
     ``<name>.<why>-<time stamp>`` beside it, never over an existing file; return the new path."""
@@ -190,7 +223,7 @@ class FingerprintCache:
         self._last_flush = time.monotonic()
         self._pids: dict[str, int] = {}
         private_database(self.path)  # document paths: readable by their owner only
-        self._conn = self._open()
+        self._conn = open_when_free(self._open)
 
     # -- opening ------------------------------------------------------------------------
     def _connect(self) -> sqlite3.Connection:
@@ -206,8 +239,10 @@ class FingerprintCache:
         try:
             conn = self._connect()
             conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("BEGIN")  # (both read at one moment: another may be creating it)
             version = conn.execute("PRAGMA user_version").fetchone()[0]
             tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
+            conn.execute("COMMIT")
             if version == 0 and not tables:
                 self._create(conn)
                 return conn

@@ -41,6 +41,7 @@ from ditto_tui.core.review.decisions import DECISIONS, Identity, Record, Resolut
 from ditto_tui.corpus.cache import (
     default_cache_path,
     is_corruption,
+    open_when_free,
     private_database,
     private_folder,
     root_digest,
@@ -139,10 +140,6 @@ class SessionState:
         return state
 
 
-#: How long opening waits for a store another process holds locked (see ReviewStore._open).
-OPEN_WAIT_S = 10.0
-
-
 class ReviewStore:
     """A handle on one review database (thread-safe; see the module docstring)."""
 
@@ -156,7 +153,7 @@ class ReviewStore:
             aside = self._set_aside("before-fresh")
             self.notices.append(f"Started a fresh review; the previous one is kept at {aside}.")
         private_database(self.path)  # decisions name documents: owner only
-        self._conn = self._open()
+        self._conn = open_when_free(self._open_once)
         self._seen_version = self._data_version()
 
     @classmethod
@@ -178,20 +175,6 @@ class ReviewStore:
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=FULL")
         return conn
-
-    def _open(self) -> sqlite3.Connection:
-        """A connection to a valid store: created when new, set aside (and made anew) when
-        damaged. A store another process is opening or writing meanwhile ("database is
-        locked", e.g. two tabs switching a new file to WAL at once) is waited for, for
-        :data:`OPEN_WAIT_S` at most: busy is not damaged."""
-        deadline = time.monotonic() + OPEN_WAIT_S
-        while True:
-            try:
-                return self._open_once()
-            except sqlite3.OperationalError as exc:
-                if is_corruption(exc) or time.monotonic() >= deadline:
-                    raise
-                time.sleep(0.02)
 
     def _open_once(self) -> sqlite3.Connection:
         problem = None
@@ -219,7 +202,7 @@ class ReviewStore:
             if isinstance(exc, sqlite3.OperationalError) and not is_corruption(exc):
                 if conn is not None:
                     conn.close()
-                raise  # busy, locked, out of memory...: the file is fine (see _open)
+                raise  # busy, locked, out of memory...: the file is fine (see open_when_free)
             problem = f"unreadable ({exc})"
         if conn is not None:
             conn.close()

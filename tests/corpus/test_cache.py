@@ -406,3 +406,26 @@ def test_is_corruption_tells_damage_from_trouble() -> None:
     assert cache_mod.is_corruption(sqlite3.DatabaseError("database disk image is malformed"))
     assert not cache_mod.is_corruption(sqlite3.OperationalError("database or disk is full"))
     assert not cache_mod.is_corruption(sqlite3.OperationalError("database is locked"))
+
+
+def test_a_cache_busy_while_opening_is_waited_for_not_set_aside(tmp_path: Path, monkeypatch):
+    """Two processes opening the cache at once (two tabs of ditto-tui serve): SQLite can
+    say "database is locked" at once; the cache is then waited for, not given up or set
+    aside."""
+    from ditto_tui.corpus.cache import FingerprintCache
+
+    path = tmp_path / "cache.sqlite"
+    FingerprintCache(path).close()
+    real = FingerprintCache._connect
+    busy = [2]
+
+    def connect(self: FingerprintCache) -> sqlite3.Connection:
+        if busy[0]:
+            busy[0] -= 1
+            raise sqlite3.OperationalError("database is locked")
+        return real(self)
+
+    monkeypatch.setattr(FingerprintCache, "_connect", connect)
+    notices: list[str] = []
+    FingerprintCache(path, notices=notices).close()
+    assert busy == [0] and notices == [] and not list(tmp_path.glob("*.corrupt-*"))
