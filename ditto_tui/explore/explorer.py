@@ -34,7 +34,7 @@ from ditto_tui.explore.action_service import ActionService
 from ditto_tui.explore.events import ExplorerEvent, Notice, WatchState
 from ditto_tui.explore.pacing import ScanPacer
 from ditto_tui.explore.policy import Change, SessionPolicy
-from ditto_tui.explore.process_tuning import HeapPolicy
+from ditto_tui.explore.process_tuning import HeapPolicy, limit_arenas
 from ditto_tui.explore.review import ReviewState
 from ditto_tui.explore.review_service import FamilyMark, ReviewService
 from ditto_tui.explore.snapshot import Snapshot
@@ -79,6 +79,7 @@ class Explorer:
         #: What this session may change (read by the UI before it opens a dialog).
         self.policy = policy if policy is not None else SessionPolicy()
         self.on_event: Callable[[ExplorerEvent], None] = on_event or (lambda _e: None)
+        limit_arenas()  # (before the explorer's threads allocate: see process_tuning)
         heap, pacer = HeapPolicy(), ScanPacer()
         self._heap = heap
         self._views = ViewBuilder(review=lambda: self._review.state, on_event=self._emit)

@@ -18,7 +18,7 @@ from ditto_tui.core.families.clusters import Mode
 from ditto_tui.core.families.listing import FamilyListing
 from ditto_tui.explore.events import ExplorerEvent, ListingWarmed
 from ditto_tui.explore.indexed import FamilyIndex
-from ditto_tui.explore.process_tuning import HeapPolicy
+from ditto_tui.explore.process_tuning import HeapPolicy, trim_heap
 from ditto_tui.explore.snapshot import Snapshot
 from ditto_tui.explore.view import ViewRequest, listing_notes
 
@@ -92,6 +92,7 @@ class Listings:
         for kk in sorted(range(self.max_k + 1), key=lambda x: (abs(x - k), x)):
             if (kk, request.mode) not in snap.listings:
                 self.compute(index, snap, kk, request.mode)
+                trim_heap()  # (its temporaries: 1M documents, tens of MB a listing)
                 self._on_event(ListingWarmed(kk, request.mode, snap.generation))
                 return True
         self._warm_more = False

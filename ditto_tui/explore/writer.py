@@ -39,7 +39,7 @@ from ditto_tui.explore.events import (
 from ditto_tui.explore.indexed import IndexedCorpus
 from ditto_tui.explore.listings import Listings
 from ditto_tui.explore.pacing import ScanPacer
-from ditto_tui.explore.process_tuning import HeapPolicy, preload
+from ditto_tui.explore.process_tuning import HeapPolicy, preload, trim_heap
 from ditto_tui.explore.snapshot import Snapshot
 from ditto_tui.explore.source import CorpusSource, PairStore
 from ditto_tui.explore.view import ViewRequest
@@ -460,6 +460,8 @@ class IndexWriter:
         self._publish()
         if self._views.request is None:  # nothing to warm (no UI): hand the heap back now
             self._heap.settle(len(self._corpus))
+        else:
+            trim_heap()  # what the scan's batches held goes back to the system
         source = self._source
         pairs = self._corpus.take_computed_pairs()
         if pairs is not None and done.error is None and isinstance(source, PairStore):
