@@ -10,27 +10,48 @@ import numpy as np
 from ditto_tui.core.families.clusters import Family, Mode, describe_family, family_diameter
 from ditto_tui.core.fingerprint.simhash import popcount64
 
-__all__ = ["VECTOR_FAMILY", "families_of_runs", "group_stats"]
+__all__ = ["PAIRS_AT_ONCE", "VECTOR_FAMILY", "families_of_runs", "group_stats"]
 
 #: families up to this size get their statistics in one numpy pass (larger ones one by one,
 #: with ``core.families.clusters.describe_family``)
 VECTOR_FAMILY = 64
 
 
+#: Member pairs measured at once by :func:`group_stats` (a few arrays of 8 bytes each:
+#: about 25 MB a pass, whatever the number of families)
+PAIRS_AT_ONCE = 1 << 19
+
+
 def group_stats(
     fps: np.ndarray, starts: np.ndarray, lens: np.ndarray, small: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """Medoid position (within its group) and diameter of every group of ``fps`` (groups
-    are ``lens`` consecutive entries from ``starts``), vectorised over all the groups
-    marked ``small`` at once (others get 0, 0). The medoid minimises the sum of distances
-    to the members, ties to the earliest member, exactly like ``describe_family``."""
+    are ``lens`` consecutive entries from ``starts``), vectorised over the groups marked
+    ``small`` (others get 0, 0), :data:`PAIRS_AT_ONCE` member pairs at a time. The
+    medoid minimises the sum of distances to the members, ties to the earliest member,
+    exactly like ``describe_family``."""
     n_groups = len(starts)
     centre = np.zeros(n_groups, np.int64)
     diameter = np.zeros(n_groups, np.int64)
-    if not small.any():
+    chosen = np.flatnonzero(small)
+    if not len(chosen):
         return centre, diameter
-    g_starts, g_lens = starts[small], lens[small]
-    # members of the small groups, with their group's start and size
+    pairs = np.cumsum(lens[chosen].astype(np.int64) ** 2)
+    begin = 0
+    while begin < len(chosen):
+        done = int(pairs[begin - 1]) if begin else 0
+        end = max(begin + 1, int(np.searchsorted(pairs, done + PAIRS_AT_ONCE, side="right")))
+        part = chosen[begin:end]
+        centre[part], diameter[part] = _stats_of(fps, starts[part], lens[part])
+        begin = end
+    return centre, diameter
+
+
+def _stats_of(
+    fps: np.ndarray, g_starts: np.ndarray, g_lens: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Medoid position and diameter of the groups ``g_starts``/``g_lens`` in one pass."""
+    # members of the groups, with their group's start and size
     member = np.repeat(g_starts, g_lens) + (
         np.arange(int(g_lens.sum())) - np.repeat(np.cumsum(g_lens) - g_lens, g_lens)
     )
@@ -46,11 +67,10 @@ def group_stats(
     m_first = np.cumsum(m_len) - m_len  # each member's first pair
     farthest = np.maximum.reduceat(dist, m_first)
     g_first = np.cumsum(g_lens) - g_lens  # each group's first member
-    diameter[small] = np.maximum.reduceat(farthest, g_first)
+    diameter = np.maximum.reduceat(farthest, g_first)
     group_of = np.repeat(np.arange(len(g_starts)), g_lens)
     order = np.lexsort((member, sums, group_of))  # per group: smallest sum, then earliest
-    best = order[g_first]
-    centre[small] = member[best] - g_starts
+    centre = member[order[g_first]] - g_starts
     return centre, diameter
 
 

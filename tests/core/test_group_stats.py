@@ -1,0 +1,46 @@
+"""Medoid and diameter of many small families at once, a bounded number of pairs at a
+time, against the plain definition."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ditto_tui.core.families import stats
+from tests.properties import examples
+
+pytestmark = pytest.mark.property
+
+
+def reference(fps: list[int], start: int, size: int) -> tuple[int, int]:
+    group = fps[start : start + size]
+    sums = [sum((a ^ b).bit_count() for b in group) for a in group]
+    centre = min(range(size), key=lambda i: (sums[i], i))
+    return centre, max((a ^ b).bit_count() for a in group for b in group)
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(
+    sizes=st.lists(st.integers(1, 9), min_size=1, max_size=40),
+    at_once=st.sampled_from([1, 3, 10, 50, 1 << 19]),
+    data=st.data(),
+)
+def test_group_stats_equal_the_definition_whatever_the_pass_size(
+    sizes: list[int], at_once: int, data: st.DataObject
+) -> None:
+    fps = data.draw(st.lists(st.sampled_from([0, 1, 3, 7, 255, 2**64 - 1, 2**63, 12345]),
+                             min_size=sum(sizes), max_size=sum(sizes)))
+    small = np.array(data.draw(st.lists(st.booleans(), min_size=len(sizes), max_size=len(sizes))))
+    starts = np.cumsum([0, *sizes[:-1]]).astype(np.int64)
+    lens = np.array(sizes, np.int64)
+    stats_at_once = stats.PAIRS_AT_ONCE
+    stats.PAIRS_AT_ONCE = at_once
+    try:
+        centre, diameter = stats.group_stats(np.array(fps, np.uint64), starts, lens, small)
+    finally:
+        stats.PAIRS_AT_ONCE = stats_at_once
+    for g, (start, size) in enumerate(zip(starts.tolist(), sizes, strict=True)):
+        expected = reference(fps, start, size) if small[g] else (0, 0)
+        assert (int(centre[g]), int(diameter[g])) == expected
