@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -60,3 +61,20 @@ def wait_for(predicate: Callable[[], bool], timeout: float = 10.0, step: float =
 
 TEXT_A = "The quick brown fox jumps over the lazy dog. " * 20
 TEXT_B = "Lorem ipsum dolor sit amet, consectetur adipiscing elit. " * 20
+
+
+def busy_when_opened(monkeypatch: pytest.MonkeyPatch, database: type, times: int = 2) -> list[int]:
+    """Make ``database._connect`` (a store or cache class) fail ``times`` times with
+    "database is locked", as SQLite does at once when two connections switch a new file
+    to WAL together, then connect; returns ``[times left]``."""
+    real = database._connect
+    left = [times]
+
+    def connect(self: object) -> sqlite3.Connection:
+        if left[0]:
+            left[0] -= 1
+            raise sqlite3.OperationalError("database is locked")
+        return real(self)
+
+    monkeypatch.setattr(database, "_connect", connect)
+    return left

@@ -30,7 +30,7 @@ from ditto_tui.corpus.records import FileResult
 from ditto_tui.corpus.session import CorpusSession
 from ditto_tui.corpus.stream import iter_fingerprints
 
-from .conftest import TEXT_A, TEXT_B, write
+from .conftest import TEXT_A, TEXT_B, busy_when_opened, write
 
 
 @pytest.fixture
@@ -416,16 +416,7 @@ def test_a_cache_busy_while_opening_is_waited_for_not_set_aside(tmp_path: Path, 
 
     path = tmp_path / "cache.sqlite"
     FingerprintCache(path).close()
-    real = FingerprintCache._connect
-    busy = [2]
-
-    def connect(self: FingerprintCache) -> sqlite3.Connection:
-        if busy[0]:
-            busy[0] -= 1
-            raise sqlite3.OperationalError("database is locked")
-        return real(self)
-
-    monkeypatch.setattr(FingerprintCache, "_connect", connect)
+    busy = busy_when_opened(monkeypatch, FingerprintCache)
     notices: list[str] = []
     FingerprintCache(path, notices=notices).close()
     assert busy == [0] and notices == [] and not list(tmp_path.glob("*.corrupt-*"))

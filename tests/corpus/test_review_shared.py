@@ -3,7 +3,6 @@ no decision lost, the later write of one row wins, a new store made by two at on
 
 from __future__ import annotations
 
-import sqlite3
 import subprocess
 import sys
 import threading
@@ -11,6 +10,8 @@ from pathlib import Path
 
 from ditto_tui.core.review.decisions import Identity
 from ditto_tui.corpus.review import ReviewStore
+
+from .conftest import busy_when_opened
 
 WRITER = """
 import sys
@@ -82,16 +83,7 @@ def test_a_store_busy_while_opening_is_waited_for_not_set_aside(tmp_path: Path, 
     path = tmp_path / "review.sqlite"
     with ReviewStore(path) as first:
         first.set_decision("kept.txt", Identity(1, 1, 1, 1), "keep")
-    real = ReviewStore._connect
-    busy = [2]
-
-    def connect(self: ReviewStore) -> sqlite3.Connection:
-        if busy[0]:
-            busy[0] -= 1
-            raise sqlite3.OperationalError("database is locked")
-        return real(self)
-
-    monkeypatch.setattr(ReviewStore, "_connect", connect)
+    busy_when_opened(monkeypatch, ReviewStore)
     notices: list[str] = []
     with ReviewStore(path, notices=notices) as again:
         assert [r.path for r in again.decision_records()] == ["kept.txt"]
