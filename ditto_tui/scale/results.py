@@ -61,19 +61,6 @@ def local_root(root_uri: str) -> str | None:
     return None
 
 
-class _ArrowStrings:
-    """A string Arrow array as a sequence for :mod:`bisect` (one scalar per probe)."""
-
-    def __init__(self, array: Any) -> None:
-        self._array = array
-
-    def __len__(self) -> int:
-        return len(self._array)
-
-    def __getitem__(self, i: int) -> str:
-        return str(self._array[i].as_py())
-
-
 class ArrowIds:
     """An Arrow string array of ids as a :class:`~ditto_tui.core.index.stored.IdColumn`;
     the positions of ids named with ``remember`` are kept for :meth:`position` (a dict
@@ -101,8 +88,8 @@ class ArrowIds:
         known = self._known.get(doc_id)
         if known is not None:
             return known
-        i = bisect.bisect_left(_ArrowStrings(self.array), doc_id)
-        if i >= len(self.array) or self.array[i].as_py() != doc_id:
+        i = bisect.bisect_left(self, doc_id)  # (a sequence for bisect: len and [i])
+        if i >= len(self.array) or self[i] != doc_id:
             raise KeyError(doc_id)
         return i
 
@@ -218,7 +205,7 @@ class Results:
 
     def id_at(self, i: int) -> str:
         """The id of document ``i``."""
-        return str(self.id_array[i].as_py())
+        return self.id_column[i]
 
     def kind_at(self, i: int) -> str:
         """The kind of document ``i``."""
@@ -249,7 +236,7 @@ class Results:
     def family_of(self, doc_id: str, k: int) -> str:
         """The label (smallest member id) of ``doc_id``'s stored family at ``k``; KeyError
         when ``k`` is not stored or the id is unknown."""
-        return str(self.id_array[int(self.families[k][self.position(doc_id)])].as_py())
+        return self.id_column[int(self.families[k][self.position(doc_id)])]
 
     def families_at(self, k: int, min_size: int = 1) -> list[list[str]]:
         """Stored families at ``k`` in ditto's order (size descending, then sorted member
