@@ -25,6 +25,7 @@ from pathlib import Path
 
 from ditto_tui.core.families.clusters import Family, Mode
 from ditto_tui.core.families.paths import NearGraph
+from ditto_tui.core.families.tree import SweepRow
 from ditto_tui.core.fingerprint.pipeline import Pipeline
 from ditto_tui.core.index.near_index import Match
 from ditto_tui.core.review.decisions import Decision
@@ -153,6 +154,10 @@ class Explorer:
     def near_graph(self) -> NearGraph:
         """The index's pairs and merge order (``core.families.paths.NearGraph``)."""
         return self._writer.near_graph()
+
+    def sweep(self) -> tuple[SweepRow, ...]:
+        """The figures of every k (``core.families.tree.sweep_stats``); blocking."""
+        return self._writer.sweep()
 
     def families(self, k: int, mode: Mode = "chain") -> Sequence[Family]:
         """Every family at ``(k, mode)``."""

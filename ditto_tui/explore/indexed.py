@@ -20,6 +20,7 @@ import numpy as np
 from ditto_tui.core.families.clusters import Mode
 from ditto_tui.core.families.listing import FamilyListing
 from ditto_tui.core.families.paths import NearGraph
+from ditto_tui.core.families.tree import MergeLevels
 from ditto_tui.core.index.near_index import NearIndex
 from ditto_tui.core.index.pairs import UniquePairs
 from ditto_tui.core.index.stored import IdsAt, StoredIndex
@@ -29,11 +30,14 @@ from ditto_tui.explore.source import CorpusSource, PairStore, StoredFamilies
 
 
 class FamilyIndex(Protocol):
-    """What listings and explanations need of an index (``NearIndex``, ``StoredIndex``)."""
+    """What listings, explanations and the k sweep need of an index (``NearIndex``,
+    ``StoredIndex``)."""
 
     def family_listing(self, k: int, *, mode: Mode = ...) -> FamilyListing: ...
 
     def near_graph(self) -> NearGraph: ...
+
+    def merge_levels(self) -> MergeLevels: ...
 
 
 #: What a snapshot publishes: fingerprints and records of one moment, and optionally the

@@ -85,7 +85,9 @@ class MemorySource:
         on_batch: Callable[[ChangeBatch], None] | None = None,
         cancelled: Callable[[], bool] = _never,
     ) -> ChangeBatch:
-        """Bring the state up to date with ``disk`` in batches (blocking)."""
+        """Bring the state up to date with ``disk`` in batches (blocking). Like
+        ``CorpusSession.scan``: the change is returned, or with ``on_batch`` only
+        delivered in pieces (an empty batch is returned)."""
         start = time.perf_counter()
         with self._lock:
             ids = list(self.disk)
@@ -97,16 +99,18 @@ class MemorySource:
                 piece = self._sync(ids[offset : offset + self.batch], fps, docs)
                 if self.delay:
                     time.sleep(self.delay)
-                everything.extend(piece)
-                if on_batch is not None and piece:
+                if on_batch is None:
+                    everything.extend(piece)
+                elif piece:
                     on_batch(piece)
                 if on_progress is not None:
                     done = min(offset + self.batch, len(ids))
                     on_progress(ScanProgress(done, len(ids), done * 1000, time.perf_counter() - start))
             if not cancelled():
                 gone = self._sync([i for i in fps if i not in self.disk], fps, docs)
-                everything.extend(gone)
-                if on_batch is not None and gone:
+                if on_batch is None:
+                    everything.extend(gone)
+                elif gone:
                     on_batch(gone)
             self._fps, self._docs = fps, docs
             return everything

@@ -5,7 +5,8 @@ The explorer's writer publishes a new snapshot after every change it applies; re
 it, so a reader never sees a half-applied change. ``generation`` grows with every
 publication; ``epoch`` grows when the corpus source is replaced (pipeline switch).
 Family listings computed by the writer for this generation are added to ``listings``
-as they become known (the only cache of them); nothing else changes after publication.
+as they become known (the only cache of them), and the figures of every k to ``sweep``;
+nothing else changes after publication.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from types import MappingProxyType
 import numpy as np
 
 from ditto_tui.core.families.listing import FamilyListing
+from ditto_tui.core.families.tree import SweepRow
 from ditto_tui.core.fingerprint.simhash import Fingerprint, popcount64
 from ditto_tui.core.index.near_index import Match
 from ditto_tui.corpus.documents import Document, Skipped
@@ -43,6 +45,8 @@ class Snapshot:
     scanning: bool = False
     complete: bool = False
     listings: dict[tuple[int, str], FamilyListing] = field(default_factory=dict)
+    #: the figures of every k (the k chart), once the writer has computed them (one entry)
+    sweep: list[tuple[SweepRow, ...]] = field(default_factory=list)
     #: the ids (any fixed order) and their fingerprints as an array, made on first use
     #: unless the writer gave them
     _arrays: list[tuple[Sequence[str], np.ndarray]] = field(default_factory=list, repr=False)

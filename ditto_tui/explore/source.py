@@ -14,7 +14,8 @@ change from the state of the previous call to its own, and calls are made one at
 in the order the source's state changed (a source holds its update lock while calling).
 Applying the batches in call order therefore reproduces the source's state exactly;
 each batch carries the document records of the fingerprints it brings
-(:class:`~ditto_tui.corpus.documents.ChangeBatch`).
+(:class:`~ditto_tui.corpus.documents.ChangeBatch`). A scan given ``on_batch`` delivers
+its change only that way (it returns an empty batch, not a second copy of the change).
 """
 
 from __future__ import annotations

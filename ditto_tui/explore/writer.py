@@ -26,6 +26,7 @@ from typing import Protocol
 from ditto_tui.core.families.clusters import Mode
 from ditto_tui.core.families.listing import FamilyListing
 from ditto_tui.core.families.paths import NearGraph
+from ditto_tui.core.families.tree import SweepRow, sweep_stats
 from ditto_tui.core.index.pairs import UniquePairs
 from ditto_tui.corpus.documents import ChangeBatch, Document
 from ditto_tui.explore.events import (
@@ -278,6 +279,23 @@ class IndexWriter:
         """The index's pairs and merge order, after everything queued (blocking)."""
         answer = self.ask(lambda: self._corpus.index.near_graph())
         assert isinstance(answer, NearGraph)
+        return answer
+
+    def sweep(self) -> tuple[SweepRow, ...]:
+        """The figures of every k (``core.families.tree.sweep_stats``) of the index after
+        everything queued (blocking). Computed on the writer thread from the index's own
+        arrays, so never beside a listing (their temporaries would add up: ~100 MB each
+        at a million documents), and kept in that snapshot."""
+
+        def compute() -> tuple[SweepRow, ...]:
+            snap = self._snapshot
+            if not snap.sweep:
+                snap.sweep.append(tuple(sweep_stats(self._corpus.index.merge_levels())))
+                trim_heap()
+            return snap.sweep[0]
+
+        answer = self.ask(compute)
+        assert isinstance(answer, tuple)
         return answer
 
     def clamp(self, k: int) -> int:

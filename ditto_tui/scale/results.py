@@ -471,7 +471,9 @@ class ResultsSession:
         cancelled: Callable[[], bool] = lambda: False,
     ) -> ChangeBatch:
         """Deliver the stored fingerprints as if scanned (in batches of ``BATCH_DOCS``);
-        nothing when the explorer shows the stored families (:meth:`stored_index`)."""
+        nothing when the explorer shows the stored families (:meth:`stored_index`). Like
+        ``CorpusSession.scan``: with ``on_batch`` the fingerprints are only delivered in
+        pieces (the returned batch has none)."""
         if self._stored is not None:
             n = len(self.results)
             if on_progress is not None:
@@ -488,11 +490,13 @@ class ResultsSession:
                 zip(ids[start : start + BATCH_DOCS],
                     map(Fingerprint, fps[start : start + BATCH_DOCS].tolist()), strict=True)
             )
-            added.update(chunk)
-            if on_batch is not None:
+            if on_batch is None:
+                added.update(chunk)
+            else:
                 on_batch(ChangeBatch(added=chunk, documents=self._docs))
             if on_progress is not None:
-                on_progress(ScanProgress(len(added), n, 0, 0.0))
+                done = min(start + BATCH_DOCS, n)
+                on_progress(ScanProgress(done, n, 0, 0.0))
         return ChangeBatch(added=added, skipped=list(self._skipped), documents=self._docs)
 
     def read_bytes(self, id: str) -> bytes:

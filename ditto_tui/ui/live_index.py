@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from ditto_tui.core.families.paths import NearGraph
+from ditto_tui.core.families.tree import SweepRow
 from ditto_tui.explore.snapshot import Snapshot
 
 __all__ = ["LiveIndex"]
@@ -36,6 +37,11 @@ class LiveIndex(Protocol):
     @property
     def source(self) -> Any:
         """The corpus source the documents are read from."""
+        ...
+
+    def sweep(self) -> tuple[SweepRow, ...]:
+        """The figures of every k (families, documents, largest, diameter); blocking (call
+        from a worker), :class:`~ditto_tui.explore.explorer.ExplorerStopped` once closed."""
         ...
 
     def near_graph(self) -> NearGraph:

@@ -210,6 +210,7 @@ def check_sweep(ids: list[str], fps: list[int], max_k: int) -> None:
     index.add_many(ids, fps)
     fp = dict(zip(ids, fps, strict=True))
     rows = sweep_stats(index.near_graph())
+    assert sweep_stats(index.merge_levels()) == rows  # (the writer's lighter input)
     assert [r.k for r in rows] == list(range(max_k + 1))
     for r in rows:
         groups = [g for g in components(ids, fps, r.k) if len(g) >= 2]
@@ -242,6 +243,7 @@ def test_sweep_after_removals() -> None:
     index.add_many(ids, fps)
     index.remove("d1")  # the bridge between d0 and d2 at k=1
     rows = sweep_stats(index.near_graph())
+    assert sweep_stats(index.merge_levels()) == rows
     kept = [i for i in ids if i != "d1"]
     fp = dict(zip(ids, fps, strict=True))
     for r in rows:

@@ -44,3 +44,21 @@ def test_group_stats_equal_the_definition_whatever_the_pass_size(
     for g, (start, size) in enumerate(zip(starts.tolist(), sizes, strict=True)):
         expected = reference(fps, start, size) if small[g] else (0, 0)
         assert (int(centre[g]), int(diameter[g])) == expected
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(
+    sizes=st.lists(st.integers(1, 9), min_size=1, max_size=40),
+    at_once=st.sampled_from([1, 3, 10, 50, 1 << 17]),
+    data=st.data(),
+)
+def test_run_diameters_equal_the_definition_whatever_the_pass_size(
+    sizes: list[int], at_once: int, data: st.DataObject
+) -> None:
+    fps = data.draw(st.lists(st.integers(0, 2**64 - 1), min_size=sum(sizes), max_size=sum(sizes)))
+    starts = np.cumsum([0, *sizes[:-1]]).astype(np.int64)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(stats, "PAIRS_AT_ONCE", at_once)
+        got = stats.run_diameters(np.array(fps, np.uint64), starts, np.array(sizes, np.int64))
+    for g, (start, size) in enumerate(zip(starts.tolist(), sizes, strict=True)):
+        assert int(got[g]) == reference(fps, start, size)[1]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import ditto_tui.corpus.reading as reading
 import ditto_tui.corpus.scan as scan_mod
-from ditto_tui.corpus.documents import ScanOptions, Skipped
+from ditto_tui.corpus.documents import ChangeBatch, ScanOptions, Skipped
 from ditto_tui.corpus.reading import SkipFile, read_document_bytes
 from ditto_tui.corpus.rootdir import RootDir
 from ditto_tui.corpus.scan import resolve_entries
@@ -53,12 +53,16 @@ def test_session_scan_reports_progress_and_batches(root: Path, pipeline, cache_p
     big_folder(root, 120)
     progress, pieces = [], []
     with CorpusSession(root, pipeline, cache=cache_path, jobs=2) as s:
-        batch = s.scan(on_progress=progress.append, on_batch=pieces.append)
+        given = s.scan(on_progress=progress.append, on_batch=pieces.append)
+    assert not given  # delivered in pieces, not gathered as well
+    with CorpusSession(root, pipeline, use_cache=False, jobs=1) as fresh:
+        batch = fresh.scan()
     assert len(batch.added) == 120 and [k.reason for k in batch.skipped] == ["binary file"]
-    merged: dict = {}
+    merged = ChangeBatch()
     for piece in pieces:
-        merged.update(piece.added)
-    assert merged == batch.added
+        merged.extend(piece)
+    assert merged.added == batch.added and merged.skipped == batch.skipped
+    assert merged.documents == batch.documents
     assert progress[-1].done == 121 and progress[-1].total == 121
     assert progress[-1].bytes_done == sum(
         p.stat().st_size for p in root.rglob("*") if p.is_file()

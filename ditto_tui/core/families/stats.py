@@ -1,25 +1,28 @@
 """Families from runs of grouped documents: :func:`families_of_runs`, with the statistics
-of many small families at once (:func:`group_stats`)."""
+of many small families at once (:func:`group_stats`, :func:`run_diameters`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 
 from ditto_tui.core.families.clusters import Family, Mode, describe_family, family_diameter
 from ditto_tui.core.fingerprint.simhash import popcount64
 
-__all__ = ["PAIRS_AT_ONCE", "VECTOR_FAMILY", "families_of_runs", "group_stats"]
+__all__ = ["PAIRS_AT_ONCE", "VECTOR_FAMILY", "families_of_runs", "group_stats", "run_diameters"]
 
 #: families up to this size get their statistics in one numpy pass (larger ones one by one,
 #: with ``core.families.clusters.describe_family``)
 VECTOR_FAMILY = 64
 
 
-#: Member pairs measured at once by :func:`group_stats` (a few arrays of 8 bytes each:
-#: about 25 MB a pass, whatever the number of families)
-PAIRS_AT_ONCE = 1 << 19
+#: Families whose Python values :func:`families_of_runs` makes at once
+_FAMILIES_AT_ONCE = 1 << 15
+
+#: Member pairs measured at once by :func:`group_stats` and :func:`run_diameters` (a few
+#: arrays of 8 bytes each: about 6 MB a pass, whatever the number of families)
+PAIRS_AT_ONCE = 1 << 17
 
 
 def group_stats(
@@ -36,15 +39,50 @@ def group_stats(
     chosen = np.flatnonzero(small)
     if not len(chosen):
         return centre, diameter
+    for part in _passes(chosen, lens):
+        centre[part], diameter[part] = _stats_of(fps, starts[part], lens[part])
+    return centre, diameter
+
+
+def run_diameters(fps: np.ndarray, starts: np.ndarray, lens: np.ndarray) -> np.ndarray:
+    """The diameter (largest distance between two members) of every group of ``fps``
+    (``lens`` consecutive entries from ``starts``), :data:`PAIRS_AT_ONCE` member pairs at
+    a time. Meant for small groups: a group of n members costs n*n pairs."""
+    diameter = np.zeros(len(starts), np.int64)
+    for part in _passes(np.arange(len(starts)), lens):
+        g_starts, g_lens = starts[part], lens[part]
+        member = _members(g_starts, g_lens)
+        m_len = np.repeat(g_lens, g_lens)
+        left = np.repeat(member, m_len)
+        other = np.repeat(np.repeat(g_starts, g_lens), m_len) + _offsets(m_len)
+        dist = popcount64(fps[left] ^ fps[other])
+        pair_first = np.cumsum(g_lens.astype(np.int64) ** 2) - g_lens.astype(np.int64) ** 2
+        diameter[part] = np.maximum.reduceat(dist, pair_first)
+    return diameter
+
+
+def _passes(chosen: np.ndarray, lens: np.ndarray) -> Iterator[np.ndarray]:
+    """``chosen`` (group indices) cut into consecutive parts of about
+    :data:`PAIRS_AT_ONCE` member pairs (a group larger than that is a part alone)."""
     pairs = np.cumsum(lens[chosen].astype(np.int64) ** 2)
     begin = 0
     while begin < len(chosen):
         done = int(pairs[begin - 1]) if begin else 0
         end = max(begin + 1, int(np.searchsorted(pairs, done + PAIRS_AT_ONCE, side="right")))
-        part = chosen[begin:end]
-        centre[part], diameter[part] = _stats_of(fps, starts[part], lens[part])
+        yield chosen[begin:end]
         begin = end
-    return centre, diameter
+
+
+def _offsets(lens: np.ndarray) -> np.ndarray:
+    """0, 1, ..., lens[0]-1, 0, 1, ..., lens[1]-1, ...: each entry's place in its group."""
+    offsets: np.ndarray = np.arange(int(lens.sum())) - np.repeat(np.cumsum(lens) - lens, lens)
+    return offsets
+
+
+def _members(g_starts: np.ndarray, g_lens: np.ndarray) -> np.ndarray:
+    """The positions of every member of the groups, group after group."""
+    members: np.ndarray = np.repeat(g_starts, g_lens) + _offsets(g_lens)
+    return members
 
 
 def _stats_of(
@@ -52,16 +90,12 @@ def _stats_of(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Medoid position and diameter of the groups ``g_starts``/``g_lens`` in one pass."""
     # members of the groups, with their group's start and size
-    member = np.repeat(g_starts, g_lens) + (
-        np.arange(int(g_lens.sum())) - np.repeat(np.cumsum(g_lens) - g_lens, g_lens)
-    )
+    member = _members(g_starts, g_lens)
     m_start = np.repeat(g_starts, g_lens)
     m_len = np.repeat(g_lens, g_lens)
     # every (member, other member of its group) pair
     left = np.repeat(np.arange(len(member)), m_len)
-    other = np.repeat(m_start, m_len) + (
-        np.arange(int(m_len.sum())) - np.repeat(np.cumsum(m_len) - m_len, m_len)
-    )
+    other = np.repeat(m_start, m_len) + _offsets(m_len)
     dist = popcount64(fps[member[left]] ^ fps[other]).astype(np.int64)
     sums = np.bincount(left, weights=dist, minlength=len(member)).astype(np.int64)
     m_first = np.cumsum(m_len) - m_len  # each member's first pair
@@ -99,30 +133,36 @@ def families_of_runs(
     lens = np.diff(np.r_[starts, len(names)])
     small = lens <= VECTOR_FAMILY
     centre_at, diameter = group_stats(fps, starts, lens, small)
-    starts_l, lens_l, small_l = starts.tolist(), lens.tolist(), small.tolist()
-    centre_l, diameter_l, group_l = centre_at.tolist(), diameter.tolist(), group[starts].tolist()
+    group_at = group[starts]
     out: list[Family] = []
     # ditto's order: size descending, then the sorted member lists, which for disjoint
-    # families is the order of their first (smallest) members
-    for i in np.lexsort((rank[starts], -lens)).tolist():
-        s, size = starts_l[i], lens_l[i]
-        if reuse:
-            same = reuse.get(names[s])
-            if same is not None and len(same.members) == size:
-                out.append(same)
-                continue
-        members = tuple(names[s : s + size])
-        if mode == "chain":
-            if small_l[i]:
-                out.append(Family(members, members[centre_l[i]], diameter_l[i]))
+    # families is the order of their first (smallest) members; Python values are made a
+    # slice of families at a time (a whole listing's would be ~40 MB at a million)
+    order = np.lexsort((rank[starts], -lens))
+    for lo in range(0, len(order), _FAMILIES_AT_ONCE):
+        part = order[lo : lo + _FAMILIES_AT_ONCE]
+        for s, size, is_small, centre_i, diam, g in zip(
+            starts[part].tolist(), lens[part].tolist(), small[part].tolist(),
+            centre_at[part].tolist(), diameter[part].tolist(), group_at[part].tolist(),
+            strict=True,
+        ):
+            if reuse:
+                same = reuse.get(names[s])
+                if same is not None and len(same.members) == size:
+                    out.append(same)
+                    continue
+            members = tuple(names[s : s + size])
+            if mode == "chain":
+                if is_small:
+                    out.append(Family(members, members[centre_i], diam))
+                else:
+                    centre, d, exact = describe_family(members, fps[s : s + size])
+                    out.append(Family(members, centre, d, exact))
             else:
-                centre, diam, exact = describe_family(members, fps[s : s + size])
-                out.append(Family(members, centre, diam, exact))
-        else:
-            centre, centre_fp = star_centre(group_l[i])
-            if small_l[i]:
-                out.append(Family(members, centre, diameter_l[i]))
-            else:
-                diam, exact = family_diameter(fps[s : s + size], centre_fp)
-                out.append(Family(members, centre, diam, exact))
+                centre, centre_fp = star_centre(g)
+                if is_small:
+                    out.append(Family(members, centre, diam))
+                else:
+                    d, exact = family_diameter(fps[s : s + size], centre_fp)
+                    out.append(Family(members, centre, d, exact))
     return out

@@ -21,7 +21,7 @@ upper-bound diameter (``diameter_exact`` False).
 least two documents, the documents in them, the largest family, the largest diameter and
 how many families are too wide for their k (:func:`~ditto_tui.core.families.notes.chain_too_wide`).
 
-Pure functions of ids and fingerprints (or of a :class:`~ditto_tui.core.families.paths.NearGraph`).
+Pure functions of ids and fingerprints (or of an index's :class:`MergeLevels`).
 """
 
 from __future__ import annotations
@@ -29,18 +29,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 
 from ditto_tui.core.families.clusters import EXACT_STATS_LIMIT
 from ditto_tui.core.families.notes import chain_too_wide
+from ditto_tui.core.families.stats import run_diameters
 from ditto_tui.core.fingerprint.simhash import popcount64
 from ditto_tui.core.index.hierarchy import level_labels
 from ditto_tui.core.index.pairs import unique_pairs
-
-if TYPE_CHECKING:
-    from ditto_tui.core.families.paths import NearGraph
 
 __all__ = ["SweepRow", "TreeNode", "family_forest", "family_tree", "sweep_stats"]
 
@@ -377,7 +375,23 @@ def family_tree(
 # --------------------------------------------------------------------------- sweep
 
 
-def sweep_stats(graph: NearGraph) -> list[SweepRow]:
+class MergeLevels(Protocol):
+    """An index's merge order: distinct fingerprints ``fps`` (nodes) with ``counts``
+    documents each (0: a dead node) and ``labels[k][n]``, the node representing ``n``'s
+    family at k, for k = 0..max_k (a :class:`~ditto_tui.core.families.paths.NearGraph`
+    is one; an index may give the labels one k at a time)."""
+
+    @property
+    def fps(self) -> np.ndarray: ...
+
+    @property
+    def counts(self) -> np.ndarray: ...
+
+    @property
+    def labels(self) -> Sequence[np.ndarray]: ...
+
+
+def sweep_stats(graph: MergeLevels) -> list[SweepRow]:
     """One :class:`SweepRow` per k = 0..max_k of ``graph`` (the index's merge order).
 
     Diameters are carried up the merge order: a family that did not merge at k keeps its
@@ -387,14 +401,21 @@ def sweep_stats(graph: NearGraph) -> list[SweepRow]:
     fps = np.asarray(graph.fps, dtype=_U64)
     counts = np.asarray(graph.counts, dtype=np.int64)
     n = len(fps)
-    live = np.flatnonzero(counts > 0)
+    # only nodes of a family at max_k: the others are alone at every k (saves memory)
+    levels = graph.labels
+    if len(levels):
+        widest = np.asarray(levels[-1])
+        grouped = np.bincount(widest, weights=counts, minlength=n)[widest] >= 2
+        live = np.flatnonzero((counts > 0) & grouped)
+    else:
+        live = np.flatnonzero(counts > 0)
     diameter = np.zeros(n, np.int64)
     exact = np.ones(n, bool)
     first = np.arange(n, dtype=np.int64)  # ties of the approximate centre: by node
     rows: list[SweepRow] = []
     prev: np.ndarray | None = None
-    for k, labels_k in enumerate(graph.labels):
-        cur = np.asarray(labels_k, dtype=np.int64)[live]
+    for k in range(len(levels)):
+        cur = np.asarray(levels[k])[live]
         if prev is not None and len(live):
             _merge_level(cur, prev, live, fps, counts, first, diameter, exact)
         prev = cur
@@ -466,18 +487,12 @@ def _small_merges(starts: np.ndarray, sizes: np.ndarray, c: np.ndarray, order: n
                   live: np.ndarray, fps: np.ndarray, diameter: np.ndarray,
                   exact: np.ndarray) -> None:
     """The exact diameters of the merged families starting at ``starts`` (positions in
-    the sorted order, ``sizes`` nodes each): the largest distance over all their pairs."""
-    fam = np.repeat(np.arange(len(starts)), sizes)  # family of each listed node
-    pos = np.repeat(starts, sizes) + (np.arange(len(fam)) - np.repeat(np.cumsum(sizes) - sizes, sizes))
+    the sorted order, ``sizes`` nodes each): the largest distance over all their pairs
+    (measured a bounded number of pairs at a time: :func:`run_diameters`)."""
+    first = np.cumsum(sizes) - sizes  # each family's first node in ``f``
+    pos = np.repeat(starts, sizes) + (np.arange(int(sizes.sum())) - np.repeat(first, sizes))
     f = fps[live[order[pos]]]
-    per_row = sizes[fam]  # each node meets every node of its family
-    rows = np.repeat(np.arange(len(fam)), per_row)
-    row_start = np.repeat(np.cumsum(sizes) - sizes, sizes)  # first listed node of its family
-    within = np.arange(len(rows)) - np.repeat(np.cumsum(per_row) - per_row, per_row)
-    cols = np.repeat(row_start, per_row) + within
-    d = popcount64(f[rows] ^ f[cols]).astype(np.int64)
-    best = np.zeros(len(starts), np.int64)
-    np.maximum.at(best, fam[rows], d)
+    best = run_diameters(f, first, sizes)
     labels = c[starts]
     diameter[labels] = best
     exact[labels] = True

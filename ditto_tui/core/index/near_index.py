@@ -39,7 +39,7 @@ import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, cast, overload
 
 import numpy as np
 
@@ -61,6 +61,7 @@ from ditto_tui.core.index.probe import ProbeDesign, ProbeTable
 
 if TYPE_CHECKING:
     from ditto_tui.core.families.paths import NearGraph
+    from ditto_tui.core.families.tree import MergeLevels
 
 __all__ = ["Match", "NearIndex", "ProbeDesign"]
 
@@ -319,11 +320,17 @@ class NearIndex:
             if first is not None:
                 self._timed_rebuild(first, arr, pairs)
                 return
-        merged: dict[str, int] = {}
-        if self._ids:
-            old_slots = np.flatnonzero(self._doc_u >= 0)
-            old_ids = [self._doc_id[d] for d in old_slots.tolist()]
-            merged = dict(zip(old_ids, self._u_fp[self._doc_u[old_slots]].tolist(), strict=True))  # type: ignore[arg-type]
+        # the documents kept, then the new ones; no Python int per document (~80 MB at 1M)
+        live = self._doc_u[: len(self._doc_id)] >= 0
+        old_ids = cast("list[str]", list(itertools.compress(self._doc_id, live.tolist())))
+        old_fps = self._u_fp[self._doc_u[: len(self._doc_id)][live]]
+        together = IdMap.build([*old_ids, *ids])
+        if together is not None:  # every id new: no document replaced
+            del old_ids
+            self._timed_rebuild(together, np.concatenate([old_fps, arr]), pairs)
+            return
+        merged = dict(zip(old_ids, old_fps.tolist(), strict=True))
+        del old_ids, old_fps
         merged.update(zip(ids, arr.tolist(), strict=True))
         id_map = IdMap.build(list(merged))
         assert id_map is not None  # dict keys are distinct
@@ -846,14 +853,12 @@ class NearIndex:
         if lower is not None and mode == "chain":
             reuse = {f.members[0]: f for f in lower.multi}
         n_u = self._n_u
-        count = self._u_count[:n_u]
         group = self.labels(k) if mode == "chain" else self._star_centres(k)
-        sizes = np.bincount(group, weights=count, minlength=n_u).astype(np.int64)
         # every live document in code-point order of its id: members and singletons
         # come out sorted without a sort per family
         docs, names = self._id_order()
         doc_group = group[self._doc_u[docs]]
-        doc_size = sizes[doc_group]
+        doc_size = np.bincount(doc_group, minlength=n_u).astype(np.int32)[doc_group]
         # singletons need no statistics and sort by id alone, after every larger family
         singles: list[str] = []
         if min_size <= 1:
@@ -920,6 +925,45 @@ class NearIndex:
             ids, self._doc_u[: len(self._doc_id)][live], self.max_k,
         )
 
+    def merge_levels(self) -> MergeLevels:
+        """The distinct fingerprints, their document counts and their labels at every k
+        (made one k at a time), as views of the index: valid until it next changes, and
+        far lighter than :meth:`near_graph` (no pairs, ids or copies)."""
+        n = self._n_u
+        return _Levels(self._u_fp[:n], self._u_count[:n], _LabelsByK(self, n))
+
     def pair_count(self, k: int | None = None) -> int:
         """Number of live distinct-fingerprint pairs within ``k`` (default ``max_k``)."""
         return len(self._edges(self.max_k if k is None else max(0, min(k, self.max_k)))[0])
+
+
+@dataclass(frozen=True, slots=True)
+class _Levels:
+    """:class:`~ditto_tui.core.families.tree.MergeLevels` of a :class:`NearIndex`."""
+
+    fps: np.ndarray
+    counts: np.ndarray
+    labels: Sequence[np.ndarray]
+
+
+class _LabelsByK(Sequence[np.ndarray]):
+    """``index.labels(k)`` for k = 0..max_k, computed when read (not all held at once)."""
+
+    def __init__(self, index: NearIndex, n_u: int) -> None:
+        self._index, self._n_u = index, n_u
+
+    def __len__(self) -> int:
+        return self._index.max_k + 1
+
+    @overload
+    def __getitem__(self, k: int) -> np.ndarray: ...
+
+    @overload
+    def __getitem__(self, k: slice) -> Sequence[np.ndarray]: ...
+
+    def __getitem__(self, k: int | slice) -> np.ndarray | Sequence[np.ndarray]:
+        if isinstance(k, slice):
+            return [self[i] for i in range(len(self))[k]]
+        if not -len(self) <= k < len(self):
+            raise IndexError(k)
+        return self._index.labels(k % len(self))[: self._n_u]

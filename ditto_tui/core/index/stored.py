@@ -247,6 +247,11 @@ class StoredIndex:
         counts = np.bincount(inv, minlength=len(u))
         return star_centres(len(u), counts, a[within], b[within], lambda s: self.ids[int(first[s])])
 
+    def merge_levels(self) -> NearGraph:
+        """The merge order for the k sweep (``core.families.tree.sweep_stats``): the near
+        graph, made once (its labels are stored)."""
+        return self.near_graph()
+
     def near_graph(self) -> NearGraph:
         """The pairs and merge order of every document, for ``core.families.paths``
         (the node of a family at k is the node of its label). Made once: the stored

@@ -8,10 +8,10 @@ go first, then the numbers get shorter (``12k``); the numbers of the current k s
 (at 80 columns too). The tooltip is the whole table, one row per k, with the families too
 wide for their k.
 
-The numbers come from the index's merge order (``core.families.tree.sweep_stats``), computed
-in a worker once per content generation, never per move of the k slider: the chart only
-polls the index's generation; the screen sets ``k`` when it shows the families of a new k
-(in the same frame). The chart's width depends on the figures of every k, not on the
+The numbers come from the index's merge order (``core.families.tree.sweep_stats``, computed
+by the explorer's writer), asked for in a worker once per content generation, never per
+move of the k slider: the chart only polls the index's generation; the screen sets ``k``
+when it shows the families of a new k (in the same frame). The chart's width depends on the figures of every k, not on the
 current one, so a k step never changes the layout of the line.
 """
 
@@ -28,7 +28,7 @@ from textual.reactive import reactive
 from textual.strip import Strip
 from textual.widget import Widget
 
-from ditto_tui.core.families.tree import SweepRow, sweep_stats
+from ditto_tui.core.families.tree import SweepRow
 from ditto_tui.explore.writer import ExplorerStopped
 from ditto_tui.ui.live_index import LiveIndex
 from ditto_tui.ui.widgets.styles import CachedStyles
@@ -137,7 +137,7 @@ class KChart(CachedStyles, Widget):
         self.poll()
 
     def poll(self) -> None:
-        """Recompute the figures when the index content changed."""
+        """Ask for the figures again when the index content changed."""
         live = self.live
         if live is None or live.scanning:
             return
@@ -148,10 +148,9 @@ class KChart(CachedStyles, Widget):
     @work(thread=True, exclusive=True, group="k-chart")
     def _compute(self, live: LiveIndex) -> None:
         try:
-            graph = live.near_graph()
+            rows = live.sweep()
         except ExplorerStopped:
             return  # the app is closing
-        rows = tuple(sweep_stats(graph))
         self.app.call_from_thread(setattr, self, "sweep", rows)
 
     # -- the forms of the line ------------------------------------------------------------
