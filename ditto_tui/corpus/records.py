@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from ditto_tui.core.fingerprint.simhash import Fingerprint
 from ditto_tui.corpus.documents import Document, Skipped
 
 __all__ = ["CachedFile", "FileEntry", "FileResult", "Resolved"]
@@ -59,12 +60,15 @@ class Resolved(NamedTuple):
     """The outcome for one walked file: its documents with fingerprints, or a skip.
 
     ``key`` is the (size, mtime_ns, inode) the fingerprints belong to; ``from_cache`` tells
-    whether the file was answered without reading it.
+    whether the file was answered without reading it. The session keeps these for every
+    file, so they share what they can: the key's and the documents' numbers are the
+    entry's when they are equal, and each fingerprint is the one object the session
+    publishes.
     """
 
     entry: FileEntry
     key: tuple[int, int, int]
-    docs: tuple[tuple[Document, int], ...]
+    docs: tuple[tuple[Document, Fingerprint], ...]
     skip: Skipped | None
     from_cache: bool
 

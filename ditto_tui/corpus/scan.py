@@ -25,6 +25,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
+from ditto_tui.core.fingerprint.simhash import Fingerprint
 from ditto_tui.core.html.sniff import SNIFF_BYTES
 from ditto_tui.corpus.documents import DEFAULT_OPTIONS, Document, ScanOptions, Skipped
 from ditto_tui.corpus.mail import looks_like_mbox, split_mbox
@@ -153,18 +154,23 @@ def _refused_head(pipeline: Pipeline, entry: FileEntry, root: RootDir) -> FileRe
 
 def to_resolved(entry: FileEntry, result: FileResult, *, from_cache: bool) -> Resolved:
     """Documents (or the skip) a file result stands for; ids of mbox messages are ``id#N``."""
+    key = entry[3:6]  # (the entry's numbers, shared, when the read saw the same file)
+    if result.key != key:
+        key = result.key
     if result.skip is not None:
-        return Resolved(entry, result.key, (), Skipped(entry.id, entry.path, result.skip), from_cache)
-    size, mtime_ns, inode = result.key
+        return Resolved(entry, key, (), Skipped(entry.id, entry.path, result.skip), from_cache)
+    size, mtime_ns, inode = key
     if result.mbox:
         docs = tuple(
-            (Document(f"{entry.id}#{i}", entry.path, "mbox", n, mtime_ns, inode, off), fp)
+            (Document(f"{entry.id}#{i}", entry.path, "mbox", n, mtime_ns, inode, off),
+             Fingerprint(fp))
             for i, (off, n, fp) in enumerate(result.parts, 1)
         )
     else:
         assert result.fp is not None
-        docs = ((Document(entry.id, entry.path, entry.kind, size, mtime_ns, inode), result.fp),)
-    return Resolved(entry, result.key, docs, None, from_cache)
+        docs = ((Document(entry.id, entry.path, entry.kind, size, mtime_ns, inode),
+                 Fingerprint(result.fp)),)
+    return Resolved(entry, key, docs, None, from_cache)
 
 
 # -- worker processes -------------------------------------------------------------------
@@ -353,7 +359,7 @@ def resolve_entries(
             return None
         else:  # the common case, kept short: one document
             doc = Document(entry[0], entry[1], entry[2], key[0], key[1], key[2])
-            return Resolved(entry, key, ((doc, fp),), None, True)
+            return Resolved(entry, key, ((doc, Fingerprint(fp)),), None, True)
         return to_resolved(entry, result, from_cache=True)
 
     def chunks() -> Iterator[_Chunk]:

@@ -268,12 +268,12 @@ class CorpusSession:
                     new_files[r.entry.id] = r
                     skip = r.skip
                     for doc, fp in r.docs:
-                        fingerprint = new_fps[doc.id] = Fingerprint(fp)
+                        new_fps[doc.id] = fp  # (the file record's own object, not a copy)
                         old = old_fps.get(doc.id)
                         if old is None:
-                            piece.added[doc.id] = fingerprint
+                            piece.added[doc.id] = fp
                         elif old != fp:
-                            piece.changed[doc.id] = fingerprint
+                            piece.changed[doc.id] = fp
                         else:
                             known_doc = old_docs.get(doc.id)
                             if known_doc is doc or known_doc == doc:

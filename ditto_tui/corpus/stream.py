@@ -145,7 +145,7 @@ def iter_fingerprints(
                     yield Skipped(ident(item.id), item.path, item.reason, item.same_as)
                 else:
                     for doc, fp in item.docs:
-                        yield ident(doc.id), Fingerprint(fp)
+                        yield ident(doc.id), fp
             if store is not None and rows is not None:
                 store.forget(pipeline.identity, [p for p in rows if p not in seen])
         finally:
