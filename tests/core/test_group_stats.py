@@ -1,5 +1,5 @@
-"""Medoid and diameter of many small families at once, a bounded number of pairs at a
-time, against the plain definition."""
+"""Family statistics computed a bounded block at a time (medoid and diameter of many
+small families, the bitwise majority of a large one), against the plain definitions."""
 
 from __future__ import annotations
 
@@ -62,3 +62,26 @@ def test_run_diameters_equal_the_definition_whatever_the_pass_size(
         got = stats.run_diameters(np.array(fps, np.uint64), starts, np.array(sizes, np.int64))
     for g, (start, size) in enumerate(zip(starts.tolist(), sizes, strict=True)):
         assert int(got[g]) == reference(fps, start, size)[1]
+
+
+@settings(max_examples=examples(150), deadline=None)
+@given(
+    pairs=st.lists(st.tuples(st.integers(0, 2**64 - 1), st.integers(1, 5)), min_size=1, max_size=60),
+    block=st.sampled_from([1, 7, 1 << 14]),
+)
+def test_the_majority_fingerprint_is_the_bitwise_majority_whatever_the_block(
+    pairs: list[tuple[int, int]], block: int
+) -> None:
+    from ditto_tui.core.families import clusters
+
+    fps = [f for f, _ in pairs]
+    weights = [w for _, w in pairs]
+    total = sum(weights)
+    expected = sum(
+        1 << bit for bit in range(64)
+        if 2 * sum(w for f, w in pairs if f >> bit & 1) > total
+    )
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(clusters, "_MAJORITY_BLOCK", block)
+        got = clusters.majority_fingerprint(np.array(fps, np.uint64), np.array(weights))
+    assert int(got) == expected

@@ -47,9 +47,11 @@ def test_every_exact_table_design_finds_the_same_pairs(fps: list[int], k: int, e
     u = np.unique(np.array(fps, dtype=np.uint64))
     expected = sorted((a, b) for a, b, _ in ref_pairs(u.tolist(), k))
     for design in (None, TableDesign(k + 1, 1), TableDesign(k + 1 + extra, 1 + extra)):
-        a, b, d = unique_pairs(u, k, design)
-        assert sorted(zip(a.tolist(), b.tolist(), strict=True)) == expected
-        assert (d == popcount64(u[a] ^ u[b])).all()
+        for dtype in (np.int64, np.int32):  # (int32: the index's own pairs, half the memory)
+            a, b, d = unique_pairs(u, k, design, dtype=dtype)
+            assert a.dtype == b.dtype == dtype and d.dtype == np.uint8
+            assert sorted(zip(a.tolist(), b.tolist(), strict=True)) == expected
+            assert (d == popcount64(u[a] ^ u[b])).all()
 
 
 @st.composite

@@ -30,6 +30,7 @@ __all__ = [
     "components_of_chunks",
     "describe_family",
     "family_diameter",
+    "majority_fingerprint",
     "order_groups",
 ]
 
@@ -195,6 +196,26 @@ def clusters(
     return order_groups(groups)
 
 
+#: distinct fingerprints whose bits are counted at once for the majority (8 MB a block;
+#: a family of a million would otherwise take 512 MB)
+_MAJORITY_BLOCK = 1 << 14
+
+
+def majority_fingerprint(u: np.ndarray, weights: np.ndarray) -> np.uint64:
+    """The bitwise majority of fingerprints ``u`` (uint64), ``u[i]`` counted
+    ``weights[i]`` times: a bit is set when more than half the weight has it."""
+    ones = np.zeros(64, np.int64)  # the weight with each bit set, a block at a time
+    shifts = np.arange(64, dtype=_U64)
+    w = np.asarray(weights, np.int64)
+    for s in range(0, len(u), _MAJORITY_BLOCK):
+        bits = ((u[s : s + _MAJORITY_BLOCK, None] >> shifts) & _U64(1)).astype(np.int64)
+        ones += w[s : s + _MAJORITY_BLOCK] @ bits
+    majority = _U64(0)
+    for bit in np.flatnonzero(2 * ones > int(w.sum())).tolist():
+        majority |= _U64(1) << _U64(bit)
+    return majority
+
+
 def describe_family(
     members: Sequence[str], fps: np.ndarray | Sequence[int]
 ) -> tuple[str, int, bool]:
@@ -233,12 +254,7 @@ def describe_family(
             diameter = max(diameter, int(block.max()))
         best = np.lexsort((first, sums))[0]
         return members[int(first[best])], diameter, True
-    bits = ((u[:, None] >> np.arange(64, dtype=_U64)) & _U64(1)).astype(np.int64)
-    ones = counts @ bits
-    majority = _U64(0)
-    for bit in np.flatnonzero(2 * ones > len(fps)):
-        majority |= _U64(1) << _U64(int(bit))
-    dist = popcount64(u ^ majority)
+    dist = popcount64(u ^ majority_fingerprint(u, counts))
     best = np.lexsort((first, dist))[0]
     radius = int(popcount64(u ^ u[best]).max())
     return members[int(first[best])], min(64, 2 * radius), False

@@ -33,7 +33,7 @@ from typing import Protocol
 
 import numpy as np
 
-from ditto_tui.core.families.clusters import EXACT_STATS_LIMIT
+from ditto_tui.core.families.clusters import EXACT_STATS_LIMIT, majority_fingerprint
 from ditto_tui.core.families.notes import chain_too_wide
 from ditto_tui.core.families.stats import run_diameters
 from ditto_tui.core.fingerprint.simhash import popcount64
@@ -180,13 +180,7 @@ def _approximate(nodes: np.ndarray, fps: np.ndarray, weights: np.ndarray,
     the node nearest the bitwise-majority fingerprint (ties by first id), and twice the
     largest distance to it (at most 64)."""
     f = fps[nodes]
-    w = weights[nodes].astype(np.int64)
-    bits = ((f[:, None] >> np.arange(64, dtype=_U64)) & _U64(1)).astype(np.int64)
-    ones = w @ bits
-    majority = _U64(0)
-    for bit in np.flatnonzero(2 * ones > int(w.sum())).tolist():
-        majority |= _U64(1) << _U64(bit)
-    dist = popcount64(f ^ majority)
+    dist = popcount64(f ^ majority_fingerprint(f, weights[nodes]))
     best = int(np.lexsort((first[nodes], dist))[0])
     radius = int(popcount64(f ^ f[best]).max())
     return int(nodes[best]), min(64, 2 * radius)

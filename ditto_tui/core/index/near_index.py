@@ -137,7 +137,8 @@ class NearIndex:
             raise ValueError(f"max_k must be an int in 0..64, got {max_k!r}")
         self.max_k = max_k
         self.generation = 0
-        self._computed_pairs: UniquePairs | None = None
+        # (digest, k) of pairs the last rebuild computed, while nothing changed since
+        self._computed_pairs: tuple[str, int] | None = None
         self._design = ProbeDesign.choose(max_k)
         self._rebuild_cost: float | None = None  # seconds a document, the last rebuild
         self._clear()
@@ -491,9 +492,19 @@ class NearIndex:
 
     def take_computed_pairs(self) -> UniquePairs | None:
         """The pairs the last bulk rebuild computed (not given), if the content has not
-        changed since; handed over once (the index keeps no reference afterwards)."""
-        pairs, self._computed_pairs = self._computed_pairs, None
-        return pairs
+        changed since; handed over once. Made from the index's own pair lists when asked
+        (the index does not hold a second copy of them meanwhile: 200 MB at 24M pairs)."""
+        computed, self._computed_pairs = self._computed_pairs, None
+        if computed is None:
+            return None
+        digest, k = computed
+        dists = range(1, self.max_k + 1)
+        none = np.empty(0, np.uint32)
+        i = np.concatenate([none, *(self._pa[d].view() for d in dists)], dtype=np.int32)
+        j = np.concatenate([none, *(self._pb[d].view() for d in dists)], dtype=np.int32)
+        d = np.repeat(np.arange(1, self.max_k + 1, dtype=np.uint8),
+                      [self._pa[x].n for x in dists])
+        return UniquePairs(digest, k, i, j, d)
 
     def _rebuild(
         self, ids: IdMap | list[str], fps: np.ndarray,
@@ -542,9 +553,10 @@ class NearIndex:
             sel = pairs.d == dist
             self._pa[dist].set(pairs.i[sel])
             self._pb[dist].set(pairs.j[sel])
+        del pairs  # (before the tables are built: at 24M pairs 200 MB)
         self._build_tables()
         self._changed()
-        self._computed_pairs = pairs if computed else None
+        self._computed_pairs = (digest, self.max_k) if computed else None
 
     # -- families ------------------------------------------------------------------------
     def _edges(self, k: int, above: int = 0) -> tuple[np.ndarray, np.ndarray]:

@@ -297,13 +297,15 @@ def _brute_pairs(u: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np.ndar
 
 
 def _cat(
-    a: list[np.ndarray], b: list[np.ndarray], d: list[np.ndarray]
+    a: list[np.ndarray], b: list[np.ndarray], d: list[np.ndarray],
+    dtype: type[np.signedinteger] = np.int64,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The parts joined, indices as ``dtype`` (each index < 2**31 for int32)."""
     if not a:
-        return np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, np.uint8)
+        return np.empty(0, dtype), np.empty(0, dtype), np.empty(0, np.uint8)
     return (
-        np.concatenate(a).astype(np.int64, copy=False),
-        np.concatenate(b).astype(np.int64, copy=False),
+        np.concatenate(a, dtype=dtype, casting="unsafe"),
+        np.concatenate(b, dtype=dtype, casting="unsafe"),
         np.concatenate(d).astype(np.uint8, copy=False),
     )
 
@@ -579,13 +581,15 @@ def _join_tables(
 
 
 def unique_pairs(
-    u: np.ndarray, k: int, design: TableDesign | None | bool = True, *, threads: int = 1
+    u: np.ndarray, k: int, design: TableDesign | None | bool = True, *, threads: int = 1,
+    dtype: type[np.signedinteger] = np.int64,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """All index pairs ``(a, b)``, ``a < b``, with ``popcount(u[a] ^ u[b]) <= k``.
 
     ``u`` must hold *distinct* fingerprints (uint64); with duplicates a pair may be missed
-    or repeated. Returns ``(a, b, d)`` as int64, int64, uint8 arrays in no particular
-    order, each pair exactly once. ``design=True`` lets the cost model choose (looking at
+    or repeated. Returns ``(a, b, d)`` as ``dtype`` (int64, or int32 when ``len(u) <
+    2**31``: half the memory, and no int64 copy is made on the way), ``dtype`` and uint8
+    arrays in no particular order, each pair exactly once. ``design=True`` lets the cost model choose (looking at
     ``u``), ``None`` forces brute force, a :class:`TableDesign` forces that design, which
     must be exact for ``k`` (``m - c >= k``, else ``ValueError``). ``threads`` > 1 shares
     the tables among that many threads from ``_THREADS_FROM`` fingerprints (the result is
@@ -593,15 +597,18 @@ def unique_pairs(
     """
     u = np.ascontiguousarray(u, dtype=_U64)
     n = len(u)
+    if dtype is not np.int64 and n >= 2**31:
+        raise ValueError(f"{n} fingerprints do not fit {dtype.__name__} indices")
     if k < 0 or n < 2:
-        return _cat([], [], [])
+        return _cat([], [], [], dtype)
     if k >= 64:
         a, b = np.triu_indices(n, 1)
-        return a.astype(np.int64), b.astype(np.int64), popcount64(u[a] ^ u[b]).astype(np.uint8)
+        return a.astype(dtype), b.astype(dtype), popcount64(u[a] ^ u[b]).astype(np.uint8)
     if design is True:
         design = choose_design(n, k, u)
     if design is None or design is False:
-        return _brute_pairs(u, k)
+        a, b, d = _brute_pairs(u, k)
+        return a.astype(dtype, copy=False), b.astype(dtype, copy=False), d
     assert isinstance(design, TableDesign)
     if design.m - design.c < k or design.c < 1:
         raise ValueError(f"design m={design.m} c={design.c} is not exact for k={k}")
@@ -630,10 +637,12 @@ def unique_pairs(
         [x for out in outs for x in out.a],
         [x for out in outs for x in out.b],
         [x for out in outs for x in out.d],
+        dtype,
     )
+    del outs  # (the parts: as large as the result; 24M pairs are 190 MB in int32)
     lo = np.minimum(a, b)
-    hi = np.maximum(a, b)
-    return lo, hi, d
+    np.maximum(a, b, out=b)
+    return lo, b, d
 
 
 def iter_unique_pairs(
@@ -795,14 +804,8 @@ class UniquePairs:
         cls, u: np.ndarray, k: int, digest: str | None = None, *, threads: int = 1
     ) -> UniquePairs:
         """Run :func:`unique_pairs` over the sorted distinct ``u`` (with ``threads``)."""
-        a, b, d = unique_pairs(u, k, threads=threads)
-        return cls(
-            digest if digest is not None else fingerprints_digest(u),
-            k,
-            a.astype(np.int32),
-            b.astype(np.int32),
-            d.astype(np.uint8),
-        )
+        a, b, d = unique_pairs(u, k, threads=threads, dtype=np.int32)
+        return cls(digest if digest is not None else fingerprints_digest(u), k, a, b, d)
 
     def fits(self, n: int, digest: str, k: int) -> bool:
         """Whether these are the pairs of ``n`` distinct fingerprints with ``digest`` at
