@@ -512,10 +512,15 @@ class CorpusSession:
     def _deliver(self, paths: set[str], mode: str) -> None:
         # The callback runs under the update lock: batches of the watcher and of a
         # concurrent scan reach their consumer in the order the state changed.
-        if mode == "reconcile" and self._walker.is_dir and self._reconciler.ready:
+        reconcile = mode == "reconcile" and self._walker.is_dir
+        if reconcile and self._reconciler.ready:
             self._reconcile()
             return
         with self._update_lock:
+            if reconcile and self._reconciler.ready:
+                # a whole walk ended while this waited (the first scan): it is the
+                # reconcile's answer, not a second walk of everything (a million files)
+                return
             if mode == "events" and "" not in paths:
                 batch = self._update(sorted(paths))
             else:

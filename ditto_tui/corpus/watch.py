@@ -28,9 +28,14 @@ from collections.abc import Callable
 from typing import Literal
 
 from watchdog.events import (
-    DirModifiedEvent,
-    FileClosedNoWriteEvent,
-    FileOpenedEvent,
+    DirCreatedEvent,
+    DirDeletedEvent,
+    DirMovedEvent,
+    FileClosedEvent,
+    FileCreatedEvent,
+    FileDeletedEvent,
+    FileModifiedEvent,
+    FileMovedEvent,
     FileSystemEvent,
     FileSystemEventHandler,
 )
@@ -49,6 +54,15 @@ MAX_DELAY_SECONDS = 0.8
 RECONCILE_SECONDS = 30.0
 MAX_PENDING = 200_000
 
+#: The events a watch asks the kernel for: changes only. Opening a file and closing it
+#: without a write (what every read makes, the scan's own included: two events a file)
+#: are not even queued, so reading a million files cannot overflow the queue and force a
+#: rescan; nor does a folder's own change stamp come (its entries' events do).
+WATCHED_EVENTS: list[type[FileSystemEvent]] = [
+    FileCreatedEvent, DirCreatedEvent, FileDeletedEvent, DirDeletedEvent,
+    FileMovedEvent, DirMovedEvent, FileModifiedEvent, FileClosedEvent,
+]
+
 _log = logging.getLogger(__name__)
 _watchers: weakref.WeakSet[FolderWatcher] = weakref.WeakSet()
 
@@ -63,8 +77,6 @@ class _Handler(FileSystemEventHandler):
         self._watcher = watcher
 
     def on_any_event(self, event: FileSystemEvent) -> None:
-        if isinstance(event, (DirModifiedEvent, FileOpenedEvent, FileClosedNoWriteEvent)):
-            return
         paths = [event.src_path]
         if getattr(event, "dest_path", ""):
             paths.append(event.dest_path)
@@ -184,7 +196,9 @@ class FolderWatcher:
         if not self.poll:
             observer = Observer()
             try:
-                observer.schedule(handler, path, recursive=recursive)
+                observer.schedule(
+                    handler, path, recursive=recursive, event_filter=WATCHED_EVENTS
+                )
                 observer.start()
                 return observer
             except OSError as exc:

@@ -5,8 +5,12 @@ Applying a batch rebuilds or extends the index; a scan sends one every quarter s
 the index (so the index is rebuilt each time it doubles, not once per batch: a warm start
 of stored fingerprints and pairs is mostly one rebuild, whose pairs the store has), or,
 for a large held batch, until a scan about to end has ended (one rebuild instead of one
-per doubling). Never longer than :data:`HOLD_MAX`. Figures: ``benchmarks/bench_ui.py``
-(folder warm start) and ``tests/explore/test_snapshot_sharing.py`` (one rebuild).
+per doubling). Never longer than :data:`HOLD_MAX`, or :data:`COST_RATIO` times what
+applying the last held batches took when that is longer: a rebuild of a large index with
+many pairs takes seconds (8 s at a million files with 24M pairs), and applying one every
+:data:`HOLD_MAX` would keep the writer rebuilding while the scan's batches pile up.
+Figures: ``benchmarks/bench_ui.py`` (folder warm start) and
+``tests/explore/test_snapshot_sharing.py`` (one rebuild).
 
 Only the writer thread calls :meth:`ScanPacer.hold` and :meth:`ScanPacer.release`; the
 scan thread reports its progress with :meth:`ScanPacer.progressed` (one tuple assignment).
@@ -21,6 +25,9 @@ from ditto_tui.corpus.documents import ChangeBatch
 
 HOLD_MAX = 2.0  # while scanning: scan batches wait at most this long to be applied
 HOLD_BULK = 10_000  # held documents from which waiting for a scan's end pays (see hold)
+#: held batches wait at least this many times as long as applying the last ones took (the
+#: writer then spends at most a third of a scan applying)
+COST_RATIO = 2.0
 
 
 @dataclass(slots=True)
@@ -40,11 +47,22 @@ class ScanPacer:
         self._began = 0.0
         # the latest scan progress: (epoch, done, total, when); see _ends_soon
         self._progress: tuple[int, int, int | None, float] | None = None
+        self._cost = 0.0  # seconds applying the last held batches took
 
     def began(self) -> None:
         """A scan starts (its pace is measured from now)."""
         self._progress = None
         self._began = time.monotonic()
+        self._cost = 0.0
+
+    def applied(self, seconds: float) -> None:
+        """Applying the batches :meth:`release` gave took ``seconds``."""
+        self._cost = seconds
+
+    @property
+    def hold_max(self) -> float:
+        """The longest held batches wait now (see the module docstring)."""
+        return max(HOLD_MAX, COST_RATIO * self._cost)
 
     def progressed(self, epoch: int, done: int, total: int | None, when: float) -> None:
         """The running scan of ``epoch`` has resolved ``done`` of ``total`` documents."""
@@ -54,11 +72,11 @@ class ScanPacer:
         """Seconds until the held batches must be applied (None when none are held)."""
         if self.held is None:
             return None
-        return max(0.0, HOLD_MAX - (time.monotonic() - self.held.since))
+        return max(0.0, self.hold_max - (time.monotonic() - self.held.since))
 
     def overdue(self) -> bool:
-        """Whether the held batches have waited ``HOLD_MAX``."""
-        return self.held is not None and time.monotonic() - self.held.since >= HOLD_MAX
+        """Whether the held batches have waited :attr:`hold_max`."""
+        return self.held is not None and time.monotonic() - self.held.since >= self.hold_max
 
     def release(self) -> Held | None:
         """Take the held batches (None when there are none)."""
@@ -76,7 +94,7 @@ class ScanPacer:
         else:
             held.batch.extend(batch)
         size = len(held.batch.added) + len(held.batch.changed) + len(held.batch.removed)
-        if time.monotonic() - held.since >= HOLD_MAX:
+        if time.monotonic() - held.since >= self.hold_max:
             return False
         if size <= indexed:
             return True
@@ -85,8 +103,8 @@ class ScanPacer:
         return size >= HOLD_BULK and self._ends_soon(epoch, indexed)
 
     def _ends_soon(self, epoch: int, indexed: int) -> bool:
-        """Whether the running scan should be over within ``HOLD_MAX`` at the pace it has
-        kept so far."""
+        """Whether the running scan should be over within :attr:`hold_max` at the pace
+        it has kept so far."""
         progress = self._progress
         if progress is None or progress[0] != epoch:
             return not indexed  # the first batch: wait for the pace (at most HOLD_MAX)
@@ -94,4 +112,4 @@ class ScanPacer:
         if total is None or done <= 0:
             return False
         pace = (when - self._began) / done  # seconds per document so far
-        return (total - done) * pace <= HOLD_MAX - (time.monotonic() - when)
+        return (total - done) * pace <= self.hold_max - (time.monotonic() - when)

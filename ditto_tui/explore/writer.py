@@ -364,7 +364,9 @@ class IndexWriter:
             def release() -> None:
                 held = pacer.release()
                 if held is not None:
+                    began = time.monotonic()
                     apply(held.epoch, held.batch, False)
+                    pacer.applied(time.monotonic() - began)
 
             if pacer.overdue():
                 release()

@@ -278,3 +278,29 @@ def test_a_reconcile_rests_between_short_runs(root: Path, pipeline, monkeypatch)
         monkeypatch.setattr(module.time, "sleep", rests.append)
         reconcile(s)
         assert len(rests) >= 400 // 4  # a rest at least every 4 files
+
+
+def test_a_reconcile_that_waited_for_the_first_scan_does_not_walk_everything_again(
+    root: Path, pipeline
+) -> None:
+    # The watcher starts with the first scan; its periodic reconcile can come while that
+    # scan runs (a million files take a minute). It waits for the scan, whose whole walk
+    # is then its answer: a second walk of everything doubled the work and the memory.
+    import threading
+
+    tree(root)
+    with CorpusSession(root, pipeline, use_cache=False, jobs=1, reconcile_every=None) as s:
+        walks: list[object] = []
+        update = s._update
+        s._update = lambda scopes, **kw: (walks.append(scopes), update(scopes, **kw))[1]  # type: ignore[method-assign]
+        with s._update_lock:  # the first scan is running
+            waiting = threading.Thread(target=reconcile, args=(s,))
+            waiting.start()
+            time.sleep(0.2)
+            s.scan()
+        waiting.join(timeout=10)
+        assert walks == [None]  # the scan's walk only
+        assert state(s) == truth(root, pipeline)
+        new_file_in_existing_folder(root)
+        reconcile(s)  # later reconciles still find what events missed
+        assert state(s) == truth(root, pipeline)

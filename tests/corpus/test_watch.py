@@ -118,6 +118,30 @@ def test_a_burst_of_5000_files_loses_nothing(live, root: Path) -> None:
     assert len(mirror.batches) < 200
 
 
+def test_reading_the_files_makes_no_events(live, root: Path, monkeypatch) -> None:
+    # every read opens and closes a file: those are not even queued by the kernel (a scan
+    # of a million files made two million events, overflowed the queue and rescanned)
+    from ditto_tui.corpus import watch
+
+    session, mirror = live
+    seen: list[str] = []  # every event the observer hands to the watcher
+    handle = watch._Handler.on_any_event
+    monkeypatch.setattr(
+        watch._Handler, "on_any_event",
+        lambda self, event: (seen.append(event.event_type), handle(self, event))[1],
+    )
+    for _ in range(200):
+        (root / "keep.txt").read_bytes()
+        (root / "sub" / "inner.txt").read_bytes()
+    session.read_text("keep.txt")
+    time.sleep(0.5)
+    assert seen == []
+    before = mirror.fps["keep.txt"]
+    write(root, "keep.txt", TEXT_B)  # a change still comes
+    assert wait_for(lambda: mirror.fps.get("keep.txt") not in (None, before))
+    assert seen
+
+
 def test_overflow_triggers_a_rescan(live, root: Path, monkeypatch) -> None:
     session, mirror = live
     # The kernel drops events (what an overflowing inotify queue does)...

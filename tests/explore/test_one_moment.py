@@ -82,6 +82,7 @@ def test_snapshots_of_a_scan_and_a_watch_burst_are_each_one_moment(tmp_path, mon
     monkeypatch.setattr(session_module, "BATCH_SECONDS", 0.0)  # a batch every 128 files
     monkeypatch.setattr(writer, "PUBLISH_INTERVAL", 0.0)
     monkeypatch.setattr(pacing, "HOLD_MAX", 0.0)  # apply every scan batch
+    monkeypatch.setattr(pacing, "COST_RATIO", 0.0)
     root, staging = tmp_path / "root", tmp_path / "staging"
     root.mkdir()
     staging.mkdir()
@@ -168,6 +169,7 @@ class FixedSource(MemorySource):
 def test_fixed_records_are_shown_only_for_the_documents_indexed_so_far(monkeypatch):
     monkeypatch.setattr(writer, "PUBLISH_INTERVAL", 0.0)
     monkeypatch.setattr(pacing, "HOLD_MAX", 0.0)
+    monkeypatch.setattr(pacing, "COST_RATIO", 0.0)
     disk = {f"d{i:04d}": (i * 0x9E3779B97F4A7C15) % (1 << 64) for i in range(3000)}
     snapshots: list[Snapshot] = []
     explorer = Explorer(FixedSource(disk, batch=100), max_k=3, watch=False,
