@@ -261,8 +261,8 @@ class Explorer:
     def refresh_review(self) -> None:
         """Read the review store again if another process wrote it (queued to the writer;
         see :meth:`~ditto_tui.explore.review_service.ReviewService.refresh`). Cheap: call
-        it every second or so."""
-        self._writer.submit(self._review.refresh)
+        it every second or so (it leaves the scan batches the writer holds held)."""
+        self._writer.submit(self._review.refresh, sees_held=False)
 
     def _allowed(self, change: Change) -> bool:
         refusal = self.policy.refusal(change)

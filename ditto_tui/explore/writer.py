@@ -99,9 +99,11 @@ class _Listing:
 
 @dataclass(slots=True)
 class _Call:
-    """Run ``fn`` on the writer thread (in queue order)."""
+    """Run ``fn`` on the writer thread (in queue order); ``sees_held``: after the scan
+    batches the pacer holds are applied (see :meth:`IndexWriter.submit`)."""
 
     fn: Callable[[], None]
+    sees_held: bool = True
     done: threading.Event = field(default_factory=threading.Event)
 
 
@@ -226,10 +228,13 @@ class IndexWriter:
         the snapshot's ``listings``; the view builder is woken)."""
         self._ops.put(_Listing(k, mode))
 
-    def submit(self, fn: Callable[[], None]) -> None:
-        """Run ``fn`` on the writer thread after everything queued; do not wait."""
+    def submit(self, fn: Callable[[], None], *, sees_held: bool = True) -> None:
+        """Run ``fn`` on the writer thread after everything queued; do not wait.
+        ``sees_held=False``: ``fn`` does not read the index, so the scan batches the
+        pacer holds stay held (a periodic call would otherwise apply a large scan's
+        batches at its own pace: a rebuild of everything every second)."""
         if not self._stopping:
-            self._ops.put(_Call(fn))
+            self._ops.put(_Call(fn, sees_held))
 
     def publish_state(self) -> None:
         """Republish the current content (scanning flag, skips) under a new generation."""
@@ -381,7 +386,9 @@ class IndexWriter:
                     ):
                         release()
                     continue
-                if not isinstance(op, _Listing):
+                if not isinstance(op, _Listing) and not (
+                    isinstance(op, _Call) and not op.sees_held
+                ):
                     release()  # everything else sees every batch queued before it
                 if isinstance(op, _Batch):
                     apply(op.epoch, op.batch, op.watch)

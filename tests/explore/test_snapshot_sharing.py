@@ -64,6 +64,47 @@ def test_a_scan_about_to_end_is_applied_in_one_index_rebuild(monkeypatch):
         explorer.close()
 
 
+def test_the_periodic_review_check_leaves_held_scan_batches_held(monkeypatch):
+    """The review store is checked every second through the writer; that call does not
+    read the index, so it must not apply the scan batches the pacer holds (at a million
+    files that was a rebuild of everything each second)."""
+    import threading
+    import time
+
+    from ditto_tui.core.index.near_index import NearIndex
+    from ditto_tui.explore import pacing
+
+    rebuilds: list[int] = []
+    original = NearIndex._rebuild
+
+    def counting(self, ids, fps, given=None):  # type: ignore[no-untyped-def]
+        rebuilds.append(len(ids))
+        return original(self, ids, fps, given)
+
+    monkeypatch.setattr(NearIndex, "_rebuild", counting)
+    monkeypatch.setattr(pacing, "HOLD_BULK", 400)
+    disk = {f"d{i:05d}": (i * 0x9E3779B97F4A7C15) % (1 << 64) for i in range(6000)}
+    explorer = Explorer(MemorySource(disk, batch=500, delay=0.02), max_k=3, watch=False)
+    stop = threading.Event()
+
+    def check_often() -> None:
+        while not stop.is_set():
+            explorer.refresh_review()
+            time.sleep(0.002)
+
+    checker = threading.Thread(target=check_often)
+    explorer.start()
+    checker.start()
+    try:
+        assert explorer.wait_idle()
+        assert dict(explorer.snapshot.fingerprints) == disk
+        assert rebuilds == [6000]
+    finally:
+        stop.set()
+        checker.join()
+        explorer.close()
+
+
 def _record(doc_id: str, size: int) -> Document:
     return Document(doc_id, "/" + doc_id, "text", size, 0, 0)
 
