@@ -156,9 +156,10 @@ class CorpusSession:
         the first scan). With ``on_batch`` the change is delivered in pieces while the scan
         runs (about every 0.25 s) and not gathered as well: the return value is then an
         empty batch (at a million documents the union is a second copy of every change,
-        ~80 MB held to the end). ``on_progress`` is called about ten times a second. Unchanged files are answered from memory or from the cache
-        without being read. When ``cancelled()`` turns True the scan stops early: what was
-        resolved so far is applied and nothing is removed.
+        ~80 MB held to the end). ``on_progress`` is called about ten times a second.
+        Unchanged files are answered from memory or from the cache without being read.
+        When ``cancelled()`` turns True the scan stops early: what was resolved so far is
+        applied and nothing is removed.
         """
         return self._update(
             None, on_progress=on_progress, on_batch=on_batch, cancelled=cancelled,

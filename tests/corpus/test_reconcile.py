@@ -292,7 +292,11 @@ def test_a_reconcile_that_waited_for_the_first_scan_does_not_walk_everything_aga
     with CorpusSession(root, pipeline, use_cache=False, jobs=1, reconcile_every=None) as s:
         walks: list[object] = []
         update = s._update
-        s._update = lambda scopes, **kw: (walks.append(scopes), update(scopes, **kw))[1]  # type: ignore[method-assign]
+        def counted(scopes, **kw):  # type: ignore[no-untyped-def]
+            walks.append(scopes)
+            return update(scopes, **kw)
+
+        s._update = counted  # type: ignore[method-assign]
         with s._update_lock:  # the first scan is running
             waiting = threading.Thread(target=reconcile, args=(s,))
             waiting.start()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -38,9 +39,9 @@ def test_a_snapshot_keeps_its_fingerprints_and_shares_them_until_a_change():
         explorer.close()
 
 
-def test_a_scan_about_to_end_is_applied_in_one_index_rebuild(monkeypatch):
-    """Scan batches arriving faster than the scan will last wait for its end: one bulk
-    rebuild of the index, not one each time the content doubles."""
+def counted_rebuilds(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The sizes of the index's rebuilds from now on; scans held in bulk from 400
+    documents (10,000 in the app)."""
     from ditto_tui.core.index.near_index import NearIndex
     from ditto_tui.explore import pacing
 
@@ -52,7 +53,14 @@ def test_a_scan_about_to_end_is_applied_in_one_index_rebuild(monkeypatch):
         return original(self, ids, fps, given)
 
     monkeypatch.setattr(NearIndex, "_rebuild", counting)
-    monkeypatch.setattr(pacing, "HOLD_BULK", 400)  # (10,000 in the app)
+    monkeypatch.setattr(pacing, "HOLD_BULK", 400)
+    return rebuilds
+
+
+def test_a_scan_about_to_end_is_applied_in_one_index_rebuild(monkeypatch):
+    """Scan batches arriving faster than the scan will last wait for its end: one bulk
+    rebuild of the index, not one each time the content doubles."""
+    rebuilds = counted_rebuilds(monkeypatch)
     disk = {f"d{i:05d}": (i * 0x9E3779B97F4A7C15) % (1 << 64) for i in range(6000)}
     explorer = Explorer(MemorySource(disk, batch=500), max_k=3, watch=False)
     explorer.start()
@@ -71,18 +79,7 @@ def test_the_periodic_review_check_leaves_held_scan_batches_held(monkeypatch):
     import threading
     import time
 
-    from ditto_tui.core.index.near_index import NearIndex
-    from ditto_tui.explore import pacing
-
-    rebuilds: list[int] = []
-    original = NearIndex._rebuild
-
-    def counting(self, ids, fps, given=None):  # type: ignore[no-untyped-def]
-        rebuilds.append(len(ids))
-        return original(self, ids, fps, given)
-
-    monkeypatch.setattr(NearIndex, "_rebuild", counting)
-    monkeypatch.setattr(pacing, "HOLD_BULK", 400)
+    rebuilds = counted_rebuilds(monkeypatch)
     disk = {f"d{i:05d}": (i * 0x9E3779B97F4A7C15) % (1 << 64) for i in range(6000)}
     explorer = Explorer(MemorySource(disk, batch=500, delay=0.02), max_k=3, watch=False)
     stop = threading.Event()

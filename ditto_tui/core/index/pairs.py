@@ -589,11 +589,11 @@ def unique_pairs(
     ``u`` must hold *distinct* fingerprints (uint64); with duplicates a pair may be missed
     or repeated. Returns ``(a, b, d)`` as ``dtype`` (int64, or int32 when ``len(u) <
     2**31``: half the memory, and no int64 copy is made on the way), ``dtype`` and uint8
-    arrays in no particular order, each pair exactly once. ``design=True`` lets the cost model choose (looking at
-    ``u``), ``None`` forces brute force, a :class:`TableDesign` forces that design, which
-    must be exact for ``k`` (``m - c >= k``, else ``ValueError``). ``threads`` > 1 shares
-    the tables among that many threads from ``_THREADS_FROM`` fingerprints (the result is
-    the same arrays, in the same order).
+    arrays in no particular order, each pair exactly once. ``design=True`` lets the cost
+    model choose (looking at ``u``), ``None`` forces brute force, a :class:`TableDesign`
+    forces that design, which must be exact for ``k`` (``m - c >= k``, else
+    ``ValueError``). ``threads`` > 1 shares the tables among that many threads from
+    ``_THREADS_FROM`` fingerprints (the result is the same arrays, in the same order).
     """
     u = np.ascontiguousarray(u, dtype=_U64)
     n = len(u)

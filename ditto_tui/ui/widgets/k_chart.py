@@ -11,8 +11,9 @@ wide for their k.
 The numbers come from the index's merge order (``core.families.tree.sweep_stats``, computed
 by the explorer's writer), asked for in a worker once per content generation, never per
 move of the k slider: the chart only polls the index's generation; the screen sets ``k``
-when it shows the families of a new k (in the same frame). The chart's width depends on the figures of every k, not on the
-current one, so a k step never changes the layout of the line.
+when it shows the families of a new k (in the same frame). The chart's width depends on
+the figures of every k, not on the current one, so a k step never changes the layout of
+the line.
 """
 
 from __future__ import annotations
