@@ -21,7 +21,10 @@ Figures:
   the first key until the frame showing k=8;
 - ``terminal_burst_2000_s``: 2,000 new files written at once, from the last write until
   the status line counts them;
-- ``terminal_idle_cpu_pct``: the app's CPU time over 30 s of idle, in % of one core.
+- ``terminal_idle_cpu_pct``: the app's CPU time over 30 s of idle, in % of one core;
+- ``terminal_cold_scan_peak_rss_mb`` / ``terminal_session_peak_rss_mb``: the app
+  process's peak resident memory by the end of the cold scan, and of the warm session
+  (keys, idle, burst).
 
 Run: python benchmarks/bench_terminal.py [--files N] [--steps N] [--keep-cache]
 (the folder is made once under ``benchmarks/_work``, as for ``bench_ui.py --folder``).
@@ -59,7 +62,8 @@ ESCAPES = re.compile(rb"\x1b\[[0-9;?<>=]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|\x1b[=>
 
 
 def emit(name: str, value: float, unit: str) -> None:
-    print(f"{name} {value:.{1 if unit in ('ms', '%') else 2}f} {unit}", flush=True)
+    digits = {"ms": 1, "%": 1, "MB": 0}.get(unit, 2)
+    print(f"{name} {value:.{digits}f} {unit}", flush=True)
 
 
 def command() -> list[str]:
@@ -137,6 +141,14 @@ class Terminal:
         fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
+    def peak_rss_mb(self) -> float:
+        """The app process's peak resident memory so far (``VmHWM``; its scan workers,
+        separate processes, are not counted)."""
+        for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+        raise RuntimeError("no VmHWM in /proc")
+
     def close(self) -> None:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(self.process.pid, signal.SIGTERM)
@@ -201,6 +213,7 @@ def main() -> None:
         term = Terminal(folder, cache)
         try:
             emit("terminal_cold_scan_s", term.until(watching(args.files)), "s")
+            emit("terminal_cold_scan_peak_rss_mb", term.peak_rss_mb(), "MB")
         finally:
             term.close()
         term = Terminal(folder, cache)
@@ -234,6 +247,7 @@ def main() -> None:
             written = time.perf_counter()
             term.until(watching(args.files + 2000), timeout=120)
             emit("terminal_burst_2000_s", time.perf_counter() - written, "s")
+            emit("terminal_session_peak_rss_mb", term.peak_rss_mb(), "MB")
         finally:
             term.close()
     finally:
