@@ -51,13 +51,9 @@ def run_diameters(fps: np.ndarray, starts: np.ndarray, lens: np.ndarray) -> np.n
     diameter = np.zeros(len(starts), np.int64)
     for part in _passes(np.arange(len(starts)), lens):
         g_starts, g_lens = starts[part], lens[part]
-        member = _members(g_starts, g_lens)
-        m_len = np.repeat(g_lens, g_lens)
-        left = np.repeat(member, m_len)
-        other = np.repeat(np.repeat(g_starts, g_lens), m_len) + _offsets(m_len)
-        dist = popcount64(fps[left] ^ fps[other])
-        pair_first = np.cumsum(g_lens.astype(np.int64) ** 2) - g_lens.astype(np.int64) ** 2
-        diameter[part] = np.maximum.reduceat(dist, pair_first)
+        _, m_len, _, dist = _pair_distances(fps, g_starts, g_lens)
+        farthest = np.maximum.reduceat(dist, np.cumsum(m_len) - m_len)  # per member
+        diameter[part] = np.maximum.reduceat(farthest, np.cumsum(g_lens) - g_lens)
     return diameter
 
 
@@ -85,18 +81,25 @@ def _members(g_starts: np.ndarray, g_lens: np.ndarray) -> np.ndarray:
     return members
 
 
+def _pair_distances(
+    fps: np.ndarray, g_starts: np.ndarray, g_lens: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Every (member, other member of its group) pair of the groups, member after
+    member: the members' positions, each member's group size (its pairs), each pair's
+    member (an index into the members) and distance."""
+    member = _members(g_starts, g_lens)
+    m_len = np.repeat(g_lens, g_lens)
+    left = np.repeat(np.arange(len(member)), m_len)
+    other = np.repeat(np.repeat(g_starts, g_lens), m_len) + _offsets(m_len)
+    dist = popcount64(fps[member[left]] ^ fps[other]).astype(np.int64)
+    return member, m_len, left, dist
+
+
 def _stats_of(
     fps: np.ndarray, g_starts: np.ndarray, g_lens: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """Medoid position and diameter of the groups ``g_starts``/``g_lens`` in one pass."""
-    # members of the groups, with their group's start and size
-    member = _members(g_starts, g_lens)
-    m_start = np.repeat(g_starts, g_lens)
-    m_len = np.repeat(g_lens, g_lens)
-    # every (member, other member of its group) pair
-    left = np.repeat(np.arange(len(member)), m_len)
-    other = np.repeat(m_start, m_len) + _offsets(m_len)
-    dist = popcount64(fps[member[left]] ^ fps[other]).astype(np.int64)
+    member, m_len, left, dist = _pair_distances(fps, g_starts, g_lens)
     sums = np.bincount(left, weights=dist, minlength=len(member)).astype(np.int64)
     m_first = np.cumsum(m_len) - m_len  # each member's first pair
     farthest = np.maximum.reduceat(dist, m_first)
