@@ -21,12 +21,13 @@ def reference(fps: list[int], start: int, size: int) -> tuple[int, int]:
     return centre, max((a ^ b).bit_count() for a in group for b in group)
 
 
+#: group sizes, and member pairs a pass (down to one group a pass; the default)
+GROUP_SIZES = st.lists(st.integers(1, 9), min_size=1, max_size=40)
+PASS_SIZES = st.sampled_from([1, 3, 10, 50, stats.PAIRS_AT_ONCE])
+
+
 @settings(max_examples=examples(200), deadline=None)
-@given(
-    sizes=st.lists(st.integers(1, 9), min_size=1, max_size=40),
-    at_once=st.sampled_from([1, 3, 10, 50, 1 << 19]),
-    data=st.data(),
-)
+@given(sizes=GROUP_SIZES, at_once=PASS_SIZES, data=st.data())
 def test_group_stats_equal_the_definition_whatever_the_pass_size(
     sizes: list[int], at_once: int, data: st.DataObject
 ) -> None:
@@ -35,23 +36,16 @@ def test_group_stats_equal_the_definition_whatever_the_pass_size(
     small = np.array(data.draw(st.lists(st.booleans(), min_size=len(sizes), max_size=len(sizes))))
     starts = np.cumsum([0, *sizes[:-1]]).astype(np.int64)
     lens = np.array(sizes, np.int64)
-    stats_at_once = stats.PAIRS_AT_ONCE
-    stats.PAIRS_AT_ONCE = at_once
-    try:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(stats, "PAIRS_AT_ONCE", at_once)
         centre, diameter = stats.group_stats(np.array(fps, np.uint64), starts, lens, small)
-    finally:
-        stats.PAIRS_AT_ONCE = stats_at_once
     for g, (start, size) in enumerate(zip(starts.tolist(), sizes, strict=True)):
         expected = reference(fps, start, size) if small[g] else (0, 0)
         assert (int(centre[g]), int(diameter[g])) == expected
 
 
 @settings(max_examples=examples(200), deadline=None)
-@given(
-    sizes=st.lists(st.integers(1, 9), min_size=1, max_size=40),
-    at_once=st.sampled_from([1, 3, 10, 50, 1 << 17]),
-    data=st.data(),
-)
+@given(sizes=GROUP_SIZES, at_once=PASS_SIZES, data=st.data())
 def test_run_diameters_equal_the_definition_whatever_the_pass_size(
     sizes: list[int], at_once: int, data: st.DataObject
 ) -> None:
