@@ -1,4 +1,5 @@
-"""Family listings of the published index: computed on request, and ahead ("warming").
+"""Family listings of the published index: computed on request, and ahead ("warming");
+and the figures of every k (:meth:`Listings.sweep`).
 
 A listing is every family at one ``(k, mode)`` of the index as published, with its notes
 (:func:`~ditto_tui.explore.view.listing_notes`); it is added to the snapshot of its
@@ -16,6 +17,7 @@ from collections.abc import Callable
 
 from ditto_tui.core.families.clusters import Mode
 from ditto_tui.core.families.listing import FamilyListing
+from ditto_tui.core.families.tree import SweepRow, sweep_stats
 from ditto_tui.explore.events import ExplorerEvent, ListingWarmed
 from ditto_tui.explore.indexed import FamilyIndex
 from ditto_tui.explore.process_tuning import HeapPolicy, trim_heap
@@ -81,6 +83,16 @@ class Listings:
         snap.listings[key] = listing
         self._settle_due = True
         return True
+
+    def sweep(self, index: FamilyIndex, snap: Snapshot) -> tuple[SweepRow, ...]:
+        """The figures of every k (``core.families.tree.sweep_stats``, the k chart) of
+        ``snap`` (the index as published), kept in it. On the writer thread, from the
+        index's own arrays: never beside a listing (their temporaries would add up,
+        ~100 MB each at a million documents)."""
+        if not snap.sweep:
+            snap.sweep.append(tuple(sweep_stats(index.merge_levels())))
+            trim_heap()
+        return snap.sweep[0]
 
     def warm_one(self, index: FamilyIndex, snap: Snapshot, request: ViewRequest) -> bool:
         """Compute one listing the user may ask for next (the request's k first, then the

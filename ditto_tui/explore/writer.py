@@ -26,7 +26,7 @@ from typing import Protocol
 from ditto_tui.core.families.clusters import Mode
 from ditto_tui.core.families.listing import FamilyListing
 from ditto_tui.core.families.paths import NearGraph
-from ditto_tui.core.families.tree import SweepRow, sweep_stats
+from ditto_tui.core.families.tree import SweepRow
 from ditto_tui.core.index.pairs import UniquePairs
 from ditto_tui.corpus.documents import ChangeBatch, Document
 from ditto_tui.explore.events import (
@@ -287,19 +287,9 @@ class IndexWriter:
         return answer
 
     def sweep(self) -> tuple[SweepRow, ...]:
-        """The figures of every k (``core.families.tree.sweep_stats``) of the index after
-        everything queued (blocking). Computed on the writer thread from the index's own
-        arrays, so never beside a listing (their temporaries would add up: ~100 MB each
-        at a million documents), and kept in that snapshot."""
-
-        def compute() -> tuple[SweepRow, ...]:
-            snap = self._snapshot
-            if not snap.sweep:
-                snap.sweep.append(tuple(sweep_stats(self._corpus.index.merge_levels())))
-                trim_heap()
-            return snap.sweep[0]
-
-        answer = self.ask(compute)
+        """The figures of every k of the index after everything queued (blocking; see
+        :meth:`Listings.sweep <ditto_tui.explore.listings.Listings.sweep>`)."""
+        answer = self.ask(lambda: self._listings.sweep(self._corpus.index, self._snapshot))
         assert isinstance(answer, tuple)
         return answer
 
